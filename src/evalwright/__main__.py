@@ -1,0 +1,5 @@
+"""``python -m evalwright`` runs the command line."""
+
+from evalwright.cli import main
+
+raise SystemExit(main())

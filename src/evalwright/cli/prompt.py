@@ -1,0 +1,57 @@
+"""``evalwright prompt``: show what a case will send."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from evalwright.orchestrator.preview import preview
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print each selected case as JSON or as readable sections."""
+    objects = preview(args.eval_file, eval_id=args.eval_id, mode=args.mode)
+    if args.json:
+        if len(objects) == 1:
+            print(json.dumps(objects[0], ensure_ascii=False, indent=2))
+        else:
+            for item in objects:
+                print(json.dumps(item, ensure_ascii=False))
+        return 0
+    print("\n\n".join(format_case(item) for item in objects))
+    return 0
+
+
+def _section(title: str, body: str) -> str:
+    return f"--- {title} " + "-" * max(3, 72 - len(title)) + "\n" + body
+
+
+def format_case(item: dict[str, Any]) -> str:
+    """A case's preview as readable, clearly separated sections."""
+    head = f"=== {item['eval_id']} ({item['eval_file']}, {item['mode']} mode) ".ljust(78, "=")
+    parts = [head, _section("question", item["question"])]
+    guideline_count = len(item["guideline_paths"])
+    parts.append(
+        _section(f"guidelines ({guideline_count} file(s))", item["guidelines"] or "(none)")
+    )
+    if item["input_files"]:
+        parts.append(_section("input files", "\n".join(item["input_files"])))
+    messages = item["chat_prompt"] if item["chat_prompt"] is not None else item["messages"]
+    title = (
+        "chat prompt"
+        if item["chat_prompt"] is not None
+        else "messages sent (no chat prompt: system + the question)"
+    )
+    parts.append(_section(title, "\n\n".join(_message(i, m) for i, m in enumerate(messages))))
+    return "\n".join(parts)
+
+
+def _message(index: int, message: dict[str, Any]) -> str:
+    extras = [f"{key}={message[key]}" for key in ("tool_call_id", "name") if key in message]
+    head = f"[{index}] {message['role']}" + (f" ({', '.join(extras)})" if extras else "")
+    lines = [head, message["content"]] if message["content"] else [head]
+    for call in message.get("tool_calls", ()):
+        arguments = json.dumps(call["arguments"], ensure_ascii=False)
+        lines.append(f"  -> tool call {call['id']} {call['name']}({arguments})")
+    return "\n".join(lines)

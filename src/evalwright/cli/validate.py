@@ -1,0 +1,22 @@
+"""``evalwright validate``: every problem in every file, in one run."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from evalwright.evalfile.checking import validate_paths
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print each diagnostic and a summary; exit 1 when there is an error."""
+    result = validate_paths(args.paths)
+    for diagnostic in result.diagnostics:
+        print(diagnostic)
+    errors = sum(1 for d in result.diagnostics if d.severity == "error")
+    warnings = len(result.diagnostics) - errors
+    files = "file" if result.files == 1 else "files"
+    print(
+        f"{result.files} {files} checked: {errors} error(s), {warnings} warning(s)", file=sys.stderr
+    )
+    return 1 if errors else 0

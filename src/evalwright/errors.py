@@ -1,0 +1,77 @@
+"""The exception tree every stage raises from.
+
+::
+
+    EvalwrightError
+    ├── ConfigError        a mistake in the user's files or options; stops a run (exit 2)
+    │   └── LoadError      one or more diagnostics (file, line, column, field, message)
+    └── ProviderError      a target or judge call failed; recorded on the row, the run goes on
+        ├── ProviderTimeout
+        └── BlockedError   the API refused the prompt itself
+
+Only ``ConfigError`` stops a run.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from evalwright.evalfile.diagnostics import Diagnostic
+
+
+class EvalwrightError(Exception):
+    """Base class of every error evalwright raises on purpose."""
+
+
+class ConfigError(EvalwrightError):
+    """The user's files or options are wrong; the message says where and what."""
+
+
+class LoadError(ConfigError):
+    """A file failed to load; ``diagnostics`` holds every problem found, in file order."""
+
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        self.diagnostics = diagnostics
+        super().__init__("\n".join(str(d) for d in diagnostics))
+
+
+class ProviderError(EvalwrightError):
+    """A call to a target failed.
+
+    ``retryable`` tells the retry policy whether another attempt may succeed; ``status`` is
+    the HTTP status when there was one.
+    """
+
+    error_type = "target_error"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool = False,
+        status: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+        self.status = status
+        self.retry_after = retry_after
+
+
+class ProviderTimeout(ProviderError):
+    """The request took longer than the target's ``timeout_seconds``."""
+
+    error_type = "timeout"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, retryable=True)
+
+
+class BlockedError(ProviderError):
+    """The API refused to answer the prompt (a safety block); never retried."""
+
+    error_type = "blocked"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, retryable=False)

@@ -1,0 +1,18 @@
+"""Loading: eval files, config and file references, with located diagnostics."""
+
+from evalwright.evalfile.diagnostics import Diagnostic
+from evalwright.evalfile.loader import EVAL_SUFFIXES, check_eval_file, load_eval_file
+from evalwright.evalfile.project import Project, find_project_root
+from evalwright.evalfile.resolved import CaseMessage, EvalCase, EvalSuite
+
+__all__ = [
+    "EVAL_SUFFIXES",
+    "CaseMessage",
+    "Diagnostic",
+    "EvalCase",
+    "EvalSuite",
+    "Project",
+    "check_eval_file",
+    "find_project_root",
+    "load_eval_file",
+]

@@ -1,0 +1,71 @@
+"""The base of every model read from a user's file, and helpers for clear validation errors."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Annotated, Any, LiteralString, cast
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
+)
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import PydanticCustomError, core_schema
+
+
+class FileModel(BaseModel):
+    """Frozen, strict, and unknown keys are errors: a typo must never be silently ignored."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, populate_by_name=False)
+
+
+def field_error(kind: str, message: str, field: str | None = None) -> PydanticCustomError:
+    """A validation error whose message is shown as is; ``field`` is appended to its path."""
+    context: dict[str, Any] = {"message": message}
+    if field:
+        context["field"] = field
+    return PydanticCustomError(cast(LiteralString, kind), "{message}", context)
+
+
+@dataclass(frozen=True, slots=True)
+class Pattern:
+    """``Annotated`` metadata: the string must fully match ``regex``; errors name ``what``."""
+
+    regex: str
+    what: str
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        compiled = re.compile(self.regex)
+
+        def check(value: str) -> str:
+            if not compiled.fullmatch(value):
+                raise field_error(
+                    "pattern", f"invalid {self.what} {value!r}: expected {self.regex}"
+                )
+            return value
+
+        return core_schema.no_info_after_validator_function(check, handler(source))
+
+    def __get_pydantic_json_schema__(
+        self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        json_schema = handler(schema)
+        json_schema["pattern"] = f"^{self.regex}$"
+        return json_schema
+
+
+def _non_empty(value: str) -> str:
+    if not value.strip():
+        raise field_error("empty", "must not be empty")
+    return value
+
+
+NonEmptyStr = Annotated[str, AfterValidator(_non_empty), Field(min_length=1)]
+"""A string with at least one non-blank character."""

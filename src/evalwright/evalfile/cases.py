@@ -1,0 +1,279 @@
+"""Turn validated case specs into :class:`EvalCase` objects: files resolved, segments built,
+evaluators prepared, and every warning of ``validate`` recorded."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from evalwright.evalfile.diagnostics import Report, format_field
+from evalwright.evalfile.evaluator_specs import DEFAULT_JUDGE, CodeSpec, EvaluatorSpec, LlmJudgeSpec
+from evalwright.evalfile.messages import (
+    AssistantMessage,
+    FilePart,
+    Message,
+    TextPart,
+    ToolMessage,
+    UserMessage,
+)
+from evalwright.evalfile.models import EvalCaseSpec, FileModel, raw_field
+from evalwright.evalfile.references import FileResolver, ReferenceProblem
+from evalwright.evalfile.resolved import (
+    CaseMessage,
+    EvalCase,
+    Evaluator,
+    FileSegment,
+    GuidelineSegment,
+    Segment,
+    TextSegment,
+)
+from evalwright.evalfile.source import DataPath, Positions
+from evalwright.evalfile.template import Template, TemplateProblem, parse_template
+from evalwright.evalfile.text import normalize_newlines, tidy
+
+SPOOF_MARKERS = re.compile(r"@\[[A-Z][A-Za-z ]*\]:|<tool_call|<file path=|\[\[ ## ")
+_TEMPLATE_FILE = re.compile(r"[^\s]+\.(md|txt|j2)")
+_LEGACY_CASE_KEYS = {
+    "outcome": "legacy key 'outcome': use 'expected_outcome'",
+    "evaluators": "legacy key 'evaluators': use 'execution.evaluators'",
+    "evaluator": "legacy key 'evaluator': use 'execution.evaluators' (llm_judge is the default)",
+    "note": "legacy key 'note' is ignored",
+}
+
+
+@dataclass(slots=True)
+class Located:
+    """Where the current spec sits: its data path and the positions of its file (or line)."""
+
+    path: DataPath
+    positions: Positions
+
+    def at(self, *parts: str | int) -> Located:
+        """The location of a child."""
+        return Located((*self.path, *parts), self.positions)
+
+
+class CaseBuilder:
+    """Builds the cases of one eval file, reporting problems into its report."""
+
+    def __init__(self, resolver: FileResolver, base_dir: str, report: Report) -> None:
+        self.resolver = resolver
+        self.base_dir = base_dir
+        self.report = report
+        self._spoof_checked: set[str] = set()
+
+    def error(self, where: Located, message: str, *, key: bool = False) -> None:
+        """Report an error at a location (its key with ``key=True``)."""
+        line, col = (where.positions.key if key else where.positions.value)(where.path)
+        self.report.error(line, col, format_field(where.path), message)
+
+    def warning(self, where: Located, message: str, *, key: bool = False) -> None:
+        """Report a warning at a location (its key with ``key=True``)."""
+        line, col = (where.positions.key if key else where.positions.value)(where.path)
+        self.report.warning(line, col, format_field(where.path), message)
+
+    def evaluators(self, specs: list[EvaluatorSpec], where: Located) -> tuple[Evaluator, ...]:
+        """Prepare a list of evaluators: judge templates parsed, script directories found."""
+        return tuple(self._evaluator(spec, where.at(i)) for i, spec in enumerate(specs))
+
+    def _evaluator(self, spec: EvaluatorSpec, where: Located) -> Evaluator:
+        if isinstance(spec, LlmJudgeSpec):
+            if raw_field(spec, "model") is not None:
+                self.warning(
+                    where.at("model"),
+                    "legacy key 'model' is ignored: the judge is "
+                    "its target (set 'target' or the target's judge_target)",
+                    key=True,
+                )
+            return Evaluator(spec, template=self._template(spec.prompt, where.at("prompt")))
+        if isinstance(spec, CodeSpec):
+            cwd = self.base_dir
+            if spec.cwd is not None:
+                try:
+                    cwd = self.resolver.resolve_dir(spec.cwd, self.base_dir)
+                except ReferenceProblem as exc:
+                    self.error(where.at("cwd"), str(exc))
+            return Evaluator(spec, cwd=cwd)
+        return Evaluator(spec)
+
+    def _template(self, prompt: str | None, where: Located) -> Template | None:
+        if prompt is None:
+            return None
+        source, text = "inline", prompt
+        if _TEMPLATE_FILE.fullmatch(prompt):
+            try:
+                text = self.resolver.resolve(prompt, self.base_dir, classify=False).content
+            except ReferenceProblem as exc:
+                self.error(where, str(exc))
+                return None
+            source = prompt
+        try:
+            return parse_template(text, source)
+        except TemplateProblem as exc:
+            detail = f"{source} line {exc.line}: " if source != "inline" else ""
+            self.error(where, f"{detail}{exc}")
+            return None
+
+    def build(
+        self,
+        spec: EvalCaseSpec,
+        where: Located,
+        defaults: tuple[Evaluator, ...],
+        file_target: str | None,
+    ) -> EvalCase | None:
+        """Build one case; ``None`` when it has an error (already reported)."""
+        errors_before = len(self.report.errors)
+        self._legacy_warnings(spec, where)
+        displays: dict[str, str] = {}
+        inputs = tuple(self._messages(_input_messages(spec), where, "input", displays))
+        expected = tuple(self._messages(_expected_messages(spec), where, "expected", displays))
+        evaluators = self._case_evaluators(spec, where, defaults)
+        if not any(m.visible for m in inputs) and len(self.report.errors) == errors_before:
+            self.error(
+                where.at(_input_key(spec)),
+                "the case has nothing visible to send: every input message is empty",
+                key=True,
+            )
+        self._conversation_warnings(inputs, where.at(_input_key(spec)))
+        if len(self.report.errors) != errors_before:
+            return None
+        execution = spec.execution
+        return EvalCase(
+            id=spec.id,
+            expected_outcome=_outcome(spec),
+            input_messages=inputs,
+            expected_messages=expected,
+            evaluators=evaluators,
+            target=(execution.target if execution and execution.target else file_target),
+            conversation_id=spec.conversation_id,
+            metadata=spec.metadata,
+            line=where.positions.value(where.path)[0],
+            spec=spec,
+        )
+
+    def _case_evaluators(
+        self, spec: EvalCaseSpec, where: Located, defaults: tuple[Evaluator, ...]
+    ) -> tuple[Evaluator, ...]:
+        if spec.execution and spec.execution.evaluators is not None:
+            return self.evaluators(spec.execution.evaluators, where.at("execution", "evaluators"))
+        legacy = raw_field(spec, "evaluators")
+        if isinstance(legacy, list):
+            return self.evaluators(legacy, where.at("evaluators"))  # pyright: ignore[reportUnknownArgumentType]
+        if raw_field(spec, "evaluator") is not None:
+            return (Evaluator(DEFAULT_JUDGE),)
+        return defaults
+
+    def _legacy_warnings(self, spec: FileModel, where: Located) -> None:
+        for key, message in _LEGACY_CASE_KEYS.items():
+            if raw_field(spec, key) is not None:
+                self.warning(where.at(key), message, key=True)
+
+    def _messages(
+        self,
+        messages: list[tuple[Message, DataPath]],
+        where: Located,
+        kind: str,
+        displays: dict[str, str],
+    ) -> Iterator[CaseMessage]:
+        for message, path in messages:
+            segments = tuple(self._segments(message, where.at(*path), kind == "input", displays))
+            if isinstance(message, AssistantMessage):
+                yield CaseMessage("assistant", segments, tuple(message.tool_calls or ()))
+            elif isinstance(message, ToolMessage):
+                yield CaseMessage(
+                    "tool", segments, tool_call_id=message.tool_call_id, name=message.name
+                )
+            else:
+                yield CaseMessage(message.role, segments)
+
+    def _segments(
+        self, message: Message, where: Located, classify: bool, displays: dict[str, str]
+    ) -> Iterator[Segment]:
+        content = message.content
+        # A shorthand (input, expected_output) is located at its own key, not at "content".
+        shorthand = where.path[-1:] in (("input",), ("expected_output",))
+        text_at = where if shorthand else where.at("content")
+        parts = (
+            [(content, text_at)]
+            if isinstance(content, str)
+            else [(part, where.at("content", i)) for i, part in enumerate(content or ())]
+        )
+        for part, here in parts:
+            if isinstance(part, str | TextPart):
+                raw = part if isinstance(part, str) else part.value
+                text = tidy(normalize_newlines(raw))
+                if text:
+                    self._spoof_check(text, here if isinstance(part, str) else here.at("value"))
+                    yield TextSegment(text)
+                continue
+            segment = self._file(part, here.at("value"), classify, displays)
+            if segment is not None:
+                yield segment
+
+    def _file(
+        self, part: FilePart, where: Located, classify: bool, displays: dict[str, str]
+    ) -> Segment | None:
+        try:
+            resolved = self.resolver.resolve(part.value, self.base_dir, classify=classify)
+        except ReferenceProblem as exc:
+            self.error(where, str(exc))
+            return None
+        if not resolved.content:
+            self.warning(where, f"empty file {part.value!r}: it adds nothing to the prompt")
+            return None
+        display = displays.setdefault(resolved.path, part.value)
+        if resolved.path not in self._spoof_checked:
+            self._spoof_checked.add(resolved.path)
+            self._spoof_check(resolved.content, where, f"file {part.value!r}")
+        if resolved.guideline:
+            return GuidelineSegment(display, resolved.path, resolved.content)
+        return FileSegment(display, resolved.path, resolved.content)
+
+    def _spoof_check(self, text: str, where: Located, what: str = "text") -> None:
+        match = SPOOF_MARKERS.search(text)
+        if match:
+            self.warning(
+                where,
+                f"{what} contains {match.group(0).strip()!r}, which could be "
+                "mistaken for structure in a transcript",
+            )
+
+    def _conversation_warnings(self, inputs: tuple[CaseMessage, ...], where: Located) -> None:
+        if not any(m.role == "user" for m in inputs):
+            self.warning(where, "the conversation has no user turn", key=True)
+        visible = [m for m in inputs if m.visible]
+        if visible and visible[-1].role == "assistant":
+            self.warning(
+                where,
+                "the conversation ends with an assistant turn: Anthropic "
+                "continues it as a prefill, other APIs answer after it",
+                key=True,
+            )
+
+
+def _outcome(spec: EvalCaseSpec) -> str:
+    value = (
+        spec.expected_outcome if spec.expected_outcome is not None else raw_field(spec, "outcome")
+    )
+    return str(value)
+
+
+def _input_key(spec: EvalCaseSpec) -> str:
+    return "input_messages" if spec.input_messages is not None else "input"
+
+
+def _input_messages(spec: EvalCaseSpec) -> list[tuple[Message, DataPath]]:
+    if spec.input_messages is not None:
+        return [(m, ("input_messages", i)) for i, m in enumerate(spec.input_messages)]
+    return [(UserMessage(role="user", content=spec.input or ""), ("input",))]
+
+
+def _expected_messages(spec: EvalCaseSpec) -> list[tuple[Message, DataPath]]:
+    if spec.expected_messages is not None:
+        return [(m, ("expected_messages", i)) for i, m in enumerate(spec.expected_messages)]
+    if spec.expected_output is not None:
+        return [
+            (AssistantMessage(role="assistant", content=spec.expected_output), ("expected_output",))
+        ]
+    return []

@@ -1,0 +1,150 @@
+"""Evaluator specifications as written in an eval file (files.md, "Evaluators")."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, Discriminator, Field, Tag
+
+from evalwright.evalfile.base import FileModel, NonEmptyStr, field_error
+
+EVALUATOR_TYPES = ("llm_judge", "code", "contains", "regex", "equals", "is_json")
+# AgentV evaluator types we recognise but do not implement: a clear error, not "unknown".
+AGENTV_EVALUATOR_TYPES = frozenset(
+    {
+        "code_judge",
+        "rubric",
+        "rubrics",
+        "composite",
+        "tool_trajectory",
+        "field_accuracy",
+        "latency",
+        "cost",
+        "token_usage",
+        "batch_cli",
+    }
+)
+Weight = Annotated[float, Field(gt=0)]
+
+
+class _Evaluator(FileModel):
+    name: NonEmptyStr
+    weight: Weight = 1.0
+
+
+class LlmJudgeSpec(_Evaluator):
+    """An LLM judge: the default template, or ``prompt`` (a file reference or inline text)."""
+
+    type: Literal["llm_judge"]
+    prompt: str | None = None
+    target: NonEmptyStr | None = None
+    model: str | None = Field(
+        default=None, deprecated="AgentV's llm_judge model is ignored; set the judge's target"
+    )
+
+
+def _script(value: list[str] | str) -> list[str] | str:
+    if isinstance(value, str):
+        if not value.strip():
+            raise field_error("empty", "must not be empty")
+    elif not value or not value[0]:
+        raise field_error("empty", "expected a non-empty argv list")
+    return value
+
+
+class CodeSpec(_Evaluator):
+    """A script scoring the answer: JSON on stdin, one JSON object on stdout."""
+
+    type: Literal["code"]
+    script: Annotated[list[str] | str, AfterValidator(_script)]
+    cwd: str | None = None
+    timeout_seconds: Annotated[float, Field(gt=0)] = 60.0
+
+
+def _values(value: list[str] | str) -> list[str] | str:
+    if isinstance(value, list) and not value:
+        raise field_error("empty", "expected at least one value")
+    return value
+
+
+class ContainsSpec(_Evaluator):
+    """Scores 1 when every value occurs in the answer."""
+
+    type: Literal["contains"]
+    value: Annotated[list[str] | str, AfterValidator(_values)]
+    case_sensitive: bool = True
+
+
+def _regex(value: str) -> str:
+    try:
+        re.compile(value)
+    except re.error as exc:
+        raise field_error("regex", f"invalid regular expression: {exc}") from None
+    return value
+
+
+class RegexSpec(_Evaluator):
+    """Scores 1 when ``re.search(value, answer)`` finds a match."""
+
+    type: Literal["regex"]
+    value: Annotated[str, AfterValidator(_regex)]
+    case_sensitive: bool = True
+
+
+class EqualsSpec(_Evaluator):
+    """Scores 1 when the answer equals ``value``, both sides tidied."""
+
+    type: Literal["equals"]
+    value: str
+    case_sensitive: bool = True
+
+
+class IsJsonSpec(_Evaluator):
+    """Scores 1 when the answer parses as JSON."""
+
+    type: Literal["is_json"]
+
+
+def _evaluator_tag(value: Any) -> str | None:
+    if isinstance(value, dict):
+        kind = value.get("type")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        if kind in EVALUATOR_TYPES:
+            return str(kind)  # pyright: ignore[reportUnknownArgumentType]
+    return None
+
+
+EvaluatorSpec = Annotated[
+    Annotated[LlmJudgeSpec, Tag("llm_judge")]
+    | Annotated[CodeSpec, Tag("code")]
+    | Annotated[ContainsSpec, Tag("contains")]
+    | Annotated[RegexSpec, Tag("regex")]
+    | Annotated[EqualsSpec, Tag("equals")]
+    | Annotated[IsJsonSpec, Tag("is_json")],
+    Discriminator(
+        _evaluator_tag,
+        custom_error_type="evaluator_type",
+        custom_error_message="unsupported evaluator type",
+    ),
+]
+"""One evaluator, discriminated by ``type``."""
+
+
+def _evaluator_list(value: list[EvaluatorSpec]) -> list[EvaluatorSpec]:
+    if not value:
+        raise field_error(
+            "empty", "must not be empty (leave the key out to use the default llm_judge)"
+        )
+    seen: set[str] = set()
+    for spec in value:
+        if spec.name in seen:
+            raise field_error("duplicate", f"duplicate evaluator name {spec.name!r}")
+        seen.add(spec.name)
+    return value
+
+
+EvaluatorList = Annotated[list[EvaluatorSpec], AfterValidator(_evaluator_list)]
+"""A non-empty list of evaluators with unique names."""
+
+DEFAULT_JUDGE = LlmJudgeSpec(name="llm_judge", type="llm_judge")
+"""The evaluator used when a case configures none."""

@@ -1,0 +1,154 @@
+"""Messages and content parts as authored in an eval file (delivery contract section 1)."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import BeforeValidator, Discriminator, Field, JsonValue, Tag, model_validator
+
+from evalwright.evalfile.base import FileModel, Pattern, field_error
+
+Role = Literal["system", "user", "assistant", "tool"]
+ROLES: tuple[Role, ...] = ("system", "user", "assistant", "tool")
+PART_TYPES = ("text", "file")
+
+ToolCallId = Annotated[str, Pattern(r"[A-Za-z0-9_-]{1,64}", "tool call id")]
+ToolName = Annotated[str, Pattern(r"[A-Za-z_][A-Za-z0-9_-]{0,63}", "tool name")]
+
+
+class TextPart(FileModel):
+    """A text part: ``{type: text, value: STRING}``."""
+
+    type: Literal["text"]
+    value: str
+
+
+class FilePart(FileModel):
+    """A file part: ``{type: file, value: PATH}``; the path resolves per contract section 2."""
+
+    type: Literal["file"]
+    value: str
+
+
+def _part_tag(value: Any) -> str | None:
+    if isinstance(value, str):
+        return "str"
+    if isinstance(value, dict):
+        kind = value.get("type")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        if kind in PART_TYPES:
+            return str(kind)  # pyright: ignore[reportUnknownArgumentType]
+    return None
+
+
+Part = Annotated[
+    Annotated[str, Tag("str")]
+    | Annotated[TextPart, Tag("text")]
+    | Annotated[FilePart, Tag("file")],
+    Discriminator(
+        _part_tag, custom_error_type="part_type", custom_error_message="unsupported part"
+    ),
+]
+"""A plain string (text), a :class:`TextPart` or a :class:`FilePart`."""
+
+
+def _content_tag(value: Any) -> str | None:
+    if isinstance(value, str):
+        return "str"
+    if isinstance(value, list):
+        return "list"
+    if value is None:
+        return "null"
+    return None
+
+
+_CONTENT_ERROR = "expected a string or a list of parts"
+Content = Annotated[
+    Annotated[str, Tag("str")] | Annotated[list[Part], Tag("list")],
+    Discriminator(
+        _content_tag, custom_error_type="content_type", custom_error_message=_CONTENT_ERROR
+    ),
+]
+"""A message's content: a string, or a list of parts."""
+OptionalContent = Annotated[
+    Annotated[str, Tag("str")] | Annotated[list[Part], Tag("list")] | Annotated[None, Tag("null")],
+    Discriminator(
+        _content_tag, custom_error_type="content_type", custom_error_message=_CONTENT_ERROR
+    ),
+]
+
+
+def _parse_arguments(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            parsed = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise field_error("arguments", f"arguments is not valid JSON: {exc.msg}") from None
+        if not isinstance(parsed, dict):
+            raise field_error("arguments", "arguments must be a JSON object")
+        return parsed  # pyright: ignore[reportUnknownVariableType]
+    return value
+
+
+class ToolCall(FileModel):
+    """A call an assistant made: ``{id, name, arguments}``; ``arguments`` is always a mapping."""
+
+    id: ToolCallId
+    name: ToolName
+    arguments: Annotated[
+        dict[str, JsonValue],
+        BeforeValidator(_parse_arguments, json_schema_input_type=dict[str, Any] | str),
+    ] = Field(default_factory=dict[str, JsonValue])
+
+
+class SystemMessage(FileModel):
+    """A system turn."""
+
+    role: Literal["system"]
+    content: Content
+
+
+class UserMessage(FileModel):
+    """A user turn."""
+
+    role: Literal["user"]
+    content: Content
+
+
+class AssistantMessage(FileModel):
+    """An assistant turn; ``content`` may be left out when it has ``tool_calls``."""
+
+    role: Literal["assistant"]
+    content: OptionalContent = None
+    tool_calls: list[ToolCall] | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> AssistantMessage:
+        if self.content is None and not self.tool_calls:
+            raise field_error(
+                "required",
+                "missing required key 'content' (an assistant message "
+                "needs content unless it has tool_calls)",
+                "content",
+            )
+        seen: set[str] = set()
+        for call in self.tool_calls or ():
+            if call.id in seen:
+                raise field_error("duplicate", f"duplicate tool call id {call.id!r}", "tool_calls")
+            seen.add(call.id)
+        return self
+
+
+class ToolMessage(FileModel):
+    """A tool result; ``tool_call_id`` names the call it answers."""
+
+    role: Literal["tool"]
+    content: Content
+    tool_call_id: ToolCallId | None = None
+    name: ToolName | None = None
+
+
+Message = Annotated[
+    SystemMessage | UserMessage | AssistantMessage | ToolMessage, Field(discriminator="role")
+]
+"""One authored message: a union discriminated by ``role``."""

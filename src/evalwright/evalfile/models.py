@@ -1,0 +1,117 @@
+"""Eval files, eval cases and project config as written by users (files.md).
+
+AgentV 0.13 forms are fields too, marked deprecated (editors strike them through); the
+loader warns "legacy key X: use Y" for each one it meets.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, JsonValue, model_validator
+
+from evalwright.evalfile.base import FileModel, NonEmptyStr, Pattern, field_error
+from evalwright.evalfile.evaluator_specs import EvaluatorList
+from evalwright.evalfile.messages import Message
+
+CaseId = Annotated[str, Pattern(r"[A-Za-z0-9._-]+", "case id")]
+DEFAULT_GUIDELINE_PATTERNS = ("**/*.instructions.md",)
+DEFAULT_MAX_FILE_BYTES = 1024 * 1024
+
+
+class Execution(FileModel):
+    """Where a file's or case's answers come from and how they are judged."""
+
+    target: NonEmptyStr | None = None
+    evaluators: EvaluatorList | None = None
+
+
+def _legacy(use: str) -> str:
+    return f"AgentV form: use {use}"
+
+
+class EvalCaseSpec(FileModel):
+    """One eval case: a conversation plus what a good answer achieves."""
+
+    id: CaseId
+    expected_outcome: str | None = None
+    input_messages: Annotated[list[Message], Field(min_length=1)] | None = None
+    input: str | None = None
+    expected_messages: list[Message] | None = None
+    expected_output: str | None = None
+    conversation_id: str | None = None
+    execution: Execution | None = None
+    metadata: dict[str, JsonValue] | None = None
+    outcome: str | None = Field(default=None, deprecated=_legacy("expected_outcome"))
+    evaluators: EvaluatorList | None = Field(
+        default=None, deprecated=_legacy("execution.evaluators")
+    )
+    evaluator: Literal["llm_judge"] | None = Field(
+        default=None, deprecated=_legacy("execution.evaluators")
+    )
+    note: str | None = Field(default=None, deprecated="AgentV's note is ignored")
+
+    @model_validator(mode="after")
+    def _check(self) -> EvalCaseSpec:
+        _one_of(self, "expected_outcome", "outcome", required=True)
+        _one_of(self, "input_messages", "input", required=True)
+        _one_of(self, "expected_messages", "expected_output", required=False)
+        if self.execution and self.execution.evaluators is not None:
+            _one_of(self, "execution", "evaluators", required=False)
+            _one_of(self, "execution", "evaluator", required=False)
+        _one_of(self, "evaluators", "evaluator", required=False)
+        return self
+
+
+def raw_field(spec: FileModel, key: str) -> object:
+    """A field's value, read without the warning pydantic gives for deprecated (AgentV) keys."""
+    return spec.__dict__[key]
+
+
+def _one_of(spec: FileModel, key: str, other: str, *, required: bool) -> None:
+    has_key = raw_field(spec, key) is not None
+    has_other = raw_field(spec, other) is not None
+    if has_key and has_other:
+        raise field_error("conflict", f"give '{key}' or '{other}', not both", other)
+    if required and not (has_key or has_other):
+        raise field_error("required", f"missing required key '{key}'", key)
+
+
+class _FileHeader(FileModel):
+    schema_: Literal["evalwright-eval-v1", "agentv-eval-v2"] | None = Field(
+        default=None, alias="$schema"
+    )
+    description: str | None = None
+    dataset: NonEmptyStr | None = None
+    target: NonEmptyStr | None = None
+    execution: Execution | None = None
+    evaluator: Literal["llm_judge"] | None = Field(
+        default=None, deprecated=_legacy("execution.evaluators")
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> _FileHeader:
+        if self.execution and self.execution.evaluators is not None:
+            _one_of(self, "execution", "evaluator", required=False)
+        return self
+
+
+class JsonlHeader(_FileHeader):
+    """The optional first line of a JSONL eval file: file-level settings, no ``id``."""
+
+
+class EvalFileSpec(_FileHeader):
+    """A YAML eval file."""
+
+    evalcases: Annotated[list[EvalCaseSpec], Field(min_length=1)]
+
+
+class ProjectConfig(FileModel):
+    """``.evalwright/config.yaml``: project-wide settings."""
+
+    schema_: Literal["evalwright-config-v1", "agentv-config-v2"] | None = Field(
+        default=None, alias="$schema"
+    )
+    guideline_patterns: list[str] = Field(default_factory=lambda: list(DEFAULT_GUIDELINE_PATTERNS))
+    max_file_bytes: Annotated[int, Field(gt=0)] = DEFAULT_MAX_FILE_BYTES
+    cache: bool = False

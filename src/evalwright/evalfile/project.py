@@ -1,0 +1,105 @@
+"""The project root, and where ``config.yaml`` and ``targets.yaml`` are read from (section 2)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evalwright.evalfile.diagnostics import Report
+from evalwright.evalfile.globs import GlobSet
+from evalwright.evalfile.models import ProjectConfig
+from evalwright.evalfile.source import Positions, parse_yaml
+from evalwright.evalfile.text import normalize_newlines
+from evalwright.evalfile.validation import validate
+
+CONFIG_DIRS = (".evalwright", ".agentv")
+ROOT_MARKERS = tuple(f"{d}/{name}" for d in CONFIG_DIRS for name in ("config.yaml", "targets.yaml"))
+
+
+def find_project_root(eval_file: str | os.PathLike[str]) -> Path:
+    """The nearest ancestor holding a config or targets file, else ``.git``, else its directory."""
+    start = Path(os.path.abspath(eval_file)).parent
+    ancestors = (start, *start.parents)
+    for directory in ancestors:
+        if any((directory / marker).is_file() for marker in ROOT_MARKERS):
+            return directory
+    for directory in ancestors:
+        if (directory / ".git").exists():
+            return directory
+    return start
+
+
+def project_file(root: Path, name: str) -> Path | None:
+    """``<root>/.evalwright/NAME`` when present, else ``<root>/.agentv/NAME``, else ``None``."""
+    for directory in CONFIG_DIRS:
+        candidate = root / directory / name
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def display_path(path: str | os.PathLike[str]) -> str:
+    """A path as shown in messages: relative to the working directory when inside it."""
+    absolute = os.path.abspath(path)
+    relative = os.path.relpath(absolute)
+    return absolute if relative.startswith("..") else relative
+
+
+def read_text(path: Path, report: Report) -> str | None:
+    """A user file's text (UTF-8, BOM removed, LF line ends); ``None`` after an error."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        report.error(1, 1, "", f"cannot read the file: {exc.strerror or exc}")
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        report.error(line, 1, "", "the file is not valid UTF-8")
+        return None
+    return normalize_newlines(text.removeprefix("\ufeff"))
+
+
+def load_config(path: Path, report: Report) -> ProjectConfig | None:
+    """Load ``config.yaml``; an empty file means every default."""
+    text = read_text(path, report)
+    if text is None:
+        return None
+    parsed = parse_yaml(text, report)
+    if parsed is None:
+        return None
+    data, positions = parsed
+    if data is None:
+        return ProjectConfig()
+    config: ProjectConfig | None = validate(ProjectConfig, data, Positions(positions), report)
+    return config
+
+
+@dataclass(slots=True)
+class Project:
+    """A project root with its config; one per run, shared by every eval file."""
+
+    root: Path
+    config: ProjectConfig = field(default_factory=ProjectConfig)
+    config_path: Path | None = None
+    guidelines: GlobSet = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.guidelines = GlobSet(self.config.guideline_patterns)
+
+    @property
+    def targets_path(self) -> Path | None:
+        """Where this project's targets file is, if it has one."""
+        return project_file(self.root, "targets.yaml")
+
+    @classmethod
+    def load(cls, root: Path) -> tuple[Project, Report | None]:
+        """The project at ``root``; the report holds any problem of its config file."""
+        config_path = project_file(root, "config.yaml")
+        if config_path is None:
+            return cls(root), None
+        report = Report(display_path(config_path))
+        config = load_config(config_path, report)
+        return cls(root, config or ProjectConfig(), config_path), report

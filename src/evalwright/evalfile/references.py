@@ -1,0 +1,149 @@
+"""Resolve and read the files an eval case references (delivery contract section 2).
+
+A resolver lives for a whole run: each reference is resolved once per directory and each
+file read once, however many cases use it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from evalwright.evalfile.project import Project, display_path
+from evalwright.evalfile.text import normalize_newlines, tidy
+
+_BINARY = "binary file: images and other binary attachments are not supported"
+# Problems of a file's content (not of one reference to it) are cached by real path.
+
+
+class ReferenceProblem(Exception):
+    """A reference that cannot be used; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedFile:
+    """A referenced file: its real path, tidied content, and whether it is a guideline."""
+
+    path: str
+    content: str
+    guideline: bool
+
+
+class FileResolver:
+    """Resolves references against an eval file's directory and its parents, up to the root."""
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+        self.root = os.path.abspath(project.root)
+        self.real_root = os.path.realpath(self.root)
+        self._resolved: dict[tuple[str, str, bool], ResolvedFile | ReferenceProblem] = {}
+        self._contents: dict[str, str | ReferenceProblem] = {}
+
+    def resolve(self, reference: str, base_dir: str, *, classify: bool = True) -> ResolvedFile:
+        """Resolve ``reference`` written in a file in ``base_dir``; raise ReferenceProblem.
+
+        With ``classify=False`` no file is a guideline (expected messages, judge templates).
+        """
+        key = (reference, base_dir, classify)
+        result = self._resolved.get(key)
+        if result is None:
+            try:
+                result = self._resolve(reference, base_dir, classify)
+            except ReferenceProblem as exc:
+                result = exc
+            self._resolved[key] = result
+        if isinstance(result, ReferenceProblem):
+            raise result
+        return result
+
+    def resolve_dir(self, reference: str, base_dir: str) -> str:
+        """Resolve a directory reference (a code evaluator's ``cwd``) the same way."""
+        candidate = self._find(reference, base_dir, want_dir=True)
+        return self._confine(reference, candidate)
+
+    def _resolve(self, reference: str, base_dir: str, classify: bool) -> ResolvedFile:
+        if '"' in reference or "\n" in reference:
+            raise ReferenceProblem(
+                f"a file reference must not contain '\"' or a line break: {reference!r}"
+            )
+        candidate = self._find(reference, base_dir, want_dir=False)
+        real = self._confine(reference, candidate)
+        relative = os.path.relpath(candidate, self.root).replace(os.sep, "/")
+        guideline = classify and self.project.guidelines.match(relative)
+        try:
+            content = self._content(real)
+        except ReferenceProblem as exc:
+            raise ReferenceProblem(f"{exc} ({reference})") from None
+        return ResolvedFile(real, content, guideline)
+
+    def _find(self, reference: str, base_dir: str, *, want_dir: bool) -> str:
+        if not reference.strip():
+            raise ReferenceProblem("empty file reference")
+        if "\\" in reference:
+            raise ReferenceProblem(f"use / in file references: {reference!r}")
+        if reference.startswith("/"):
+            bases = [self.root]
+            reference = reference.lstrip("/")
+        else:
+            bases = self._bases(base_dir)
+        tried: list[str] = []
+        for base in bases:
+            candidate = os.path.normpath(os.path.join(base, reference))
+            if os.path.isdir(candidate) if want_dir else os.path.isfile(candidate):
+                return candidate
+            tried.append(display_path(candidate))
+        kind = "directory" if want_dir else "file"
+        raise ReferenceProblem(f"{kind} not found: {reference!r} (tried: {', '.join(tried)})")
+
+    def _bases(self, base_dir: str) -> list[str]:
+        current = os.path.abspath(base_dir)
+        bases = [current]
+        while current != self.root and _inside(current, self.root):
+            current = os.path.dirname(current)
+            bases.append(current)
+        return bases
+
+    def _confine(self, reference: str, candidate: str) -> str:
+        real = os.path.realpath(candidate)
+        if not _inside(real, self.real_root):
+            raise ReferenceProblem(
+                f"file reference escapes the project root: {reference!r} resolves to {real}, "
+                f"outside {self.real_root}"
+            )
+        return real
+
+    def _content(self, real: str) -> str:
+        cached = self._contents.get(real)
+        if cached is None:
+            try:
+                cached = self._read(real)
+            except ReferenceProblem as exc:
+                cached = exc
+            self._contents[real] = cached
+        if isinstance(cached, ReferenceProblem):
+            raise cached
+        return cached
+
+    def _read(self, real: str) -> str:
+        limit = self.project.config.max_file_bytes
+        try:
+            size = os.stat(real).st_size
+            if size > limit:
+                raise ReferenceProblem(
+                    f"file is too large: {size} bytes (max_file_bytes is {limit})"
+                )
+            with open(real, "rb") as handle:
+                data = handle.read()
+        except OSError as exc:
+            raise ReferenceProblem(f"cannot read the file: {exc.strerror or exc}") from None
+        if b"\x00" in data:
+            raise ReferenceProblem(_BINARY)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ReferenceProblem(_BINARY) from None
+        return tidy(normalize_newlines(text.removeprefix("\ufeff")))
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)

@@ -1,0 +1,107 @@
+"""Eval cases after loading: every file resolved and read, ready for prompt building.
+
+These are internal, immutable and cheap: one is built per case once, at load.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import JsonValue
+
+from evalwright.evalfile.evaluator_specs import EvaluatorSpec
+from evalwright.evalfile.messages import Role, ToolCall
+from evalwright.evalfile.models import EvalCaseSpec
+from evalwright.evalfile.project import Project
+from evalwright.evalfile.references import FileResolver
+from evalwright.evalfile.template import Template
+
+
+@dataclass(frozen=True, slots=True)
+class TextSegment:
+    """Tidied, non-empty text."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class FileSegment:
+    """A non-guideline file: shown inline (LM mode) or named for the agent to read."""
+
+    display: str
+    path: str
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class GuidelineSegment:
+    """A guideline file: its content goes to the guidelines; the turn shows a marker."""
+
+    display: str
+    path: str
+    content: str
+
+
+Segment = TextSegment | FileSegment | GuidelineSegment
+
+
+@dataclass(frozen=True, slots=True)
+class CaseMessage:
+    """One message as segments, with its structured tool fields."""
+
+    role: Role
+    segments: tuple[Segment, ...]
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+    name: str | None = None
+
+    @property
+    def visible(self) -> bool:
+        """Whether it has a text or file segment, or (assistant) a tool call."""
+        return bool(self.tool_calls) or any(
+            not isinstance(s, GuidelineSegment) for s in self.segments
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluator:
+    """An evaluator spec with what loading resolved: a judge's template, a script's cwd."""
+
+    spec: EvaluatorSpec
+    template: Template | None = None
+    cwd: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EvalCase:
+    """One loaded eval case."""
+
+    id: str
+    expected_outcome: str
+    input_messages: tuple[CaseMessage, ...]
+    expected_messages: tuple[CaseMessage, ...]
+    evaluators: tuple[Evaluator, ...]
+    target: str | None
+    conversation_id: str | None
+    metadata: dict[str, JsonValue] | None
+    line: int
+    spec: EvalCaseSpec = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class EvalSuite:
+    """One loaded eval file: its cases and the project they belong to."""
+
+    path: Path
+    display_path: str
+    project: Project
+    dataset: str
+    description: str | None
+    cases: tuple[EvalCase, ...]
+    resolver: FileResolver = field(repr=False)
+
+    @property
+    def relative_path(self) -> str:
+        """The eval file's path relative to the project root, with ``/`` separators."""
+        return self.path.relative_to(self.project.root).as_posix()

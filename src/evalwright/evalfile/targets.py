@@ -1,0 +1,221 @@
+"""Targets as written in ``.evalwright/targets.yaml`` (files.md, "targets.yaml").
+
+One model per provider, discriminated by ``provider``: a key a provider does not use is an
+error naming the keys it does use. Strings may hold ``${{ VAR }}``; they are filled in only
+for the targets a run uses (:mod:`evalwright.evalfile.variables`).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, Discriminator, Field, Tag, model_validator
+
+from evalwright.evalfile.base import FileModel, NonEmptyStr, Pattern, field_error
+
+CHAT_PROVIDERS = ("openai", "azure", "anthropic", "gemini")
+AGENT_PROVIDERS = ("cli", "codex", "vscode", "vscode-insiders")
+PROVIDERS = (*CHAT_PROVIDERS, "mock", *AGENT_PROVIDERS)
+TargetName = Annotated[str, Pattern(r"[A-Za-z0-9._-]+", "target name")]
+DEFAULT_RETRYABLE = (408, 429, 500, 502, 503, 504, 529)
+
+
+class RetrySettings(FileModel):
+    """Exponential backoff with full jitter; ``retry-after`` headers are honoured."""
+
+    max_retries: Annotated[int, Field(ge=0)] = 3
+    initial_delay_ms: Annotated[float, Field(ge=0)] = 1000
+    max_delay_ms: Annotated[float, Field(ge=0)] = 60000
+    backoff_factor: Annotated[float, Field(ge=1)] = 2
+    retryable_status_codes: list[int] = Field(default_factory=lambda: list(DEFAULT_RETRYABLE))
+
+
+class _Target(FileModel):
+    name: TargetName
+    judge_target: TargetName | None = None
+    workers: Annotated[int, Field(gt=0)] | None = None
+    timeout_seconds: Annotated[float, Field(gt=0)] | None = None
+
+    @property
+    def is_agent(self) -> bool:
+        """Whether this target is a coding agent (it gets the prompt document, agent mode)."""
+        return False
+
+    @property
+    def timeout(self) -> float:
+        """The request timeout in seconds (120 for chat APIs, 1800 for agents by default)."""
+        if self.timeout_seconds is not None:
+            return self.timeout_seconds
+        return 1800.0 if self.is_agent else 120.0
+
+
+class _ChatTarget(_Target):
+    api_key: str | None = Field(default=None, repr=False, exclude=True)
+    retry: RetrySettings = Field(default_factory=RetrySettings)
+    system_prompt: str | None = None
+    max_output_tokens: Annotated[int, Field(gt=0)] | None = None
+    structured_output: bool = True
+
+
+class _OpenAIWire(_ChatTarget):
+    temperature: Annotated[float, Field(ge=0)] | None = None
+    system_role: Literal["system", "developer"] = "system"
+    max_tokens_field: Literal["max_completion_tokens", "max_tokens"] = "max_completion_tokens"
+
+
+class OpenAITarget(_OpenAIWire):
+    """OpenAI Chat Completions, or any compatible server with ``base_url``."""
+
+    provider: Literal["openai"]
+    model: NonEmptyStr
+    base_url: NonEmptyStr | None = None
+
+
+class AzureTarget(_OpenAIWire):
+    """An Azure OpenAI deployment (``deployment``, alias ``model``)."""
+
+    provider: Literal["azure"]
+    endpoint: NonEmptyStr
+    deployment: NonEmptyStr
+    api_version: NonEmptyStr = "2024-10-21"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _model_alias(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "model" in data:
+            if "deployment" in data:
+                raise field_error("conflict", "give 'deployment' or 'model', not both", "model")
+            data = {("deployment" if k == "model" else k): v for k, v in data.items()}  # pyright: ignore[reportUnknownVariableType]
+        return data  # pyright: ignore[reportUnknownVariableType]
+
+
+class AnthropicTarget(_ChatTarget):
+    """Anthropic Messages."""
+
+    provider: Literal["anthropic"]
+    model: NonEmptyStr
+    base_url: NonEmptyStr | None = None
+
+
+class GeminiTarget(_ChatTarget):
+    """Google Gemini generateContent."""
+
+    provider: Literal["gemini"]
+    model: NonEmptyStr
+    base_url: NonEmptyStr | None = None
+    temperature: Annotated[float, Field(ge=0)] | None = None
+
+
+class MockTarget(_Target):
+    """Answers offline: a fixed text, per-case texts, and a fixed judge verdict."""
+
+    provider: Literal["mock"]
+    response: str | None = None
+    responses: dict[str, str] | None = None
+    judge_response: str | None = None
+    delay_ms: Annotated[float, Field(ge=0)] = 0
+
+
+def _argv(value: list[str] | str) -> list[str] | str:
+    if not (value.strip() if isinstance(value, str) else value and value[0]):
+        raise field_error("empty", "expected a command")
+    return value
+
+
+Command = Annotated[list[str] | str, AfterValidator(_argv)]
+
+
+class Healthcheck(FileModel):
+    """Run once before the first case: a command that must succeed, or a URL that must answer."""
+
+    command: Command | None = None
+    url: NonEmptyStr | None = None
+
+    @model_validator(mode="after")
+    def _one(self) -> Healthcheck:
+        if (self.command is None) == (self.url is None):
+            raise field_error("healthcheck", "give exactly one of 'command' or 'url'")
+        return self
+
+
+class _AgentTarget(_Target):
+    @property
+    def is_agent(self) -> bool:
+        """Agents read files themselves and answer in their own way."""
+        return True
+
+
+class CliTarget(_AgentTarget):
+    """Any command line: placeholders are replaced inside argv elements, no shell runs."""
+
+    provider: Literal["cli"]
+    command: Command
+    files_format: NonEmptyStr = "{path}"
+    cwd: NonEmptyStr | None = None
+    healthcheck: Healthcheck | None = None
+
+
+class CodexTarget(_AgentTarget):
+    """The Codex CLI, run with ``codex exec --json`` in a scratch workspace per case."""
+
+    provider: Literal["codex"]
+    executable: NonEmptyStr = "codex"
+    args: list[str] = Field(default_factory=list[str])
+    cwd: NonEmptyStr | None = None
+    log_dir: NonEmptyStr | None = None
+
+
+class VSCodeTarget(_AgentTarget):
+    """VS Code's chat, driven from the command line (experimental)."""
+
+    provider: Literal["vscode", "vscode-insiders"]
+    command: NonEmptyStr | None = None
+    workspace_template: NonEmptyStr | None = None
+    dry_run: bool = False
+
+
+def _provider_tag(value: Any) -> str | None:
+    if isinstance(value, dict):
+        provider = value.get("provider")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        if provider in PROVIDERS:
+            return "vscode" if provider == "vscode-insiders" else str(provider)  # pyright: ignore[reportUnknownArgumentType]
+    return None
+
+
+Target = Annotated[
+    Annotated[OpenAITarget, Tag("openai")]
+    | Annotated[AzureTarget, Tag("azure")]
+    | Annotated[AnthropicTarget, Tag("anthropic")]
+    | Annotated[GeminiTarget, Tag("gemini")]
+    | Annotated[MockTarget, Tag("mock")]
+    | Annotated[CliTarget, Tag("cli")]
+    | Annotated[CodexTarget, Tag("codex")]
+    | Annotated[VSCodeTarget, Tag("vscode")],
+    Discriminator(
+        _provider_tag, custom_error_type="provider_type", custom_error_message="unknown provider"
+    ),
+]
+"""One target, discriminated by ``provider``."""
+ChatTarget = OpenAITarget | AzureTarget | AnthropicTarget | GeminiTarget
+
+
+def _unique(targets: list[Target]) -> list[Target]:
+    seen: set[str] = set()
+    for target in targets:
+        if target.name in seen:
+            raise field_error("duplicate", f"duplicate target name {target.name!r}")
+        seen.add(target.name)
+    return targets
+
+
+class TargetsFile(FileModel):
+    """``.evalwright/targets.yaml``."""
+
+    schema_: Literal["evalwright-targets-v1", "agentv-targets-v2.2"] | None = Field(
+        default=None, alias="$schema"
+    )
+    targets: Annotated[list[Target], AfterValidator(_unique)]
+
+    def get(self, name: str) -> Target | None:
+        """The target called ``name``, if there is one."""
+        return next((t for t in self.targets if t.name == name), None)

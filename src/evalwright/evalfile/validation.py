@@ -1,0 +1,262 @@
+"""Validate plain data against a file model and report each problem as a located diagnostic.
+
+pydantic's error locations include union tags (``user``, ``str``, ``llm_judge``); walking the
+data along the location separates real keys from tags, so a field prints as
+``evalcases[2].input_messages[0].role`` and points at the right line and column.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import types
+from typing import Annotated, Any, Union, cast, get_args, get_origin
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic_core import ErrorDetails
+
+from evalwright.evalfile.diagnostics import Report, format_field
+from evalwright.evalfile.source import DataPath, Positions
+
+_TYPE_NAMES = {
+    "string_type": "a string",
+    "int_type": "an integer",
+    "int_parsing": "an integer",
+    "int_from_float": "an integer",
+    "float_type": "a number",
+    "float_parsing": "a number",
+    "bool_type": "true or false",
+    "bool_parsing": "true or false",
+    "list_type": "a list",
+    "dict_type": "a mapping",
+    "model_type": "a mapping",
+    "model_attributes_type": "a mapping",
+}
+# Keys of later AgentV releases that we recognise but do not implement.
+AGENTV_FEATURE_KEYS = frozenset({"rubrics", "expected_tool_calls", "tool_trajectory"})
+
+
+def type_name(value: Any) -> str:
+    """How a YAML/JSON value's type is named in messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, dict):
+        return "mapping"
+    return type(value).__name__
+
+
+def validate(
+    model: Any, data: Any, positions: Positions, report: Report, prefix: DataPath = ()
+) -> Any:
+    """Validate ``data`` as ``model`` (a class or a type); ``None`` after reporting errors."""
+    adapter: TypeAdapter[Any] = _adapter(model)
+    try:
+        return adapter.validate_python(data)
+    except ValidationError as exc:
+        for error in exc.errors(include_url=False):
+            _report(error, model, data, positions, report, prefix)
+        return None
+
+
+_ADAPTERS: dict[Any, TypeAdapter[Any]] = {}
+
+
+def _adapter(model: Any) -> TypeAdapter[Any]:
+    adapter = _ADAPTERS.get(model)
+    if adapter is None:
+        adapter = _ADAPTERS[model] = TypeAdapter(model)
+    return adapter
+
+
+def _report(
+    error: ErrorDetails,
+    model: Any,
+    data: Any,
+    positions: Positions,
+    report: Report,
+    prefix: DataPath,
+) -> None:
+    kind = error["type"]
+    path, value = _data_path(error["loc"], data, missing=kind == "missing")
+    ctx: dict[str, Any] = dict(error.get("ctx") or {})
+    extra_field = ctx.get("field")
+    if isinstance(extra_field, str):
+        path = (*path, extra_field)
+        value = value.get(extra_field) if isinstance(value, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    message = _message(error, model, path, value, ctx)
+    full = (*prefix, *path)
+    if kind in ("missing", "extra_forbidden") or extra_field:
+        line, col = positions.key(full) if kind != "missing" else positions.value(full[:-1])
+    elif kind in ("union_tag_invalid", "union_tag_not_found", "evaluator_type", "part_type"):
+        discriminator = "role" if kind.startswith("union") else "type"
+        if kind == "union_tag_invalid" or (isinstance(value, dict) and discriminator in value):
+            full = (*full, discriminator)
+            path = (*path, discriminator)
+        line, col = positions.value(full)
+    else:
+        line, col = positions.value(full)
+    report.error(line, col, format_field(full), message)
+
+
+def _data_path(loc: tuple[int | str, ...], data: Any, *, missing: bool) -> tuple[DataPath, Any]:
+    """The part of ``loc`` that names real keys and indexes, and the value found there."""
+    path: list[str | int] = []
+    current: Any = data
+    for index, part in enumerate(loc):
+        child = _child(current, part)
+        if child is not _ABSENT:
+            current = child
+        elif index == len(loc) - 1 and missing:
+            path.append(part)
+            return tuple(path), None
+        else:
+            continue  # a union tag, not a key
+        path.append(part)
+    return tuple(path), current
+
+
+_ABSENT = object()
+
+
+def _child(value: Any, part: int | str) -> Any:
+    if isinstance(value, dict) and isinstance(part, str):
+        return cast(dict[str, Any], value).get(part, _ABSENT)
+    if isinstance(value, list) and isinstance(part, int):
+        items = cast(list[Any], value)
+        return items[part] if part < len(items) else _ABSENT
+    return _ABSENT
+
+
+def _message(
+    error: ErrorDetails, model: Any, path: DataPath, value: Any, ctx: dict[str, Any]
+) -> str:
+    kind = error["type"]
+    if kind in _TYPE_NAMES:
+        expected = _TYPE_NAMES[kind]
+        quote = kind == "string_type" and isinstance(value, bool | int | float)
+        return f"expected {expected}, got {type_name(value)}" + (": quote it" if quote else "")
+    if kind == "missing":
+        return f"missing required key '{path[-1]}'"
+    if kind == "extra_forbidden":
+        return _unknown_key(model, error["loc"], str(path[-1]))
+    if kind == "literal_error":
+        options = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
+        return f"expected one of {', '.join(options)}, got {_show(value)}"
+    if kind == "union_tag_invalid":
+        options = re.findall(r"'([^']*)'", str(ctx.get("expected_tags", "")))
+        return f"expected one of {', '.join(options)}, got {_show(ctx.get('tag'))}"
+    if kind == "union_tag_not_found":
+        return (
+            "missing required key 'role'"
+            if isinstance(value, dict)
+            else f"expected a mapping, got {type_name(value)}"
+        )
+    if kind in ("part_type", "evaluator_type"):
+        return _variant_message(kind, value)
+    if kind == "content_type":
+        return f"{error['msg']}, got {type_name(value)}"
+    if kind in ("greater_than", "greater_than_equal"):
+        bound = _show(ctx.get("gt", ctx.get("ge")))
+        word = "greater than" if kind == "greater_than" else "at least"
+        return f"expected a number {word} {bound}, got {_show(value)}"
+    if kind == "too_short":
+        return f"expected at least {ctx.get('min_length')} item(s), got none"
+    message = str(error["msg"])
+    return message.removeprefix("Value error, ")
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int | float):
+        return f"{value:g}"
+    return type_name(value)
+
+
+def _variant_message(kind: str, value: Any) -> str:
+    from evalwright.evalfile.evaluator_specs import AGENTV_EVALUATOR_TYPES, EVALUATOR_TYPES
+
+    if not isinstance(value, dict):
+        return f"expected a mapping, got {type_name(value)}"
+    if "type" not in value:
+        return "missing required key 'type'"
+    given = value["type"]  # pyright: ignore[reportUnknownVariableType]
+    if kind == "part_type":
+        return f"unsupported part type {_show(given)} (supported: text, file)"
+    if given in AGENTV_EVALUATOR_TYPES:
+        return f"AgentV feature '{given}' evaluator is not supported"
+    return f"unsupported evaluator type {_show(given)} (supported: {', '.join(EVALUATOR_TYPES)})"
+
+
+def _unknown_key(model: Any, loc: tuple[int | str, ...], key: str) -> str:
+    if key in AGENTV_FEATURE_KEYS:
+        return f"AgentV feature '{key}' is not supported"
+    allowed = allowed_keys(model, loc[:-1])
+    if not allowed:
+        return f"unknown key '{key}'"
+    close = difflib.get_close_matches(key, allowed, n=1)
+    hint = f"did you mean '{close[0]}'? " if close else ""
+    return f"unknown key '{key}' ({hint}expected one of: {', '.join(allowed)})"
+
+
+def allowed_keys(model: Any, loc: tuple[int | str, ...]) -> list[str]:
+    """The keys the model accepts at ``loc`` (deprecated AgentV keys left out)."""
+    current: Any = model
+    for part in loc:
+        current = _step(_unwrap(current), part)
+        if current is None:
+            return []
+    current = _unwrap(current)
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        return [
+            info.alias or name for name, info in current.model_fields.items() if not info.deprecated
+        ]
+    return []
+
+
+def _unwrap(tp: Any) -> Any:
+    while get_origin(tp) is Annotated:
+        tp = get_args(tp)[0]
+    return tp
+
+
+def _step(tp: Any, part: int | str) -> Any:
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        for name, info in tp.model_fields.items():
+            if part in (name, info.alias):
+                return info.annotation
+        return None
+    origin = get_origin(tp)
+    if origin is list and isinstance(part, int):
+        return get_args(tp)[0]
+    if origin is dict:
+        return get_args(tp)[1]
+    if origin in (Union, types.UnionType):
+        return _member(get_args(tp), part)
+    return None
+
+
+def _member(members: tuple[Any, ...], tag: int | str) -> Any:
+    """The member of a union selected by ``tag`` (a ``Tag`` or a ``role``/``type`` literal)."""
+    for member in members:
+        for meta in getattr(member, "__metadata__", ()):
+            if getattr(meta, "tag", None) == tag:
+                return member
+        inner = _unwrap(member)
+        if isinstance(inner, type) and issubclass(inner, BaseModel):
+            for key in ("role", "type", "provider"):
+                info = inner.model_fields.get(key)
+                if info is not None and tag in get_args(info.annotation):
+                    return inner
+    real = [m for m in members if m is not type(None)]
+    return _step(_unwrap(real[0]), tag) if len(real) == 1 else None

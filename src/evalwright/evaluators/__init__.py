@@ -1,0 +1,1 @@
+"""The evaluators stage."""

@@ -1,0 +1,1 @@
+"""Running eval cases against targets."""

@@ -1,0 +1,132 @@
+"""The structured conversation a chat API receives (delivery contract sections 7.1 and 7.2)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from evalwright.evalfile.messages import Role, ToolCall
+from evalwright.evalfile.resolved import CaseMessage
+from evalwright.prompts.render import block, content_text
+
+DEFAULT_SYSTEM_PROMPT = "You are a careful assistant."
+GUIDELINES_HEADING = "[[ ## Guidelines ## ]]\n\n"
+NoteRule = Literal[
+    "system_mid_conversation",
+    "unmatched_tool_result",
+    "unanswered_tool_call",
+    "conversation_start_inserted",
+    "assistant_prefill",
+]
+
+
+class ChatMessage(BaseModel):
+    """One entry of a chat prompt; tool calls stay structured."""
+
+    model_config = ConfigDict(frozen=True)
+
+    role: Role
+    content: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+    name: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"role", "content"}`` plus ``tool_calls``, ``tool_call_id``, ``name`` where present."""
+        out: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.tool_calls:
+            out["tool_calls"] = [
+                {"id": c.id, "name": c.name, "arguments": c.arguments} for c in self.tool_calls
+            ]
+        if self.tool_call_id is not None:
+            out["tool_call_id"] = self.tool_call_id
+        if self.name is not None:
+            out["name"] = self.name
+        return out
+
+
+class DeliveryNote(BaseModel):
+    """A change an API forced on the conversation, named by rule (contract 7.5)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    rule: NoteRule
+    detail: str
+
+
+def system_content(
+    messages: Sequence[CaseMessage], guidelines: str, system_prompt: str | None
+) -> str:
+    """Rule 7.1.2: the base (leading system turns, else the target's prompt) plus guidelines."""
+    blocks: list[str] = []
+    for message in messages:
+        if message.role != "system":
+            break
+        if message.visible:
+            blocks.append(block(message, "lm"))
+    if blocks:
+        base = "\n\n".join(blocks)
+    else:
+        base = DEFAULT_SYSTEM_PROMPT if system_prompt is None else system_prompt
+    guideline_block = GUIDELINES_HEADING + guidelines if guidelines else ""
+    return "\n\n".join(item for item in (base, guideline_block) if item)
+
+
+def needs_chat_prompt(messages: Sequence[CaseMessage]) -> bool:
+    """A chat prompt is built iff some turn is not ``user``, or several are visible."""
+    if any(m.role != "user" for m in messages):
+        return True
+    return sum(1 for m in messages if m.visible) > 1
+
+
+def chat_prompt(
+    messages: Sequence[CaseMessage],
+    system: str,
+) -> tuple[tuple[ChatMessage, ...], tuple[DeliveryNote, ...]]:
+    """Rules 7.1.1 to 7.1.3: one system entry first, then every later turn in order."""
+    entries: list[ChatMessage] = [ChatMessage(role="system", content=system)] if system else []
+    start = 0
+    while start < len(messages) and messages[start].role == "system":
+        start += 1
+    mid_system: list[int] = []
+    for message in messages[start:]:
+        if message.role == "tool":
+            entries.append(
+                ChatMessage(
+                    role="tool",
+                    content=content_text(message),
+                    tool_call_id=message.tool_call_id,
+                    name=message.name,
+                )
+            )
+        elif not message.visible:
+            continue
+        elif message.role == "system":
+            mid_system.append(len(entries))
+            entries.append(
+                ChatMessage(role="assistant", content="@[System]:\n" + block(message, "lm"))
+            )
+        else:
+            entries.append(
+                ChatMessage(
+                    role=message.role, content=content_text(message), tool_calls=message.tool_calls
+                )
+            )
+    notes: list[DeliveryNote] = []
+    for index in mid_system:
+        last = index == len(entries) - 1
+        if last:
+            entries[index] = ChatMessage(role="user", content=entries[index].content)
+        turn = "a user turn, as the last entry" if last else "an assistant turn"
+        notes.append(
+            DeliveryNote(
+                rule="system_mid_conversation",
+                detail=(
+                    f"chat_prompt[{index}]: a system message after the conversation started "
+                    f"is sent as {turn}, marked @[System]:"
+                ),
+            )
+        )
+    return tuple(entries), tuple(notes)
