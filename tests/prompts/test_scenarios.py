@@ -57,8 +57,16 @@ def test_cli_prints_one_object_for_one_case(project: ProjectDir) -> None:
     assert item["chat_prompt"][2]["tool_calls"] == [
         {"id": "c1", "name": "run", "arguments": {"cmd": "ls"}}
     ]
-    assert set(item) >= {"eval_id", "eval_file", "question", "guidelines", "guideline_paths",
-                         "input_files", "chat_prompt", "messages"}
+    assert set(item) >= {
+        "eval_id",
+        "eval_file",
+        "question",
+        "guidelines",
+        "guideline_paths",
+        "input_files",
+        "chat_prompt",
+        "messages",
+    }
 
 
 def test_guidelines_and_paths(scenario_cases: dict[str, EvalCase], project: ProjectDir) -> None:
@@ -69,7 +77,9 @@ def test_guidelines_and_paths(scenario_cases: dict[str, EvalCase], project: Proj
     )
     evals = (project.root / "evals").resolve()
     assert inputs.guideline_paths == (
-        str(evals / "style.instructions.md"), str(evals / "security.instructions.md"))
+        str(evals / "style.instructions.md"),
+        str(evals / "security.instructions.md"),
+    )
     assert inputs.input_files == ()
     assert build_prompt(scenario_cases["scenario-5"]).input_files == (str(evals / "code.js"),)
     assert build_prompt(scenario_cases["scenario-1"]).guidelines == ""
@@ -119,8 +129,15 @@ def test_prompt_document_without_files_is_only_the_query(
 
 
 def test_cli_agent_mode(project: ProjectDir) -> None:
-    result = run_cli("prompt", write_scenarios(project.root), "--json", "--mode", "agent",
-                     "--eval-id", "scenario-13")
+    result = run_cli(
+        "prompt",
+        write_scenarios(project.root),
+        "--json",
+        "--mode",
+        "agent",
+        "--eval-id",
+        "scenario-13",
+    )
     item = result.json()
     assert item["question"] == 'Fix\n<file: path="code.js">'
     assert item["chat_prompt"] is None

@@ -66,6 +66,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="lm: chat APIs and cli targets; agent: codex and vscode",
     )
     prompt.add_argument("--json", action="store_true", help="one JSON object per selected case")
+    prompt.add_argument(
+        "--target", metavar="NAME", help="also show the exact wire request this target would send"
+    )
     prompt.set_defaults(handler=_prompt)
 
     schema = commands.add_parser(

@@ -11,7 +11,7 @@ from evalwright.orchestrator.preview import preview
 
 def run(args: argparse.Namespace) -> int:
     """Print each selected case as JSON or as readable sections."""
-    objects = preview(args.eval_file, eval_id=args.eval_id, mode=args.mode)
+    objects = preview(args.eval_file, eval_id=args.eval_id, mode=args.mode, target=args.target)
     if args.json:
         if len(objects) == 1:
             print(json.dumps(objects[0], ensure_ascii=False, indent=2))
@@ -44,6 +44,11 @@ def format_case(item: dict[str, Any]) -> str:
         else "messages sent (no chat prompt: system + the question)"
     )
     parts.append(_section(title, "\n\n".join(_message(i, m) for i, m in enumerate(messages))))
+    if "wire_request" in item:
+        wire = json.dumps(item["wire_request"], ensure_ascii=False, indent=2)
+        parts.append(_section(f"wire request ({item['target']})", wire))
+        notes = [f"{n['rule']}: {n['detail']}" for n in item["delivery_notes"]]
+        parts.append(_section("delivery notes", "\n".join(notes) or "(none: lossless)"))
     return "\n".join(parts)
 
 

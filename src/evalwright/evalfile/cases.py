@@ -179,6 +179,7 @@ class CaseBuilder:
         for message, path in messages:
             segments = tuple(self._segments(message, where.at(*path), kind == "input", displays))
             if isinstance(message, AssistantMessage):
+                self._duplicate_call_ids(message, where.at(*path, "tool_calls"))
                 yield CaseMessage("assistant", segments, tuple(message.tool_calls or ()))
             elif isinstance(message, ToolMessage):
                 yield CaseMessage(
@@ -186,6 +187,16 @@ class CaseBuilder:
                 )
             else:
                 yield CaseMessage(message.role, segments)
+
+    def _duplicate_call_ids(self, message: AssistantMessage, where: Located) -> None:
+        first: dict[str, int] = {}
+        for index, call in enumerate(message.tool_calls or ()):
+            here = where.at(index, "id")
+            if call.id in first:
+                self.error(
+                    here, f"duplicate tool call id {call.id!r} (first at line {first[call.id]})"
+                )
+            first.setdefault(call.id, here.positions.value(here.path)[0])
 
     def _segments(
         self, message: Message, where: Located, classify: bool, displays: dict[str, str]

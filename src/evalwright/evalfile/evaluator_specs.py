@@ -25,7 +25,7 @@ AGENTV_EVALUATOR_TYPES = frozenset(
         "batch_cli",
     }
 )
-Weight = Annotated[float, Field(gt=0)]
+Weight = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 
 
 class _Evaluator(FileModel):

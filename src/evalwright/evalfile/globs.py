@@ -68,19 +68,26 @@ def _segment(segment: str) -> str:
         elif char == "?":
             out.append("[^/]")
         elif char == "[":
-            end = segment.find("]", index + 2)
-            if end < 0:
-                out.append(re.escape(char))
-            else:
-                body = segment[index + 1 : end]
-                if body.startswith("!"):
-                    body = "^" + body[1:]
-                out.append("(?!/)[" + body.replace("\\", "\\\\") + "]")
-                index = end
+            index = _bracket(segment, index, out)
         else:
             out.append(re.escape(char))
         index += 1
     return "".join(out)
+
+
+def _bracket(segment: str, index: int, out: list[str]) -> int:
+    """Translate ``[...]`` at ``index``; a ``]`` first in the set is literal. Returns its end."""
+    start = index + 1
+    negate = start < len(segment) and segment[start] in "!^"
+    if negate:
+        start += 1
+    end = segment.find("]", start + 1)
+    if end < 0:
+        out.append(re.escape("["))
+        return index
+    body = "".join("\\" + c if c in "\\^[]" else c for c in segment[start:end])
+    out.append("(?!/)[" + ("^" if negate else "") + body + "]")
+    return end
 
 
 def translate(pattern: str) -> str:

@@ -131,11 +131,6 @@ class AssistantMessage(FileModel):
                 "needs content unless it has tool_calls)",
                 "content",
             )
-        seen: set[str] = set()
-        for call in self.tool_calls or ():
-            if call.id in seen:
-                raise field_error("duplicate", f"duplicate tool call id {call.id!r}", "tool_calls")
-            seen.add(call.id)
         return self
 
 

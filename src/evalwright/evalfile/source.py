@@ -28,8 +28,11 @@ _FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
 _INF = re.compile(r"([-+]?)\.(inf|Inf|INF)")
 _NAN = re.compile(r"\.nan|\.NaN|\.NAN")
 _STR_TAG = "tag:yaml.org,2002:str"
+_CORE_TAGS = tuple(f"tag:yaml.org,2002:{t}" for t in ("int", "float", "bool", "null", "map", "seq"))
 _MERGE = "<<"
 _MAX_DEPTH = 200
+# Aliases may repeat a subtree; cap the repeats so a tiny file cannot expand without bound.
+_MAX_ALIAS_NODES = 10_000
 
 
 @dataclass(slots=True)
@@ -117,6 +120,9 @@ def parse_yaml(text: str, report: Report) -> tuple[Any, PosNode | None] | None:
         mark: Any = marked.problem_mark or marked.context_mark
         line, col = (int(mark.line) + 1, int(mark.column) + 1) if mark else (1, 1)
         problem = " ".join(str(p) for p in (marked.context, marked.problem) if p)
+        start: Any = marked.context_mark
+        if problem and start is not None and mark is not None and start.line != mark.line:
+            problem += f" (started at line {start.line + 1}, column {start.column + 1})"
         report.error(line, col, "", f"invalid YAML: {problem or exc}")
         return None
     except YAMLError as exc:
@@ -125,7 +131,18 @@ def parse_yaml(text: str, report: Report) -> tuple[Any, PosNode | None] | None:
     if node is None:
         return None, None
     builder = _Builder(report)
-    return builder.build(node, (), 0), builder.root
+    try:
+        return builder.build(node, (), 0), builder.root
+    except _TooManyAliases as exc:
+        report.error(exc.line, exc.col, "", "aliases expand to too many values")
+        return None
+
+
+class _TooManyAliases(Exception):
+    def __init__(self, line: int, col: int) -> None:
+        super().__init__(line, col)
+        self.line = line
+        self.col = col
 
 
 class _Builder:
@@ -134,6 +151,8 @@ class _Builder:
     def __init__(self, report: Report) -> None:
         self.report = report
         self.root: PosNode | None = None
+        self._seen: set[int] = set()
+        self._repeats = 0
 
     def build(self, node: Any, path: DataPath, depth: int, pos: PosNode | None = None) -> Any:
         if pos is None:
@@ -143,6 +162,11 @@ class _Builder:
         if depth > _MAX_DEPTH:
             self.report.error(pos.line, pos.col, format_field(path), "nesting is too deep")
             return None
+        if id(node) in self._seen:
+            self._repeats += 1
+            if self._repeats > _MAX_ALIAS_NODES:
+                raise _TooManyAliases(pos.line, pos.col)
+        self._seen.add(id(node))
         kind = type(node).__name__
         if kind == "MappingNode":
             return self._mapping(node, path, depth, pos)
@@ -206,12 +230,14 @@ class _Builder:
 
     def _scalar(self, node: Any, path: DataPath, pos: PosNode) -> Any:
         value: str = node.value
-        tag = str(node.tag)
         if node.style is not None:
             return value
-        if tag == _STR_TAG and _resolve(value) is not value:
-            return value  # an explicit !!str on something that would resolve otherwise
-        if tag.startswith("!") and not tag.startswith("!!"):
+        # Only an explicit tag counts; ruamel's own implicit tags are not the core schema.
+        explicit = getattr(node.ctag, "handle", None) is not None
+        tag = str(node.tag)
+        if explicit and tag == _STR_TAG:
+            return value
+        if explicit and not tag.startswith(_CORE_TAGS):
             self.report.error(
                 pos.line, pos.col, format_field(path), f"unsupported YAML tag '{tag}'"
             )
@@ -271,8 +297,15 @@ def parse_json_line(text: str, line: int, report: Report) -> tuple[Any, Position
     try:
         return json.loads(text, object_pairs_hook=_pairs), LazyPositions(text, line)
     except DuplicateKeyError as exc:
-        col = text.find(json.dumps(exc.key), text.find(json.dumps(exc.key)) + 1) + 1
-        report.error(line, max(col, 1), exc.key, f"duplicate key '{exc.key}'")
+        scratch = Report(report.path)
+        parse_yaml(text, scratch)
+        for found in scratch.errors:
+            if found.message.startswith("duplicate key "):
+                report.error(line, found.col, found.field, found.message.split(" (first")[0])
+                break
+        else:
+            col = text.find(json.dumps(exc.key), text.find(json.dumps(exc.key)) + 1) + 1
+            report.error(line, max(col, 1), exc.key, f"duplicate key '{exc.key}'")
     except json.JSONDecodeError as exc:
         report.error(line, exc.colno, "", f"invalid JSON: {exc.msg}")
     return None

@@ -162,7 +162,10 @@ def _message(
     if kind in ("part_type", "evaluator_type"):
         return _variant_message(kind, value)
     if kind == "content_type":
-        return f"{error['msg']}, got {type_name(value)}"
+        quote = ": quote it" if isinstance(value, bool | int | float) else ""
+        return f"{error['msg']}, got {type_name(value)}{quote}"
+    if kind == "finite_number":
+        return f"expected a finite number, got {_show(value)}"
     if kind in ("greater_than", "greater_than_equal"):
         bound = _show(ctx.get("gt", ctx.get("ge")))
         word = "greater than" if kind == "greater_than" else "at least"
@@ -217,6 +220,10 @@ def allowed_keys(model: Any, loc: tuple[int | str, ...]) -> list[str]:
         if current is None:
             return []
     current = _unwrap(current)
+    if get_origin(current) in (Union, types.UnionType):
+        real = [m for m in get_args(current) if m is not type(None)]
+        if len(real) == 1:
+            current = _unwrap(real[0])
     if isinstance(current, type) and issubclass(current, BaseModel):
         return [
             info.alias or name for name, info in current.model_fields.items() if not info.deprecated

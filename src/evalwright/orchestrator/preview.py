@@ -9,6 +9,8 @@ from typing import Any
 from evalwright.errors import ConfigError
 from evalwright.evalfile.loader import load_eval_file
 from evalwright.evalfile.resolved import EvalCase, EvalSuite
+from evalwright.orchestrator.requests import candidate_request, case_inputs
+from evalwright.orchestrator.targets import TargetRegistry
 from evalwright.prompts import build_prompt
 from evalwright.prompts.render import Mode
 
@@ -24,21 +26,49 @@ def select_cases(suite: EvalSuite, eval_id: str | None) -> list[EvalCase]:
 
 
 def preview(
-    path: str | os.PathLike[str], *, eval_id: str | None = None, mode: Mode = "lm"
+    path: str | os.PathLike[str],
+    *,
+    eval_id: str | None = None,
+    mode: Mode = "lm",
+    target: str | None = None,
 ) -> list[dict[str, Any]]:
-    """One JSON-ready object per selected case: its prompt inputs and the chat array."""
+    """One JSON-ready object per selected case: its prompt inputs and the chat array.
+
+    With ``target``, the case is built in that target's mode with its system prompt, and
+    the object adds the exact ``wire_request`` and the ``delivery_notes``.
+    """
     suite = load_eval_file(path)
-    return [preview_case(suite, case, mode) for case in select_cases(suite, eval_id)]
+    cases = select_cases(suite, eval_id)
+    if target is None:
+        return [preview_case(suite, case, mode) for case in cases]
+    registry = TargetRegistry(suite.project, require_keys=False)
+    provider = registry.provider(target)
+    out: list[dict[str, Any]] = []
+    for case in cases:
+        inputs = case_inputs(case, registry.target(target))
+        prepared = provider.prepare(candidate_request(case, inputs))
+        item = _item(suite, case, inputs.mode, inputs.raw_request(), inputs.messages)
+        item["target"] = target
+        item["wire_request"] = prepared.wire_request
+        item["delivery_notes"] = [note.model_dump() for note in prepared.notes]
+        out.append(item)
+    return out
 
 
 def preview_case(suite: EvalSuite, case: EvalCase, mode: Mode) -> dict[str, Any]:
-    """The preview object of one case."""
+    """The preview object of one case, without a target."""
     inputs = build_prompt(case, mode=mode)
     lm = inputs if mode == "lm" else build_prompt(case, mode="lm")
+    return _item(suite, case, mode, inputs.raw_request(), lm.messages)
+
+
+def _item(
+    suite: EvalSuite, case: EvalCase, mode: Mode, raw: dict[str, Any], messages: Any
+) -> dict[str, Any]:
     return {
         "eval_id": case.id,
         "eval_file": suite.relative_path,
         "mode": mode,
-        **inputs.raw_request(),
-        "messages": [m.to_json() for m in lm.messages],
+        **raw,
+        "messages": [m.to_json() for m in messages],
     }

@@ -1,0 +1,108 @@
+"""Fill in a target for a run: ``${{ VAR }}`` values, and the API key from the usual variable.
+
+Only the targets a run uses are resolved, so an unset variable in an unused target costs
+nothing; in a used one it is a configuration error naming target, field and variable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, TypeVar, cast
+
+from pydantic import BaseModel
+
+from evalwright.errors import ConfigError
+from evalwright.evalfile.targets import AzureTarget, OpenAITarget, Target
+from evalwright.evalfile.variables import UnsetVariable, substitute, variables_in
+
+KEY_VARIABLES: dict[str, tuple[str, ...]] = {
+    "openai": ("OPENAI_API_KEY",),
+    "azure": ("AZURE_OPENAI_API_KEY",),
+    "anthropic": ("ANTHROPIC_API_KEY",),
+    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+}
+# Sent to a local OpenAI-compatible server (``base_url``) that needs no key.
+PLACEHOLDER_API_KEY = "evalwright-no-key"
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+def resolve_target(
+    target: Target,
+    env: Mapping[str, str],
+    *,
+    require_key: bool = True,
+) -> Target:
+    """The target with its variables filled and its API key found; raise ConfigError.
+
+    ``require_key=False`` (previews that send nothing) leaves a missing key unset.
+    """
+    filled = _fill_model(target, env, target.name, ())
+    if isinstance(filled, AzureTarget) and "://" not in filled.endpoint:
+        bare = filled.endpoint.strip("/")
+        filled = filled.model_copy(update={"endpoint": f"https://{bare}.openai.azure.com"})
+    variables = KEY_VARIABLES.get(filled.provider)
+    if variables is None or getattr(filled, "api_key", None):
+        return filled
+    for name in variables:
+        if env.get(name):
+            return filled.model_copy(update={"api_key": env[name]})
+    if isinstance(filled, OpenAITarget) and filled.base_url:
+        return filled.model_copy(update={"api_key": PLACEHOLDER_API_KEY})
+    if not require_key:
+        return filled
+    raise ConfigError(
+        f"target '{target.name}': no API key: set api_key in the targets file or "
+        f"{' or '.join(variables)} in the environment or the project's .env"
+    )
+
+
+def _fill_model(
+    model: ModelT, env: Mapping[str, str], target: str, path: tuple[str, ...]
+) -> ModelT:
+    update = {
+        name: _fill(value, env, target, (*path, name)) for name, value in model.__dict__.items()
+    }
+    changed = {k: v for k, v in update.items() if v is not model.__dict__[k]}
+    return model.model_copy(update=changed) if changed else model
+
+
+def _fill(value: Any, env: Mapping[str, str], target: str, path: tuple[str, ...]) -> Any:
+    if isinstance(value, str):
+        if "${{" not in value:
+            return value
+        try:
+            return substitute(value, env)
+        except UnsetVariable as exc:
+            raise ConfigError(
+                f"target '{target}': {'.'.join(path)}: variable {exc.name} is not set "
+                "(in the environment or the project's .env)"
+            ) from None
+    if isinstance(value, list):
+        return [_fill(item, env, target, path) for item in cast(list[Any], value)]
+    if isinstance(value, dict):
+        items = cast(dict[str, Any], value).items()
+        return {key: _fill(item, env, target, (*path, key)) for key, item in items}
+    if isinstance(value, BaseModel):
+        return _fill_model(value, env, target, path)
+    return value
+
+
+def unset_variables(target: Target, env: Mapping[str, str]) -> Iterator[tuple[str, str]]:
+    """``(field, variable)`` for each variable the target uses that is set nowhere."""
+    yield from _unset(target, env, ())
+
+
+def _unset(value: Any, env: Mapping[str, str], path: tuple[str, ...]) -> Iterator[tuple[str, str]]:
+    if isinstance(value, str):
+        for name in variables_in(value):
+            if name not in env:
+                yield ".".join(path), name
+    elif isinstance(value, list):
+        for item in cast(list[Any], value):
+            yield from _unset(item, env, path)
+    elif isinstance(value, dict):
+        for key, item in cast(dict[str, Any], value).items():
+            yield from _unset(item, env, (*path, key))
+    elif isinstance(value, BaseModel):
+        for name, item in value.__dict__.items():
+            yield from _unset(item, env, (*path, name))

@@ -1,0 +1,109 @@
+"""Pure conversions between our chat messages and Anthropic Messages bodies (contract 7.4)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, cast
+
+from evalwright.errors import BlockedError
+from evalwright.evalfile.targets import AnthropicTarget
+from evalwright.prompts import ChatMessage, DeliveryNote
+from evalwright.providers.chat import Reply, usage_from
+from evalwright.providers.pairing import calls_by_id, pair_tool_calls
+
+DEFAULT_MAX_TOKENS = 4096
+CONVERSATION_START = "@[Conversation start]"
+
+
+def to_messages(paired: Sequence[ChatMessage]) -> list[dict[str, Any]]:
+    """Messages with ``tool_use`` blocks, and one user message of ``tool_result`` blocks per run."""
+    out: list[dict[str, Any]] = []
+    index = 0
+    while index < len(paired):
+        message = paired[index]
+        index += 1
+        if message.role == "assistant" and message.tool_calls:
+            blocks: list[dict[str, Any]] = []
+            if message.content:
+                blocks.append({"type": "text", "text": message.content})
+            blocks.extend(
+                {"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments}
+                for call in message.tool_calls
+            )
+            out.append({"role": "assistant", "content": blocks})
+            order = calls_by_id(message)
+            run: list[ChatMessage] = []
+            while index < len(paired) and paired[index].role == "tool":
+                run.append(paired[index])
+                index += 1
+            run.sort(key=lambda result: order[result.tool_call_id or ""])
+            out.append({"role": "user", "content": [_tool_result(r) for r in run]})
+        else:
+            out.append({"role": message.role, "content": message.content})
+    return out
+
+
+def _tool_result(result: ChatMessage) -> dict[str, Any]:
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": result.tool_call_id}
+    if result.content:
+        block["content"] = result.content
+    return block
+
+
+def request_body(
+    messages: Sequence[ChatMessage],
+    target: AnthropicTarget,
+) -> tuple[dict[str, Any], list[DeliveryNote]]:
+    """The whole Messages body: top-level ``system``, the turns, and declared tools."""
+    paired, notes = pair_tool_calls(messages)
+    system = paired[0].content if paired and paired[0].role == "system" else None
+    turns = paired[1:] if system is not None else paired
+    first = 1 if system is not None else 0
+    wire = to_messages(turns)
+    if not wire or wire[0]["role"] != "user":
+        wire.insert(0, {"role": "user", "content": CONVERSATION_START})
+        notes.append(start_note(first))
+    if wire[-1]["role"] == "assistant":
+        notes.append(
+            DeliveryNote(
+                rule="assistant_prefill",
+                detail=(
+                    f"chat_prompt[{len(messages) - 1}]: the conversation ends with an "
+                    "assistant turn; Anthropic continues it as a prefill"
+                ),
+            )
+        )
+    body: dict[str, Any] = {
+        "model": target.model,
+        "max_tokens": target.max_output_tokens or DEFAULT_MAX_TOKENS,
+    }
+    if system is not None:
+        body["system"] = system
+    body["messages"] = wire
+    names = list(dict.fromkeys(c.name for m in turns for c in m.tool_calls))
+    if names:
+        body["tools"] = [{"name": n, "input_schema": {"type": "object"}} for n in names]
+        body["tool_choice"] = {"type": "none"}
+    return body, notes
+
+
+def start_note(index: int) -> DeliveryNote:
+    """The note for an inserted ``@[Conversation start]`` user turn."""
+    return DeliveryNote(
+        rule="conversation_start_inserted",
+        detail=(
+            f"chat_prompt[{index}]: the API needs a user turn first; a user turn "
+            f"{CONVERSATION_START!r} is inserted before it"
+        ),
+    )
+
+
+def parse_reply(data: Any) -> Reply:
+    """Text blocks joined (thinking left out); a refusal is a block."""
+    body = cast(dict[str, Any], data)
+    blocks = cast(list[dict[str, Any]], body["content"])
+    text = "".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text")
+    stop = body.get("stop_reason")
+    if stop == "refusal" and not text:
+        raise BlockedError("the model refused to answer (stop_reason: refusal)")
+    return Reply(text, stop, usage_from(body.get("usage"), "input_tokens", "output_tokens"))

@@ -1,0 +1,47 @@
+"""The ``azure`` provider: a deployment's chat completions, ``api-key`` header."""
+
+from __future__ import annotations
+
+from urllib.parse import quote, urlsplit
+
+from evalwright.evalfile.targets import AzureTarget
+from evalwright.prompts import DeliveryNote
+from evalwright.providers.base import ProviderRequest, WireRequest
+from evalwright.providers.chat import ChatProvider, Reply
+from evalwright.providers.http import HttpPool
+from evalwright.providers.openai.convert import parse_reply, request_body
+
+
+class AzureProvider(ChatProvider):
+    """An Azure OpenAI deployment."""
+
+    kind = "azure"
+    api = "azure.chat.completions"
+
+    def __init__(self, target: AzureTarget, pool: HttpPool) -> None:
+        self.azure = target
+        super().__init__(target, pool)
+
+    def endpoint(self) -> str:
+        """``{endpoint}/openai/deployments/{deployment}/chat/completions?api-version=...``."""
+        base = self.azure.endpoint.rstrip("/")
+        deployment = quote(self.azure.deployment, safe="")
+        version = quote(self.azure.api_version, safe="")
+        return f"{base}/openai/deployments/{deployment}/chat/completions?api-version={version}"
+
+    def auth_headers(self) -> dict[str, str]:
+        """Azure's ``api-key`` header."""
+        return {"api-key": self.azure.api_key or ""}
+
+    def convert(self, request: ProviderRequest) -> tuple[WireRequest, list[DeliveryNote]]:
+        """The Chat Completions body; ``model`` names the deployment."""
+        body, notes = request_body(
+            request.messages, self.azure, self.azure.deployment, request.response_schema
+        )
+        parts = urlsplit(self.url)
+        path = f"{parts.path}?{parts.query}"
+        return WireRequest(self.api, self.azure.deployment, path, body), notes
+
+    def parse(self, data: object) -> Reply:
+        """The chat.completion answer."""
+        return parse_reply(data)

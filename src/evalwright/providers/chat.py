@@ -1,0 +1,156 @@
+"""What every chat-API adapter shares: send the converted body, map the reply and errors."""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import time
+from abc import abstractmethod
+from dataclasses import dataclass
+from typing import Any, ClassVar, cast
+
+from evalwright.errors import BlockedError, ProviderError
+from evalwright.evalfile.targets import ChatTarget
+from evalwright.prompts import DeliveryNote
+from evalwright.providers.base import (
+    Prepared,
+    Provider,
+    ProviderRequest,
+    ProviderResponse,
+    Usage,
+    WireRequest,
+)
+from evalwright.providers.http import HttpPool, HttpReply
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A parsed answer: text parts joined, the API's own finish value, and usage."""
+
+    text: str
+    finish_reason: str | None
+    usage: Usage | None
+
+
+def usage_from(data: Any, input_key: str, output_key: str) -> Usage | None:
+    """Token counts from an API's usage object, if it has one."""
+    if not isinstance(data, dict):
+        return None
+    usage = cast(dict[str, Any], data)
+
+    def count(key: str) -> int | None:
+        value = usage.get(key)
+        return value if isinstance(value, int) else None
+
+    return Usage(count(input_key), count(output_key))
+
+
+class ChatProvider(Provider):
+    """A chat API reached over the run's pooled HTTP session."""
+
+    api: ClassVar[str]
+
+    def __init__(self, target: ChatTarget, pool: HttpPool) -> None:
+        super().__init__(target)
+        self.chat_target = target
+        self.pool = pool
+        # Built once per target: nothing per request but the body.
+        self.url = self.endpoint()
+        self.headers = self.auth_headers()
+
+    @abstractmethod
+    def endpoint(self) -> str:
+        """The full request URL."""
+
+    @abstractmethod
+    def auth_headers(self) -> dict[str, str]:
+        """The headers that carry the credential and API version."""
+
+    @abstractmethod
+    def convert(self, request: ProviderRequest) -> tuple[WireRequest, list[DeliveryNote]]:
+        """The native request body and the delivery notes of the mapping (pure)."""
+
+    @abstractmethod
+    def parse(self, data: Any) -> Reply:
+        """The answer from the native response body (pure); raise on a blocked prompt."""
+
+    def prepare(self, request: ProviderRequest) -> Prepared:
+        """The wire request and all notes, without sending anything."""
+        wire, notes = self.convert(request)
+        return Prepared(wire.to_json(), (*request.notes, *notes))
+
+    async def generate(self, request: ProviderRequest) -> ProviderResponse:
+        """Send the converted body once and map the reply."""
+        wire, notes = self.convert(request)
+        started = time.perf_counter()
+        reply = await self.pool.post_json(self.url, self.headers, wire.body)
+        latency_ms = (time.perf_counter() - started) * 1000
+        if reply.status >= 400:
+            raise http_error(reply)
+        try:
+            data = json.loads(reply.body)
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            raise ProviderError(
+                f"HTTP {reply.status}: the response body is not valid JSON", retryable=True
+            ) from None
+        try:
+            parsed = self.parse(data)
+        except (KeyError, IndexError, TypeError, AttributeError) as exc:
+            raise ProviderError(
+                f"unexpected response shape ({type(exc).__name__}: {exc})", retryable=True
+            ) from None
+        return ProviderResponse(
+            text=parsed.text,
+            finish_reason=parsed.finish_reason,
+            usage=parsed.usage,
+            latency_ms=latency_ms,
+            wire_request=wire.to_json(),
+            delivery_notes=(*request.notes, *notes),
+        )
+
+
+def http_error(reply: HttpReply) -> ProviderError:
+    """An HTTP error status as a ProviderError, with the API's message and ``retry_after``."""
+    message = _error_message(reply.body)
+    if reply.status == 400 and "content_filter" in message:
+        return BlockedError(f"HTTP 400: {message}")
+    return ProviderError(
+        f"HTTP {reply.status}: {message}",
+        status=reply.status,
+        retry_after=retry_after(reply.headers),
+    )
+
+
+def _error_message(body: bytes) -> str:
+    text = body.decode("utf-8", errors="replace")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return text[:500] or "(empty body)"
+    if isinstance(data, list) and data:
+        data = cast(list[Any], data)[0]  # Gemini sometimes wraps the error in a list
+    if isinstance(data, dict):
+        error = cast(dict[str, Any], data).get("error", data)
+        if isinstance(error, dict):
+            details = cast(dict[str, Any], error)
+            parts = [str(details[k]) for k in ("code", "type", "status") if details.get(k)]
+            parts.append(str(details.get("message", "")))
+            return ": ".join(p for p in parts if p)[:1000]
+    return text[:500]
+
+
+def retry_after(headers: dict[str, str]) -> float | None:
+    """Seconds to wait from ``retry-after-ms``, else ``Retry-After`` (seconds or a date)."""
+    if "retry-after-ms" in headers:
+        try:
+            return max(0.0, float(headers["retry-after-ms"]) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        when = email.utils.parsedate_to_datetime(value) if value else None
+        return max(0.0, when.timestamp() - time.time()) if when else None

@@ -1,0 +1,45 @@
+"""The ``gemini`` provider: generateContent with ``x-goog-api-key``."""
+
+from __future__ import annotations
+
+from urllib.parse import quote, urlsplit
+
+from evalwright.evalfile.targets import GeminiTarget
+from evalwright.prompts import DeliveryNote
+from evalwright.providers.base import ProviderRequest, WireRequest
+from evalwright.providers.chat import ChatProvider, Reply
+from evalwright.providers.gemini.convert import parse_reply, request_body
+from evalwright.providers.http import HttpPool
+
+DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
+
+
+class GeminiProvider(ChatProvider):
+    """Gemini's generateContent API."""
+
+    kind = "gemini"
+    api = "gemini.generateContent"
+
+    def __init__(self, target: GeminiTarget, pool: HttpPool) -> None:
+        self.gemini = target
+        super().__init__(target, pool)
+
+    def endpoint(self) -> str:
+        """``{base_url}/v1beta/models/{model}:generateContent``."""
+        model = quote(self.gemini.model.removeprefix("models/"), safe="")
+        base = (self.gemini.base_url or DEFAULT_BASE_URL).rstrip("/")
+        return f"{base}/v1beta/models/{model}:generateContent"
+
+    def auth_headers(self) -> dict[str, str]:
+        """The key header."""
+        return {"x-goog-api-key": self.gemini.api_key or ""}
+
+    def convert(self, request: ProviderRequest) -> tuple[WireRequest, list[DeliveryNote]]:
+        """The generateContent body."""
+        body, notes = request_body(request.messages, self.gemini, request.response_schema)
+        path = urlsplit(self.url).path
+        return WireRequest(self.api, self.gemini.model, path, body), notes
+
+    def parse(self, data: object) -> Reply:
+        """The first candidate's text."""
+        return parse_reply(data)

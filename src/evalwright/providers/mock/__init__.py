@@ -1,0 +1,1 @@
+"""An offline provider for quickstarts, dry runs and tests."""

@@ -1,0 +1,50 @@
+"""The ``mock`` provider: fixed answers, per-case answers, and a fixed judge verdict."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from evalwright.evalfile.targets import MockTarget
+from evalwright.providers.base import Prepared, Provider, ProviderRequest, ProviderResponse
+
+DEFAULT_RESPONSE = "This is a mock answer."
+DEFAULT_VERDICT = json.dumps({"score": 1, "hits": [], "misses": [], "reasoning": "mock judge"})
+
+
+class MockProvider(Provider):
+    """Answers without a network; records the messages it would have sent."""
+
+    kind = "mock"
+
+    def __init__(self, target: MockTarget) -> None:
+        super().__init__(target)
+        self.mock = target
+
+    def prepare(self, request: ProviderRequest) -> Prepared:
+        """The messages as the wire request: no API mapping, so no notes of its own."""
+        body = {"messages": [m.to_json() for m in request.messages]}
+        wire = {"api": "mock", "model": "mock", "url_path": None, "body": body}
+        return Prepared(wire, request.notes)
+
+    def answer(self, request: ProviderRequest) -> str:
+        """The configured text for this request."""
+        if request.purpose == "judge":
+            return self.mock.judge_response or DEFAULT_VERDICT
+        if self.mock.responses and request.case_id in self.mock.responses:
+            return self.mock.responses[request.case_id]
+        return DEFAULT_RESPONSE if self.mock.response is None else self.mock.response
+
+    async def generate(self, request: ProviderRequest) -> ProviderResponse:
+        """Wait ``delay_ms``, then answer."""
+        prepared = self.prepare(request)
+        if self.mock.delay_ms:
+            await asyncio.sleep(self.mock.delay_ms / 1000)
+        return ProviderResponse(
+            text=self.answer(request),
+            finish_reason="stop",
+            usage=None,
+            latency_ms=self.mock.delay_ms,
+            wire_request=prepared.wire_request,
+            delivery_notes=prepared.notes,
+        )

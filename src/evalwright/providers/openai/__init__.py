@@ -1,0 +1,1 @@
+"""OpenAI Chat Completions (and any compatible server, via ``base_url``)."""

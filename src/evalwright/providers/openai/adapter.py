@@ -1,0 +1,44 @@
+"""The ``openai`` provider: Chat Completions over the pooled session."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from evalwright.evalfile.targets import OpenAITarget
+from evalwright.prompts import DeliveryNote
+from evalwright.providers.base import ProviderRequest, WireRequest
+from evalwright.providers.chat import ChatProvider, Reply
+from evalwright.providers.http import HttpPool
+from evalwright.providers.openai.convert import parse_reply, request_body
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+class OpenAIProvider(ChatProvider):
+    """OpenAI, or any OpenAI-compatible server reached through ``base_url``."""
+
+    kind = "openai"
+    api = "openai.chat.completions"
+
+    def __init__(self, target: OpenAITarget, pool: HttpPool) -> None:
+        self.openai = target
+        super().__init__(target, pool)
+
+    def endpoint(self) -> str:
+        """``{base_url}/chat/completions``."""
+        return (self.openai.base_url or DEFAULT_BASE_URL).rstrip("/") + "/chat/completions"
+
+    def auth_headers(self) -> dict[str, str]:
+        """A bearer token."""
+        return {"authorization": f"Bearer {self.openai.api_key or ''}"}
+
+    def convert(self, request: ProviderRequest) -> tuple[WireRequest, list[DeliveryNote]]:
+        """The Chat Completions body."""
+        body, notes = request_body(
+            request.messages, self.openai, self.openai.model, request.response_schema
+        )
+        return WireRequest(self.api, self.openai.model, urlsplit(self.url).path, body), notes
+
+    def parse(self, data: object) -> Reply:
+        """The chat.completion answer."""
+        return parse_reply(data)

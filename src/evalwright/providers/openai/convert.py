@@ -1,0 +1,93 @@
+"""Pure conversions between our chat messages and Chat Completions bodies (contract 7.4).
+
+Shared by the ``openai`` and ``azure`` providers: both speak the same wire format.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, cast
+
+from evalwright.errors import BlockedError
+from evalwright.evalfile.targets import AzureTarget, OpenAITarget
+from evalwright.prompts import ChatMessage, DeliveryNote
+from evalwright.prompts.render import tool_arguments
+from evalwright.providers.chat import Reply, usage_from
+from evalwright.providers.pairing import pair_tool_calls
+
+VERDICT_SCHEMA_NAME = "verdict"
+
+
+def to_messages(
+    messages: Sequence[ChatMessage],
+    system_role: str,
+) -> tuple[list[dict[str, Any]], list[DeliveryNote]]:
+    """Chat Completions ``messages``: tool calls native, one ``tool`` message per result."""
+    paired, notes = pair_tool_calls(messages)
+    out: list[dict[str, Any]] = []
+    for message in paired:
+        if message.role == "system":
+            out.append({"role": system_role, "content": message.content})
+        elif message.role == "tool":
+            out.append(
+                {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
+            )
+        elif message.role == "assistant" and message.tool_calls:
+            entry: dict[str, Any] = {"role": "assistant"}
+            if message.content:
+                entry["content"] = message.content
+            entry["tool_calls"] = [
+                {
+                    "id": call.id,
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": tool_arguments(call)},
+                }
+                for call in message.tool_calls
+            ]
+            out.append(entry)
+        else:
+            out.append({"role": message.role, "content": message.content})
+    return out, notes
+
+
+def request_body(
+    messages: Sequence[ChatMessage],
+    target: OpenAITarget | AzureTarget,
+    model: str,
+    response_schema: dict[str, Any] | None,
+) -> tuple[dict[str, Any], list[DeliveryNote]]:
+    """The whole request body; sampling keys only when the target sets them."""
+    wire_messages, notes = to_messages(messages, target.system_role)
+    body: dict[str, Any] = {"model": model, "messages": wire_messages}
+    if target.temperature is not None:
+        body["temperature"] = target.temperature
+    if target.max_output_tokens is not None:
+        body[target.max_tokens_field] = target.max_output_tokens
+    if response_schema is not None and target.structured_output:
+        body["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {"name": VERDICT_SCHEMA_NAME, "strict": True, "schema": response_schema},
+        }
+    return body, notes
+
+
+def parse_reply(data: Any) -> Reply:
+    """The answer of a chat.completion body; a content filter on an empty answer is a block."""
+    body = cast(dict[str, Any], data)
+    choice = cast(dict[str, Any], body["choices"][0])
+    message = cast(dict[str, Any], choice.get("message") or {})
+    content = message.get("content")
+    text = content if isinstance(content, str) else _text_parts(content)
+    finish = choice.get("finish_reason")
+    if finish == "content_filter" and not text:
+        raise BlockedError("the API filtered the answer (finish_reason: content_filter)")
+    if not text and message.get("refusal"):
+        raise BlockedError(f"the model refused: {message['refusal']}")
+    return Reply(text, finish, usage_from(body.get("usage"), "prompt_tokens", "completion_tokens"))
+
+
+def _text_parts(content: Any) -> str:
+    if not isinstance(content, list):
+        return ""
+    texts = [cast(dict[str, Any], p) for p in cast(list[Any], content) if isinstance(p, dict)]
+    return "".join(str(p.get("text", "")) for p in texts if p.get("type") == "text")

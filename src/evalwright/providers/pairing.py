@@ -1,0 +1,88 @@
+"""Tool-call pairing (delivery contract 7.3), shared by every chat API's converter.
+
+After pairing, every structured call of an assistant entry is answered by exactly one
+``tool`` entry in the unbroken run right after it, and every ``tool`` entry answers one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from evalwright.prompts import ChatMessage, DeliveryNote
+from evalwright.prompts.render import tool_call_line
+
+
+def pair_tool_calls(
+    messages: Sequence[ChatMessage],
+) -> tuple[list[ChatMessage], list[DeliveryNote]]:
+    """Pair calls with results; unmatched results become user turns, unanswered calls text."""
+    out: list[ChatMessage] = []
+    notes: list[DeliveryNote] = []
+    index = 0
+    while index < len(messages):
+        message = messages[index]
+        if message.role == "tool":
+            out.append(_unmatched(message, index, notes))
+            index += 1
+            continue
+        end = index + 1
+        while end < len(messages) and messages[end].role == "tool":
+            end += 1
+        if message.role != "assistant" or not message.tool_calls:
+            out.append(message)
+            index += 1
+            continue
+        out.extend(_pair_run(message, index, messages[index + 1 : end], notes))
+        index = end
+    return out, notes
+
+
+def _pair_run(
+    assistant: ChatMessage, index: int, run: Sequence[ChatMessage], notes: list[DeliveryNote]
+) -> list[ChatMessage]:
+    calls = {call.id for call in assistant.tool_calls}
+    answers: list[ChatMessage] = []
+    leftovers: list[ChatMessage] = []
+    answered: set[str] = set()
+    for offset, result in enumerate(run, start=index + 1):
+        call_id = result.tool_call_id
+        if call_id in calls and call_id not in answered:
+            answered.add(call_id)
+            answers.append(result)
+        else:
+            leftovers.append(_unmatched(result, offset, notes))
+    content = assistant.content
+    for call in assistant.tool_calls:
+        if call.id not in answered:
+            content = f"{content}\n{tool_call_line(call)}" if content else tool_call_line(call)
+            notes.append(
+                DeliveryNote(
+                    rule="unanswered_tool_call",
+                    detail=(
+                        f"chat_prompt[{index}]: call {call.id} ({call.name}) has no tool result; "
+                        "it is sent as text in the assistant turn"
+                    ),
+                )
+            )
+    kept = tuple(call for call in assistant.tool_calls if call.id in answered)
+    paired = ChatMessage(role="assistant", content=content, tool_calls=kept)
+    return [paired, *answers, *leftovers]
+
+
+def _unmatched(result: ChatMessage, index: int, notes: list[DeliveryNote]) -> ChatMessage:
+    what = f"tool result for {result.tool_call_id}" if result.tool_call_id else "tool result"
+    notes.append(
+        DeliveryNote(
+            rule="unmatched_tool_result",
+            detail=(
+                f"chat_prompt[{index}]: {what} answers no call of the assistant turn before it; "
+                "it is sent as a user turn marked @[Tool]:"
+            ),
+        )
+    )
+    return ChatMessage(role="user", content="@[Tool]:\n" + result.content)
+
+
+def calls_by_id(assistant: ChatMessage) -> dict[str, int]:
+    """Each call id of an assistant entry with its position, for ordering results by call."""
+    return {call.id: position for position, call in enumerate(assistant.tool_calls)}

@@ -1,0 +1,173 @@
+"""Our request bodies checked by outside oracles: the official OpenAI OpenAPI document, the
+Anthropic SDK's request type, and the google-genai types (which forbid unknown keys)."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Any, cast
+
+import pytest
+from jsonschema import Draft202012Validator
+from pydantic import TypeAdapter
+from referencing import Registry, Resource
+
+from evalwright.evalfile import EvalCase, load_eval_file
+from evalwright.orchestrator.requests import candidate_request, case_inputs
+from evalwright.prompts import ChatMessage
+from evalwright.providers.base import ProviderRequest
+from tests.conftest import SHARED, ProjectDir
+from tests.providers.wire_cases import chat_provider
+from tests.scenarios import SCENARIOS, write_scenarios
+
+OPENAPI = SHARED / "data" / "openai-openapi.json"
+SCHEMAS = "urn:openai-openapi#/components/schemas/"
+VERDICT = {
+    "type": "object",
+    "properties": {"score": {"type": "number"}, "reasoning": {"type": "string"}},
+    "required": ["score", "reasoning"],
+    "additionalProperties": False,
+}
+TUNING: list[dict[str, Any]] = [
+    {},
+    {"temperature": 0.2, "max_output_tokens": 64},
+    {"max_output_tokens": 64, "max_tokens_field": "max_tokens", "system_role": "developer"},
+]
+
+
+@cache
+def _openapi() -> dict[str, Any]:
+    return cast(dict[str, Any], json.loads(OPENAPI.read_text(encoding="utf-8")))
+
+
+@cache
+def _validator(schema_name: str) -> Any:
+    # The whole document is one resource, so "#/components/schemas/..." references resolve.
+    empty: Any = Registry()
+    registry: Any = empty.with_resource("urn:openai-openapi", Resource.opaque(_openapi()))
+    return Draft202012Validator({"$ref": SCHEMAS + schema_name}, registry=registry)
+
+
+def _message_schema(role: str) -> dict[str, Any]:
+    name = {
+        "system": "System",
+        "developer": "Developer",
+        "user": "User",
+        "assistant": "Assistant",
+        "tool": "Tool",
+    }[role]
+    schemas = cast(dict[str, Any], _openapi()["components"]["schemas"])
+    return cast(dict[str, Any], schemas[f"ChatCompletionRequest{name}Message"])
+
+
+@pytest.fixture(scope="module")
+def cases(tmp_path_factory: pytest.TempPathFactory) -> list[EvalCase]:
+    root = tmp_path_factory.mktemp("oracles")
+    (root / ".git").mkdir()
+    return list(load_eval_file(write_scenarios(root)).cases)
+
+
+def _requests(cases: list[EvalCase], api: str, tuning: dict[str, Any]) -> list[dict[str, Any]]:
+    provider = chat_provider(api, **tuning)
+    bodies = [
+        provider.prepare(candidate_request(c, case_inputs(c, provider.chat_target))).wire_request[
+            "body"
+        ]
+        for c in cases
+    ]
+    judge = ProviderRequest(
+        case_id="judge",
+        purpose="judge",
+        response_schema=VERDICT,
+        messages=(
+            ChatMessage(role="system", content="Judge."),
+            ChatMessage(role="user", content="Grade this."),
+        ),
+    )
+    bodies.append(provider.prepare(judge).wire_request["body"])
+    return bodies
+
+
+@pytest.mark.parametrize("tuning", TUNING)
+@pytest.mark.parametrize("api", ["openai", "azure"])
+def test_openai_bodies_satisfy_the_openapi_document(
+    api: str, tuning: dict[str, Any], cases: list[EvalCase]
+) -> None:
+    validator = _validator("CreateChatCompletionRequest")
+    for sent in _requests(cases, api, tuning):
+        errors = [e.message for e in validator.iter_errors(sent)]
+        assert not errors, (errors, sent)
+        for message in sent["messages"]:
+            allowed = set(_message_schema(message["role"])["properties"])
+            assert set(message) <= allowed, (message, allowed)
+
+
+def test_the_openapi_check_rejects_a_bad_body() -> None:
+    validator = _validator("CreateChatCompletionRequest")
+    bad = {"model": "m", "messages": [{"role": "tool", "content": "x"}]}  # no tool_call_id
+    assert list(validator.iter_errors(bad))
+    assert list(validator.iter_errors({"model": "m", "messages": []}))
+
+
+def _materialize(value: Any) -> Any:
+    """Consume pydantic's lazy iterables so every item is validated."""
+    if isinstance(value, dict):
+        return {k: _materialize(v) for k, v in cast(dict[str, Any], value).items()}
+    if isinstance(value, list | tuple) or type(value).__name__ == "ValidatorIterator":
+        return [_materialize(v) for v in cast(list[Any], value)]
+    return value
+
+
+@pytest.mark.parametrize("tuning", [{}, {"max_output_tokens": 64}])
+def test_anthropic_bodies_satisfy_the_sdk_type(
+    tuning: dict[str, Any], cases: list[EvalCase]
+) -> None:
+    from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
+
+    adapter: TypeAdapter[Any] = TypeAdapter(MessageCreateParamsNonStreaming)
+    for sent in _requests(cases, "anthropic", tuning):
+        # TypedDicts drop unknown keys: an unchanged round trip means every key is known.
+        assert _materialize(adapter.validate_python(sent)) == sent
+
+
+def test_the_anthropic_check_rejects_an_unknown_key() -> None:
+    from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
+
+    adapter: TypeAdapter[Any] = TypeAdapter(MessageCreateParamsNonStreaming)
+    sent = {
+        "model": "m",
+        "max_tokens": 5,
+        "messages": [
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1", "x": 1}]}
+        ],
+    }
+    assert _materialize(adapter.validate_python(sent)) != sent
+
+
+@pytest.mark.parametrize("tuning", [{}, {"temperature": 0.1, "max_output_tokens": 64}])
+def test_gemini_bodies_satisfy_the_sdk_types(tuning: dict[str, Any], cases: list[EvalCase]) -> None:
+    from google.genai import types
+
+    for sent in _requests(cases, "gemini", tuning):
+        assert set(sent) <= {"contents", "systemInstruction", "generationConfig"}
+        for content in sent["contents"]:
+            types.Content.model_validate(content)
+        if "systemInstruction" in sent:
+            types.Content.model_validate(sent["systemInstruction"])
+        if "generationConfig" in sent:
+            types.GenerateContentConfig.model_validate(sent["generationConfig"])
+
+
+def test_the_gemini_check_rejects_an_unknown_key() -> None:
+    from google.genai import types
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError):
+        types.Content.model_validate({"role": "user", "parts": [{"txt": "x"}]})
+
+
+def test_scenarios_cover_tool_calls(project: ProjectDir) -> None:
+    """The oracle runs above include native tool calls and results."""
+    suite = load_eval_file(write_scenarios(project.root))
+    assert any(m.tool_calls for c in suite.cases for m in c.input_messages)
+    assert len(suite.cases) == len(SCENARIOS)

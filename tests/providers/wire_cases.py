@@ -1,0 +1,62 @@
+"""Helpers for provider tests: the four chat targets, and scenario cases as requests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evalwright.evalfile import EvalCase
+from evalwright.evalfile.targets import (
+    AnthropicTarget,
+    AzureTarget,
+    ChatTarget,
+    GeminiTarget,
+    OpenAITarget,
+)
+from evalwright.orchestrator.requests import candidate_request, case_inputs
+from evalwright.providers.base import Prepared
+from evalwright.providers.chat import ChatProvider
+from evalwright.providers.http import HttpPool
+from evalwright.providers.registry import create_provider
+
+APIS = ("openai", "azure", "anthropic", "gemini")
+
+
+def chat_target(api: str, base_url: str = "http://127.0.0.1:9", **extra: Any) -> ChatTarget:
+    """A chat target of ``api`` pointed at ``base_url`` (our fake server in tests)."""
+    common: dict[str, Any] = {"name": f"{api}-target", "api_key": "test-key-123456", **extra}
+    if api == "openai":
+        return OpenAITarget(
+            provider="openai", model="gpt-test", base_url=base_url + "/v1", **common
+        )
+    if api == "azure":
+        return AzureTarget(provider="azure", endpoint=base_url, deployment="dep-test", **common)
+    if api == "anthropic":
+        return AnthropicTarget(
+            provider="anthropic", model="claude-test", base_url=base_url, **common
+        )
+    return GeminiTarget(provider="gemini", model="gemini-test", base_url=base_url, **common)
+
+
+def chat_provider(
+    api: str, pool: HttpPool | None = None, base_url: str = "http://127.0.0.1:9", **extra: Any
+) -> ChatProvider:
+    """The real adapter for ``api``."""
+    provider = create_provider(chat_target(api, base_url, **extra), pool or HttpPool())
+    assert isinstance(provider, ChatProvider)
+    return provider
+
+
+def prepare(api: str, case: EvalCase, **extra: Any) -> Prepared:
+    """What ``api`` would send for ``case`` (no network)."""
+    provider = chat_provider(api, **extra)
+    return provider.prepare(candidate_request(case, case_inputs(case, provider.chat_target)))
+
+
+def body(api: str, case: EvalCase, **extra: Any) -> dict[str, Any]:
+    """The request body ``api`` would send for ``case``."""
+    return prepare(api, case, **extra).wire_request["body"]
+
+
+def rules(prepared: Prepared) -> list[str]:
+    """The rules of the delivery notes, in order."""
+    return [note.rule for note in prepared.notes]
