@@ -39,8 +39,10 @@ class LoadError(ConfigError):
 class ProviderError(EvalwrightError):
     """A call to a target failed.
 
-    ``retryable`` tells the retry policy whether another attempt may succeed; ``status`` is
-    the HTTP status when there was one.
+    ``retryable`` marks failures another attempt may cure (a dropped connection, a body that
+    does not parse); for HTTP errors the retry policy decides from ``status`` and the
+    target's retryable status codes. ``retry_after`` (seconds) comes from the response
+    headers; ``attempts`` is set by the retry policy when it gives up.
     """
 
     error_type = "target_error"
@@ -57,6 +59,7 @@ class ProviderError(EvalwrightError):
         self.retryable = retryable
         self.status = status
         self.retry_after = retry_after
+        self.attempts = 1
 
 
 class ProviderTimeout(ProviderError):
