@@ -57,10 +57,17 @@ class Located:
 class CaseBuilder:
     """Builds the cases of one eval file, reporting problems into its report."""
 
-    def __init__(self, resolver: FileResolver, base_dir: str, report: Report) -> None:
+    def __init__(
+        self,
+        resolver: FileResolver,
+        base_dir: str,
+        report: Report,
+        target_names: set[str] | None = None,
+    ) -> None:
         self.resolver = resolver
         self.base_dir = base_dir
         self.report = report
+        self.target_names = target_names
         self._spoof_checked: set[str] = set()
 
     def error(self, where: Located, message: str, *, key: bool = False) -> None:
@@ -72,6 +79,12 @@ class CaseBuilder:
         """Report a warning at a location (its key with ``key=True``)."""
         line, col = (where.positions.key if key else where.positions.value)(where.path)
         self.report.warning(line, col, format_field(where.path), message)
+
+    def check_target(self, name: str | None, where: Located) -> None:
+        """An explicit target name must be defined in the project's targets file."""
+        if name is not None and self.target_names is not None and name not in self.target_names:
+            known = ", ".join(sorted(self.target_names)) or "none"
+            self.error(where, f"unknown target {name!r} (the targets file defines: {known})")
 
     def evaluators(self, specs: list[EvaluatorSpec], where: Located) -> tuple[Evaluator, ...]:
         """Prepare a list of evaluators: judge templates parsed, script directories found."""
@@ -86,6 +99,7 @@ class CaseBuilder:
                     "its target (set 'target' or the target's judge_target)",
                     key=True,
                 )
+            self.check_target(spec.target, where.at("target"))
             return Evaluator(spec, template=self._template(spec.prompt, where.at("prompt")))
         if isinstance(spec, CodeSpec):
             cwd = self.base_dir
@@ -136,9 +150,10 @@ class CaseBuilder:
                 key=True,
             )
         self._conversation_warnings(inputs, where.at(_input_key(spec)))
+        execution = spec.execution
+        self.check_target(execution.target if execution else None, where.at("execution", "target"))
         if len(self.report.errors) != errors_before:
             return None
-        execution = spec.execution
         return EvalCase(
             id=spec.id,
             expected_outcome=_outcome(spec),

@@ -11,7 +11,7 @@ from pydantic import Field
 
 from evalwright.errors import LoadError
 from evalwright.evalfile.cases import CaseBuilder, Located
-from evalwright.evalfile.diagnostics import Diagnostic, Report
+from evalwright.evalfile.diagnostics import Diagnostic, Report, format_field
 from evalwright.evalfile.evaluator_specs import DEFAULT_JUDGE
 from evalwright.evalfile.models import EvalCaseSpec, JsonlHeader, raw_field
 from evalwright.evalfile.models import _FileHeader as FileHeader  # pyright: ignore[reportPrivateUsage]
@@ -46,8 +46,13 @@ def check_eval_file(
     path: str | os.PathLike[str],
     project: Project | None = None,
     resolver: FileResolver | None = None,
+    *,
+    target_names: set[str] | None = None,
 ) -> tuple[EvalSuite | None, list[Diagnostic]]:
-    """Load one eval file, returning the suite (``None`` on errors) and every diagnostic."""
+    """Load one eval file, returning the suite (``None`` on errors) and every diagnostic.
+
+    With ``target_names``, every target the file names must be one of them.
+    """
     absolute = Path(os.path.abspath(path))
     diagnostics: list[Diagnostic] = []
     if project is None:
@@ -56,7 +61,7 @@ def check_eval_file(
             diagnostics.extend(config_report.items)
     resolver = resolver or FileResolver(project)
     report = Report(display_path(absolute))
-    loaded = _load(absolute, resolver, report)
+    loaded = _load(absolute, resolver, report, target_names)
     diagnostics.extend(sorted(report.items, key=lambda d: (d.line, d.col)))
     if loaded is None or report.errors or any(d.severity == "error" for d in diagnostics):
         return None, diagnostics
@@ -78,6 +83,7 @@ def _load(
     path: Path,
     resolver: FileResolver,
     report: Report,
+    target_names: set[str] | None,
 ) -> tuple[FileHeader | None, list[EvalCase]] | None:
     if path.suffix.lower() not in EVAL_SUFFIXES:
         report.error(1, 1, "", "not an eval file: expected a .yaml, .yml or .jsonl file")
@@ -85,7 +91,7 @@ def _load(
     text = read_text(path, report)
     if text is None:
         return None
-    builder = CaseBuilder(resolver, str(path.parent), report)
+    builder = CaseBuilder(resolver, str(path.parent), report, target_names)
     items = (
         _jsonl_items(text, report) if path.suffix.lower() == ".jsonl" else _yaml_items(text, report)
     )
@@ -176,8 +182,6 @@ def _build(
 
 
 def _field(where: Located, key: str) -> str:
-    from evalwright.evalfile.diagnostics import format_field
-
     return format_field((*where.path, key))
 
 
@@ -193,6 +197,8 @@ def _file_defaults(
             key=True,
         )
     execution = header.execution
+    builder.check_target(header.target, where.at("target"))
+    builder.check_target(execution.target if execution else None, where.at("execution", "target"))
     target = execution.target if execution and execution.target else header.target
     if execution and execution.evaluators is not None:
         return builder.evaluators(execution.evaluators, where.at("execution", "evaluators")), target

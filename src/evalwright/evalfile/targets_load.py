@@ -51,6 +51,12 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])([A-Z])")
 
 def load_targets(path: Path, report: Report) -> TargetsFile | None:
     """Load a targets file; ``None`` after reporting its errors."""
+    loaded = load_targets_located(path, report)
+    return loaded[0] if loaded else None
+
+
+def load_targets_located(path: Path, report: Report) -> tuple[TargetsFile, Positions] | None:
+    """Load a targets file with the positions of its values (for later warnings)."""
     text = read_text(path, report)
     if text is None:
         return None
@@ -69,8 +75,9 @@ def load_targets(path: Path, report: Report) -> TargetsFile | None:
                 node = root.children.get("targets")
                 child = node.children.get(index) if node else None
                 _Normalizer(report, ("targets", index), child).run(cast(dict[str, Any], entry))
-    targets: TargetsFile | None = validate(TargetsFile, data, Positions(root), report)
-    return targets
+    positions = Positions(root)
+    targets: TargetsFile | None = validate(TargetsFile, data, positions, report)
+    return (targets, positions) if targets is not None else None
 
 
 class _Normalizer:
@@ -108,6 +115,8 @@ class _Normalizer:
             self.warn("provider", f"legacy provider '{provider}': use '{canonical}'")
             entry["provider"] = provider = canonical
         kind = provider if isinstance(provider, str) else ""
+        if kind == "azure" and "model" in entry:
+            self.rename(entry, "model", "deployment")  # an alias, not a legacy form
         for old, new in _RENAMES.get(kind, {}).items():
             if old in entry:
                 self.warn(old, f"legacy key '{old}': use '{new}'")

@@ -87,16 +87,20 @@ def _fill(value: Any, env: Mapping[str, str], target: str, path: tuple[str, ...]
     return value
 
 
-def unset_variables(target: Target, env: Mapping[str, str]) -> Iterator[tuple[str, str]]:
-    """``(field, variable)`` for each variable the target uses that is set nowhere."""
+def unset_variables(
+    target: Target, env: Mapping[str, str]
+) -> Iterator[tuple[tuple[str, ...], str]]:
+    """``(field path, variable)`` for each variable the target uses that is set nowhere."""
     yield from _unset(target, env, ())
 
 
-def _unset(value: Any, env: Mapping[str, str], path: tuple[str, ...]) -> Iterator[tuple[str, str]]:
+def _unset(
+    value: Any, env: Mapping[str, str], path: tuple[str, ...]
+) -> Iterator[tuple[tuple[str, ...], str]]:
     if isinstance(value, str):
         for name in variables_in(value):
             if name not in env:
-                yield ".".join(path), name
+                yield path, name
     elif isinstance(value, list):
         for item in cast(list[Any], value):
             yield from _unset(item, env, path)

@@ -1,0 +1,130 @@
+"""What the fake server does with one request: small frozen values a test queues up."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeAlias, cast
+
+
+@dataclass(frozen=True)
+class Text:
+    """Answer with ``text``; ``finish_reason`` defaults to the API's normal stop value.
+
+    Token counts default to an estimate from the request and the text; ``latency_ms``
+    overrides the server's latency for this one answer.
+    """
+
+    text: str
+    finish_reason: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    latency_ms: float | None = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Answer as an evaluation judge would: the JSON object of a score and its reasons."""
+
+    score: float
+    hits: tuple[str, ...] = ()
+    misses: tuple[str, ...] = ()
+    reasoning: str = "Fake verdict from the evalwright test server."
+    latency_ms: float | None = None
+
+    def to_text(self) -> Text:
+        """The :class:`Text` answer whose text is this verdict as JSON."""
+        return Text(verdict_json(self.as_dict()), latency_ms=self.latency_ms)
+
+    def as_dict(self) -> dict[str, Any]:
+        """``{"score", "hits", "misses", "reasoning"}``."""
+        return {
+            "score": self.score,
+            "hits": list(self.hits),
+            "misses": list(self.misses),
+            "reasoning": self.reasoning,
+        }
+
+
+@dataclass(frozen=True)
+class FunctionCall:
+    """Answer with a call of the function ``name`` (a tool call in every API's own form)."""
+
+    name: str
+    arguments: Mapping[str, Any] | str = field(default_factory=dict[str, Any])
+    call_id: str | None = None
+    latency_ms: float | None = None
+
+    def arguments_json(self) -> str:
+        """The arguments as the JSON string OpenAI's APIs carry."""
+        if isinstance(self.arguments, str):
+            return self.arguments
+        return json.dumps(dict(self.arguments), separators=(",", ":"))
+
+    def arguments_object(self) -> dict[str, Any]:
+        """The arguments as the JSON object Anthropic and Gemini carry."""
+        if not isinstance(self.arguments, str):
+            return dict(self.arguments)
+        try:
+            parsed: object = json.loads(self.arguments)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, dict):
+            return cast(dict[str, Any], parsed)
+        # These APIs cannot carry a non-object, so keep the raw string visible instead.
+        return {"arguments": self.arguments}
+
+
+@dataclass(frozen=True)
+class Fault:
+    """Fail with HTTP ``status``: an API-shaped JSON error body unless ``body`` is given.
+
+    ``retry_after`` (seconds) and ``retry_after_ms`` add the ``Retry-After`` and
+    ``retry-after-ms`` headers; ``headers`` adds any others.
+    """
+
+    status: int
+    body: bytes | str | Mapping[str, Any] | None = None
+    headers: Mapping[str, str] | None = None
+    retry_after: float | str | None = None
+    retry_after_ms: int | None = None
+    latency_ms: float | None = None
+
+
+@dataclass(frozen=True)
+class Stall:
+    """Read the request and never answer, or after ``seconds`` answer as if nothing was queued."""
+
+    seconds: float | None = None
+
+
+@dataclass(frozen=True)
+class Drop:
+    """Close the connection without sending any response."""
+
+
+@dataclass(frozen=True)
+class Malformed:
+    """Answer 200 OK with a body that is not valid JSON."""
+
+    latency_ms: float | None = None
+
+
+@dataclass(frozen=True)
+class Blocked:
+    """Refuse the prompt the way the API does (content filter, refusal, blocked prompt)."""
+
+    latency_ms: float | None = None
+
+
+Answer: TypeAlias = Text | FunctionCall | Fault | Malformed | Blocked
+"""An action that sends a response (after the latency)."""
+
+Action: TypeAlias = Text | Verdict | FunctionCall | Fault | Stall | Drop | Malformed | Blocked
+"""Anything a test can queue for a request."""
+
+
+def verdict_json(verdict: Mapping[str, Any]) -> str:
+    """The text a judge model answers with for ``verdict``."""
+    return json.dumps(dict(verdict), ensure_ascii=False)

@@ -1,0 +1,236 @@
+"""Response bodies in each chat API's own shape: answers, refusals, errors, broken JSON."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from http import HTTPStatus
+from typing import Any, TypeAlias
+
+from evalwright.testing import responses_api
+from evalwright.testing.actions import Answer, Blocked, Fault, FunctionCall, Malformed, Text
+from evalwright.testing.common import dumps, new_id, usage_of
+from evalwright.testing.http11 import Reply, StreamReply
+from evalwright.testing.recorded import ApiName, ReceivedRequest
+
+Body: TypeAlias = dict[str, Any]
+Renderer: TypeAlias = Callable[[Text | FunctionCall | Blocked, ReceivedRequest], Body]
+
+MALFORMED_BODIES: dict[ApiName, bytes] = {
+    "openai": b'{"choices": [',
+    "azure": b'{"choices": [',
+    "anthropic": b'{"id": "msg_malformed", "content": [',
+    "gemini": b'{"candidates": [',
+    "responses": b'{"id": "resp_malformed", "output": [',
+}
+
+
+def render(answer: Answer, request: ReceivedRequest) -> Reply | StreamReply:
+    """The response that carries ``answer`` for the API ``request`` spoke."""
+    if isinstance(answer, Fault):
+        return fault_reply(answer, request.api)
+    if request.api == "responses":
+        return responses_api.render(answer, request)
+    if isinstance(answer, Malformed):
+        return Reply(200, MALFORMED_BODIES.get(request.api, b"{"))
+    if request.stream:
+        message = f"the fake server does not stream the {request.api} API"
+        return Reply(400, dumps(error_body(request.api, 400, message)))
+    renderer = _RENDERERS.get(request.api)
+    if renderer is None:
+        return not_found(request)
+    return Reply(200, dumps(renderer(answer, request)))
+
+
+def not_found(request: ReceivedRequest) -> Reply:
+    """The 404 for a route no API here serves."""
+    message = f"no route for {request.method} {request.path} on the fake server"
+    return Reply(404, dumps(error_body("unknown", 404, message)))
+
+
+def fault_reply(fault: Fault, api: ApiName) -> Reply:
+    """The error response a :class:`Fault` asks for."""
+    headers: list[tuple[str, str]] = []
+    if fault.retry_after is not None:
+        headers.append(("Retry-After", _seconds_text(fault.retry_after)))
+    if fault.retry_after_ms is not None:
+        headers.append(("retry-after-ms", str(fault.retry_after_ms)))
+    content_type = "application/json"
+    for name, value in (fault.headers or {}).items():
+        if name.lower() == "content-type":
+            content_type = value
+        else:
+            headers.append((name, value))
+    if fault.body is None:
+        body = dumps(error_body(api, fault.status, _fault_message(fault)))
+    elif isinstance(fault.body, bytes):
+        body = fault.body
+    elif isinstance(fault.body, str):
+        body = fault.body.encode("utf-8")
+    else:
+        body = dumps(dict(fault.body))
+    return Reply(fault.status, body, content_type, tuple(headers))
+
+
+def error_body(api: ApiName, status: int, message: str) -> Body:
+    """The JSON error object ``api`` sends with HTTP ``status``."""
+    if api == "anthropic":
+        return {"type": "error", "error": {"type": _anthropic_error(status), "message": message}}
+    if api == "gemini":
+        return {"error": {"code": status, "message": message, "status": _google_status(status)}}
+    kind, code = _openai_error(status)
+    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+
+
+def _openai_chat(answer: Text | FunctionCall | Blocked, request: ReceivedRequest) -> Body:
+    message: Body = {"role": "assistant", "content": None, "refusal": None}
+    if isinstance(answer, Text):
+        message["content"] = answer.text
+        finish = answer.finish_reason or "stop"
+    elif isinstance(answer, FunctionCall):
+        call = {"name": answer.name, "arguments": answer.arguments_json()}
+        call_id = answer.call_id or new_id("call_")
+        message["tool_calls"] = [{"id": call_id, "type": "function", "function": call}]
+        finish = "tool_calls"
+    else:
+        finish = "content_filter"
+    prompt, completion = usage_of(answer, request)
+    return {
+        "id": new_id("chatcmpl-"),
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": request.model or "fake-model",
+        "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}],
+        "usage": {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        },
+        "system_fingerprint": None,
+    }
+
+
+def _anthropic(answer: Text | FunctionCall | Blocked, request: ReceivedRequest) -> Body:
+    content: list[Body] = []
+    if isinstance(answer, Text):
+        content.append({"type": "text", "text": answer.text})
+        stop = answer.finish_reason or "end_turn"
+    elif isinstance(answer, FunctionCall):
+        call_id = answer.call_id or new_id("toolu_")
+        block = {"type": "tool_use", "id": call_id, "name": answer.name}
+        content.append({**block, "input": answer.arguments_object()})
+        stop = "tool_use"
+    else:
+        stop = "refusal"
+    input_tokens, output_tokens = usage_of(answer, request)
+    return {
+        "id": new_id("msg_"),
+        "type": "message",
+        "role": "assistant",
+        "model": request.model or "fake-model",
+        "content": content,
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
+    }
+
+
+def _gemini(answer: Text | FunctionCall | Blocked, request: ReceivedRequest) -> Body:
+    prompt, candidates = usage_of(answer, request)
+    body: Body = {
+        "usageMetadata": {
+            "promptTokenCount": prompt,
+            "candidatesTokenCount": candidates,
+            "totalTokenCount": prompt + candidates,
+        },
+        "modelVersion": request.model or "fake-model",
+        "responseId": new_id(""),
+    }
+    if isinstance(answer, Blocked):
+        body["promptFeedback"] = {"blockReason": "SAFETY"}
+        return body
+    if isinstance(answer, Text):
+        part: Body = {"text": answer.text}
+        finish = answer.finish_reason or "STOP"
+    else:
+        call: Body = {"name": answer.name, "args": answer.arguments_object()}
+        if answer.call_id is not None:
+            call["id"] = answer.call_id
+        part = {"functionCall": call}
+        finish = "STOP"
+    content = {"role": "model", "parts": [part]}
+    body["candidates"] = [{"content": content, "finishReason": finish, "index": 0}]
+    return body
+
+
+_RENDERERS: dict[ApiName, Renderer] = {
+    "openai": _openai_chat,
+    "azure": _openai_chat,
+    "anthropic": _anthropic,
+    "gemini": _gemini,
+}
+
+
+def _seconds_text(value: float | str) -> str:
+    if isinstance(value, str):
+        return value
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def _fault_message(fault: Fault) -> str:
+    try:
+        phrase = HTTPStatus(fault.status).phrase
+    except ValueError:
+        phrase = "Error"
+    message = f"{phrase} (fake {fault.status} from the evalwright test server)."
+    if fault.retry_after is not None:
+        # Some clients (the Codex CLI) read the delay from the message text.
+        message += f" Please try again in {_seconds_text(fault.retry_after)}s."
+    return message
+
+
+def _openai_error(status: int) -> tuple[str, str | None]:
+    if status == 401:
+        return "invalid_request_error", "invalid_api_key"
+    if status == 404:
+        return "invalid_request_error", "not_found"
+    if status == 429:
+        return "requests", "rate_limit_exceeded"
+    if status >= 500:
+        return "server_error", None
+    return "invalid_request_error", None
+
+
+_ANTHROPIC_ERRORS = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    503: "overloaded_error",
+    529: "overloaded_error",
+}
+
+
+def _anthropic_error(status: int) -> str:
+    default = "api_error" if status >= 500 else "invalid_request_error"
+    return _ANTHROPIC_ERRORS.get(status, default)
+
+
+_GOOGLE_STATUSES = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    409: "ABORTED",
+    429: "RESOURCE_EXHAUSTED",
+    499: "CANCELLED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+    504: "DEADLINE_EXCEEDED",
+}
+
+
+def _google_status(status: int) -> str:
+    return _GOOGLE_STATUSES.get(status, "UNKNOWN")

@@ -1,0 +1,361 @@
+"""A fake chat API server on 127.0.0.1 that tests script request by request.
+
+It speaks OpenAI Chat Completions, Azure OpenAI, Anthropic Messages, Gemini and the OpenAI
+Responses API over real HTTP/1.1, so clients under test (and the official SDKs) run unchanged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import threading
+from collections import deque
+from collections.abc import Callable, Generator, Mapping
+from types import TracebackType
+from typing import Any, Self
+
+from evalwright.testing.actions import Action, Drop, Stall, Text, Verdict, verdict_json
+from evalwright.testing.apis import error_body, not_found, render
+from evalwright.testing.common import dumps
+from evalwright.testing.http11 import (
+    READ_LIMIT,
+    BadRequest,
+    RawRequest,
+    Reply,
+    StreamReply,
+    encode_chunk,
+    encode_response,
+    encode_stream_head,
+    read_request,
+)
+from evalwright.testing.recorded import ApiName, ReceivedRequest, record
+
+JUDGE_PROMPT_PREFIX = "You are an evaluation judge"
+"""System prompts starting with this get :attr:`FakeServer.judge_verdict` as the answer."""
+
+Responder = Callable[[ReceivedRequest], Action | None]
+"""Picks the action for a request, or None to fall through to the queue and defaults."""
+
+_HEALTH = Reply(200, b'{"status":"ok"}')
+
+
+class FakeServer:
+    """A scriptable fake of the chat APIs, listening on ``host``:``port`` (0 picks a free port).
+
+    Use ``async with FakeServer() as server`` inside an event loop, or
+    ``with FakeServer.in_thread() as server`` from synchronous code. Every request is kept in
+    :attr:`requests`; :meth:`enqueue` scripts the next answers.
+    """
+
+    def __init__(
+        self,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        latency_ms: float = 0,
+        default_text: str = "fake answer",
+        judge_verdict: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.host = host
+        self.port = port
+        self.latency_ms = latency_ms
+        """Delay before each answer unless the action sets its own."""
+        self.default_text = default_text
+        """The text of the answer when nothing is queued."""
+        self.judge_verdict: dict[str, Any] | None = (
+            None if judge_verdict is None else dict(judge_verdict)
+        )
+        """The verdict judge requests get when nothing is queued (None: no special case)."""
+        self.responder: Responder | None = None
+        """Consulted first for every API request; None from it falls through."""
+        self.requests: list[ReceivedRequest] = []
+        """Every request received, in order of arrival."""
+        self.errors: list[BaseException] = []
+        """Exceptions raised while answering (each also answered with a 500)."""
+        self.connections_opened = 0
+        """How many TCP connections were accepted so far."""
+        self._queue: deque[tuple[Action, ApiName | None]] = deque()
+        self._lock = threading.Lock()
+        self._server: asyncio.Server | None = None
+        self._handlers: set[asyncio.Task[Any]] = set()
+
+    @property
+    def url(self) -> str:
+        """The base URL, like ``http://127.0.0.1:8123`` (no trailing slash)."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    @property
+    def pending(self) -> int:
+        """How many queued actions no request has taken yet."""
+        with self._lock:
+            return len(self._queue)
+
+    def enqueue(self, *actions: Action, api: ApiName | None = None) -> None:
+        """Queue ``actions`` for the next requests, first in first out.
+
+        With ``api`` set only requests to that API take them; others pass them by.
+        """
+        with self._lock:
+            self._queue.extend((action, api) for action in actions)
+
+    def requests_for(self, api: ApiName) -> list[ReceivedRequest]:
+        """The requests received for ``api``, in order."""
+        with self._lock:
+            return [request for request in self.requests if request.api == api]
+
+    def clear(self) -> None:
+        """Forget the recorded requests and errors, and drop every queued action."""
+        with self._lock:
+            self.requests.clear()
+            self.errors.clear()
+            self._queue.clear()
+
+    async def start(self) -> None:
+        """Start listening; :attr:`port` then holds the real port."""
+        self._server = await asyncio.start_server(
+            self._on_connection, self.host, self.port, backlog=1024, limit=READ_LIMIT
+        )
+        self.port = int(self._server.sockets[0].getsockname()[1])
+
+    async def stop(self) -> None:
+        """Stop listening and close every connection, stalled ones included."""
+        server, self._server = self._server, None
+        if server is None:
+            return
+        server.close()
+        handlers = list(self._handlers)
+        for task in handlers:
+            task.cancel()
+        await asyncio.gather(*handlers, return_exceptions=True)
+        await server.wait_closed()
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.stop()
+
+    @classmethod
+    @contextlib.contextmanager
+    def in_thread(
+        cls,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        latency_ms: float = 0,
+        default_text: str = "fake answer",
+        judge_verdict: Mapping[str, Any] | None = None,
+    ) -> Generator[FakeServer]:
+        """Run a server on its own event loop in a daemon thread, for synchronous tests."""
+        server = cls(
+            host=host,
+            port=port,
+            latency_ms=latency_ms,
+            default_text=default_text,
+            judge_verdict=judge_verdict,
+        )
+        loop_thread = _LoopThread(server)
+        loop_thread.start()
+        try:
+            yield server
+        finally:
+            loop_thread.stop()
+
+    async def _on_connection(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._handlers.add(task)
+        with self._lock:
+            self.connections_opened += 1
+            connection_id = self.connections_opened
+        sock = writer.get_extra_info("socket")
+        if sock is not None:
+            # Small answers must not wait for Nagle's delayed-ACK dance.
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        try:
+            await self._serve(reader, writer, connection_id)
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        except asyncio.CancelledError:
+            # Only stop() cancels handlers. Python 3.11's stream protocol logs a traceback
+            # for a handler task that ends cancelled, so end it normally instead.
+            pass
+        finally:
+            if task is not None:
+                self._handlers.discard(task)
+            writer.close()
+
+    async def _serve(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, connection_id: int
+    ) -> None:
+        while True:
+            try:
+                raw = await read_request(reader, writer)
+            except BadRequest as exc:
+                body = dumps(error_body("unknown", 400, str(exc)))
+                writer.write(encode_response(400, body, keep_alive=False))
+                await writer.drain()
+                return
+            if raw is None:
+                return
+            if not await self._respond(raw, connection_id, reader, writer):
+                return
+
+    async def _respond(
+        self,
+        raw: RawRequest,
+        connection_id: int,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+    ) -> bool:
+        """Answer one request; False when the connection must close."""
+        request = record(raw, connection_id)
+        with self._lock:
+            self.requests.append(request)
+        keep_alive = raw.keep_alive
+        try:
+            reply = await self._reply_for(request, reader)
+        except Exception as exc:  # a broken responder must still answer, visibly
+            self.errors.append(exc)
+            message = f"fake server error: {exc!r}"
+            reply, keep_alive = Reply(500, dumps(error_body(request.api, 500, message))), False
+        if reply is None:
+            return False
+        await _send(writer, reply, keep_alive)
+        return keep_alive
+
+    async def _reply_for(
+        self, request: ReceivedRequest, reader: asyncio.StreamReader
+    ) -> Reply | StreamReply | None:
+        """The reply to ``request``, or None to close the connection without one."""
+        if request.api == "health":
+            return _HEALTH
+        if request.api == "unknown":
+            return not_found(request)
+        action = self._choose(request)
+        if isinstance(action, Drop):
+            return None
+        if isinstance(action, Stall):
+            if await _client_leaves(reader, action.seconds):
+                return None
+            action = self._fallback(request)
+        if isinstance(action, Verdict):
+            action = action.to_text()
+        latency_ms = self.latency_ms if action.latency_ms is None else action.latency_ms
+        if latency_ms > 0:
+            await asyncio.sleep(latency_ms / 1000)
+        return render(action, request)
+
+    def _choose(self, request: ReceivedRequest) -> Action:
+        responder = self.responder
+        if responder is not None:
+            chosen = responder(request)
+            if chosen is not None:
+                return chosen
+        with self._lock:
+            for index, (action, api) in enumerate(self._queue):
+                if api is None or api == request.api:
+                    del self._queue[index]
+                    return action
+        return self._fallback(request)
+
+    def _fallback(self, request: ReceivedRequest) -> Text:
+        verdict = self.judge_verdict
+        system = request.system_prompt
+        if verdict is not None and system and system.lstrip().startswith(JUDGE_PROMPT_PREFIX):
+            return Text(verdict_json(verdict))
+        return Text(self.default_text)
+
+
+async def _send(writer: asyncio.StreamWriter, reply: Reply | StreamReply, keep_alive: bool) -> None:
+    if isinstance(reply, Reply):
+        head_and_body = encode_response(
+            reply.status,
+            reply.body,
+            content_type=reply.content_type,
+            headers=reply.headers,
+            keep_alive=keep_alive,
+        )
+        writer.write(head_and_body)
+        await writer.drain()
+        return
+    head = encode_stream_head(
+        reply.status, content_type=reply.content_type, headers=reply.headers, keep_alive=keep_alive
+    )
+    writer.write(head)
+    for event in reply.events:
+        writer.write(encode_chunk(event))
+        await writer.drain()
+    writer.write(encode_chunk(b""))
+    await writer.drain()
+
+
+async def _client_leaves(reader: asyncio.StreamReader, seconds: float | None) -> bool:
+    """Wait ``seconds`` (None: for ever); True if the client closed the connection first."""
+
+    async def until_eof() -> None:
+        # Anything the client sends meanwhile is dropped: a stalled exchange is over anyway.
+        while await reader.read(1 << 16):
+            pass
+
+    try:
+        await asyncio.wait_for(until_eof(), seconds)
+    except TimeoutError:
+        return False
+    return True
+
+
+class _LoopThread:
+    """Runs a :class:`FakeServer` on a fresh event loop in a daemon thread."""
+
+    def __init__(self, server: FakeServer) -> None:
+        self._server = server
+        self._ready = threading.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopping: asyncio.Event | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(
+            target=self._run, name="evalwright-fake-server", daemon=True
+        )
+
+    def start(self) -> None:
+        self._thread.start()
+        if not self._ready.wait(timeout=30):
+            raise RuntimeError("the fake server thread did not start within 30 s")
+        if self._error is not None:
+            raise self._error
+
+    def stop(self) -> None:
+        loop, stopping = self._loop, self._stopping
+        if loop is not None and stopping is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop may have just finished
+                loop.call_soon_threadsafe(stopping.set)
+        self._thread.join(timeout=30)
+
+    def _run(self) -> None:
+        asyncio.run(self._main())
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stopping = asyncio.Event()
+        try:
+            await self._server.start()
+        except BaseException as exc:
+            self._error = exc
+            return
+        finally:
+            self._ready.set()
+        try:
+            await self._stopping.wait()
+        finally:
+            await self._server.stop()

@@ -1,0 +1,162 @@
+"""The requests the fake server received, and which API each one spoke."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Literal, TypeAlias, cast
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from evalwright.testing.http11 import RawRequest
+
+ApiName: TypeAlias = Literal[
+    "openai", "azure", "anthropic", "gemini", "responses", "health", "unknown"
+]
+"""Which API a request spoke, judged from its method and path."""
+
+CHAT_APIS: tuple[ApiName, ...] = ("openai", "azure", "anthropic", "gemini", "responses")
+"""The APIs whose requests consume queued actions."""
+
+_AZURE = re.compile(r"^/openai/deployments/(?P<deployment>[^/]+)/chat/completions$")
+_GEMINI = re.compile(r"/models/(?P<model>[^/:]+):generateContent$")
+
+
+@dataclass(frozen=True)
+class ReceivedRequest:
+    """One request as the server saw it.
+
+    ``headers`` has lower-cased names (use :meth:`header` for any spelling); ``json`` is the
+    parsed body or None when the body is empty or not JSON; ``connection_id`` numbers the TCP
+    connection it came on, from 1.
+    """
+
+    method: str
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str]
+    body: bytes
+    json: Any
+    api: ApiName
+    connection_id: int
+
+    def header(self, name: str, default: str | None = None) -> str | None:
+        """The value of header ``name`` in any letter case, or ``default``."""
+        return self.headers.get(name.lower(), default)
+
+    @property
+    def model(self) -> str | None:
+        """The model asked for: from the body, or the path for Azure and Gemini."""
+        if self.api == "azure":
+            match = _AZURE.match(self.path)
+            return unquote(match["deployment"]) if match else None
+        if self.api == "gemini":
+            match = _GEMINI.search(self.path)
+            return unquote(match["model"]) if match else None
+        value = self._field("model")
+        return value if isinstance(value, str) else None
+
+    @property
+    def stream(self) -> bool:
+        """Whether the client asked for a streamed answer."""
+        return self._field("stream") is True
+
+    @property
+    def system_prompt(self) -> str | None:
+        """The system prompt in the API's own place for it, or None."""
+        body = self.json
+        if not isinstance(body, dict):
+            return None
+        fields = cast(dict[str, Any], body)
+        if self.api in ("openai", "azure"):
+            return _first_system_message(fields.get("messages"))
+        if self.api == "anthropic":
+            return _text_of(fields.get("system"))
+        if self.api == "gemini":
+            instruction = fields.get("systemInstruction", fields.get("system_instruction"))
+            return _gemini_text(instruction)
+        if self.api == "responses":
+            instructions = fields.get("instructions")
+            if isinstance(instructions, str):
+                return instructions
+            return _first_system_message(fields.get("input"))
+        return None
+
+    def _field(self, name: str) -> object:
+        body = self.json
+        return cast(dict[str, Any], body).get(name) if isinstance(body, dict) else None
+
+
+def classify(method: str, path: str) -> ApiName:
+    """Which API a request to ``path`` speaks."""
+    if path == "/health":
+        return "health" if method == "GET" else "unknown"
+    if method != "POST":
+        return "unknown"
+    if _AZURE.match(path):
+        return "azure"
+    if path.endswith("/chat/completions"):
+        return "openai"
+    if path.endswith("/messages"):
+        return "anthropic"
+    if _GEMINI.search(path):
+        return "gemini"
+    if path.endswith("/responses"):
+        return "responses"
+    return "unknown"
+
+
+def record(raw: RawRequest, connection_id: int) -> ReceivedRequest:
+    """The :class:`ReceivedRequest` for a request read off connection ``connection_id``."""
+    split = urlsplit(raw.target)
+    path = split.path or "/"
+    try:
+        parsed: Any = json.loads(raw.body) if raw.body else None
+    except ValueError:
+        parsed = None
+    return ReceivedRequest(
+        method=raw.method,
+        path=path,
+        query=dict(parse_qsl(split.query, keep_blank_values=True)),
+        headers=dict(raw.headers),
+        body=raw.body,
+        json=parsed,
+        api=classify(raw.method, path),
+        connection_id=connection_id,
+    )
+
+
+def _first_system_message(messages: object) -> str | None:
+    if not isinstance(messages, list):
+        return None
+    for message in cast(list[Any], messages):
+        if isinstance(message, dict):
+            fields = cast(dict[str, Any], message)
+            if fields.get("role") in ("system", "developer"):
+                return _text_of(fields.get("content"))
+    return None
+
+
+def _text_of(content: object) -> str | None:
+    """Text of a string, or of a list of text blocks (``{"text": ...}`` entries)."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return None
+    texts: list[str] = []
+    for block in cast(list[Any], content):
+        if isinstance(block, str):
+            texts.append(block)
+        elif isinstance(block, dict):
+            text = cast(dict[str, Any], block).get("text")
+            if isinstance(text, str):
+                texts.append(text)
+    return "".join(texts)
+
+
+def _gemini_text(instruction: object) -> str | None:
+    if isinstance(instruction, str):
+        return instruction
+    if isinstance(instruction, dict):
+        return _text_of(cast(dict[str, Any], instruction).get("parts"))
+    return None
