@@ -43,8 +43,8 @@ def _openapi() -> dict[str, Any]:
 @cache
 def _validator(schema_name: str) -> Any:
     # The whole document is one resource, so "#/components/schemas/..." references resolve.
-    empty: Any = Registry()
-    registry: Any = empty.with_resource("urn:openai-openapi", Resource.opaque(_openapi()))
+    registry_type: Any = Registry
+    registry = registry_type().with_resource("urn:openai-openapi", Resource.opaque(_openapi()))
     return Draft202012Validator({"$ref": SCHEMAS + schema_name}, registry=registry)
 
 
