@@ -140,3 +140,29 @@ def test_backoff_is_full_jitter_below_the_cap() -> None:
     assert backoff_seconds(error, 5, settings, lambda: 0.0) == 0.0
     assert should_retry(ProviderError("drop", retryable=True), settings)
     assert not should_retry(ProviderError("bad", status=418), settings)
+
+
+def test_retry_after_one_second_really_waits_about_a_second() -> None:
+    async def go() -> tuple[float, int]:
+        async with FakeServer() as server:
+            server.enqueue(Fault(429, retry_after=1), Text("ok"))
+            pool = HttpPool()
+            provider = chat_provider("anthropic", pool, base_url=server.url)
+            try:
+                _, attempts = await with_retries(lambda _: provider.generate(REQUEST), FAST, 5)
+            finally:
+                await pool.aclose()
+            first, second = server.requests
+            return second.received_at - first.received_at, attempts
+
+    gap, attempts = asyncio.run(go())
+    assert attempts == 2
+    assert 0.95 <= gap < 1.5
+
+
+def test_connections_dropped_every_time_surface_as_a_retryable_error() -> None:
+    result, attempts, sleeps = asyncio.run(_run(*[Drop()] * 4))
+    assert isinstance(result, ProviderError)
+    assert result.retryable
+    assert attempts == 4
+    assert len(sleeps.delays) == 3

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, cast
 from urllib.parse import parse_qsl, unquote, urlsplit
 
@@ -39,6 +40,8 @@ class ReceivedRequest:
     json: Any
     api: ApiName
     connection_id: int
+    received_at: float = field(default_factory=time.monotonic)
+    """``time.monotonic()`` when the request was read (for timing tests and benchmarks)."""
 
     def header(self, name: str, default: str | None = None) -> str | None:
         """The value of header ``name`` in any letter case, or ``default``."""
