@@ -6,12 +6,14 @@ loader warns "legacy key X: use Y" for each one it meets.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal
 
-from pydantic import Field, JsonValue, model_validator
+from pydantic import AfterValidator, Field, JsonValue, model_validator
 
 from evalwright.evalfile.base import FileModel, NonEmptyStr, Pattern, field_error
 from evalwright.evalfile.evaluator_specs import EvaluatorList
+from evalwright.evalfile.globs import GlobSet
 from evalwright.evalfile.messages import Message
 
 CaseId = Annotated[str, Pattern(r"[A-Za-z0-9._-]+", "case id")]
@@ -106,12 +108,22 @@ class EvalFileSpec(_FileHeader):
     evalcases: Annotated[list[EvalCaseSpec], Field(min_length=1)]
 
 
+def _glob(value: str) -> str:
+    try:
+        GlobSet([value])
+    except re.error as exc:
+        raise field_error("pattern", f"invalid pattern {value!r}: {exc.msg}") from None
+    return value
+
+
 class ProjectConfig(FileModel):
     """``.evalwright/config.yaml``: project-wide settings."""
 
     schema_: Literal["evalwright-config-v1", "agentv-config-v2"] | None = Field(
         default=None, alias="$schema"
     )
-    guideline_patterns: list[str] = Field(default_factory=lambda: list(DEFAULT_GUIDELINE_PATTERNS))
+    guideline_patterns: list[Annotated[str, AfterValidator(_glob)]] = Field(
+        default_factory=lambda: list(DEFAULT_GUIDELINE_PATTERNS)
+    )
     max_file_bytes: Annotated[int, Field(gt=0)] = DEFAULT_MAX_FILE_BYTES
     cache: bool = False

@@ -81,14 +81,11 @@ class FileResolver:
             raise ReferenceProblem("empty file reference")
         if "\\" in reference:
             raise ReferenceProblem(f"use / in file references: {reference!r}")
-        if reference.startswith("/"):
-            bases = [self.root]
-            reference = reference.lstrip("/")
-        else:
-            bases = self._bases(base_dir)
+        relative = reference.lstrip("/")
+        bases = [self.root] if reference.startswith("/") else self._bases(base_dir)
         tried: list[str] = []
         for base in bases:
-            candidate = os.path.normpath(os.path.join(base, reference))
+            candidate = os.path.normpath(os.path.join(base, relative))
             if os.path.isdir(candidate) if want_dir else os.path.isfile(candidate):
                 return candidate
             tried.append(display_path(candidate))
