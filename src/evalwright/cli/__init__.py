@@ -1,36 +1,96 @@
 """The ``evalwright`` command line: parse options, call one library function per command.
 
-Only argparse is imported here, so ``evalwright --help`` starts fast; each command imports
-what it needs when it runs.
+Only argparse is imported here, so ``evalwright --help`` starts fast; each command's module
+is imported when that command runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from evalwright import __version__
 
-Handler = Callable[[argparse.Namespace], int]
+CONFIG_ERROR = 2
 
 
-def _validate(args: argparse.Namespace) -> int:
-    from evalwright.cli.validate import run
-
-    return run(args)
-
-
-def _prompt(args: argparse.Namespace) -> int:
-    from evalwright.cli.prompt import run
-
-    return run(args)
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {text}")
+    return value
 
 
-def _schema(args: argparse.Namespace) -> int:
-    from evalwright.cli.schema import run
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1, got {value}")
+    return value
 
-    return run(args)
+
+def _add_eval(commands: Any) -> None:
+    run: argparse.ArgumentParser = commands.add_parser(
+        "eval",
+        help="run eval files against targets and write the results",
+        description="Run eval cases against targets, judge the answers and write one JSON "
+        "line per case and target. Exit 0 when every case ran and the threshold (if any) "
+        "holds, 1 otherwise, 2 for a configuration error.",
+    )
+    run.add_argument("paths", nargs="+", metavar="PATH", help="eval files or directories")
+    run.add_argument(
+        "--target",
+        action="append",
+        metavar="NAME",
+        help="run every case on this target (repeatable)",
+    )
+    run.add_argument("--targets", metavar="FILE", help="the targets file to use")
+    run.add_argument("--eval-id", metavar="GLOB", help="run only cases whose id matches")
+    run.add_argument(
+        "--workers",
+        type=_positive,
+        default=8,
+        metavar="N",
+        help="cases running at once (default 8)",
+    )
+    run.add_argument("--out", metavar="FILE", help="the results file (JSON Lines)")
+    run.add_argument(
+        "--resume",
+        metavar="FILE",
+        help="rerun the missing and errored rows of an earlier results file",
+    )
+    run.add_argument(
+        "--cache",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="reuse cached answers (default: config.yaml's cache)",
+    )
+    run.add_argument(
+        "--dry-run", action="store_true", help="answer every target and judge with the offline mock"
+    )
+    run.add_argument(
+        "--pass-mark",
+        type=_fraction,
+        default=0.5,
+        metavar="X",
+        help="a case passes when its score is at least X (default 0.5)",
+    )
+    run.add_argument(
+        "--threshold",
+        type=_fraction,
+        metavar="X",
+        help="fail the run when the mean score is below X",
+    )
+    run.add_argument("--quiet", action="store_true", help="print no progress")
+    run.set_defaults(module="eval")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,17 +100,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"evalwright {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    _add_eval(commands)
 
     validate = commands.add_parser(
         "validate",
-        help="check eval files (and their project's config) for every problem",
-        description="Check eval files and report every problem as path:line:col. Exit 0 when "
-        "there are no errors (warnings alone pass), 1 otherwise.",
+        help="check eval files, config and targets for every problem",
+        description="Check eval files (and their project's config and targets) and report "
+        "every problem as path:line:col. Exit 0 when there are no errors (warnings alone "
+        "pass), 1 otherwise.",
     )
     validate.add_argument(
-        "paths", nargs="+", metavar="PATH", help="eval files, or directories to search for them"
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="eval files, targets files, or directories to search",
     )
-    validate.set_defaults(handler=_validate)
+    validate.set_defaults(module="validate")
 
     prompt = commands.add_parser(
         "prompt",
@@ -65,11 +130,11 @@ def build_parser() -> argparse.ArgumentParser:
         default="lm",
         help="lm: chat APIs and cli targets; agent: codex and vscode",
     )
-    prompt.add_argument("--json", action="store_true", help="one JSON object per selected case")
+    prompt.add_argument("--json", action="store_true", help="one JSON object per case")
     prompt.add_argument(
         "--target", metavar="NAME", help="also show the exact wire request this target would send"
     )
-    prompt.set_defaults(handler=_prompt)
+    prompt.set_defaults(module="prompt")
 
     schema = commands.add_parser(
         "schema",
@@ -77,21 +142,41 @@ def build_parser() -> argparse.ArgumentParser:
         description="Print the JSON Schema generated from evalwright's models.",
     )
     schema.add_argument("kind", nargs="?", choices=("eval", "targets", "config"), default="eval")
-    schema.set_defaults(handler=_schema)
+    schema.set_defaults(module="schema")
+
+    cache = commands.add_parser(
+        "cache",
+        help="show or clear the response cache",
+        description="Show or clear the project's response cache.",
+    )
+    cache.add_argument("action", choices=("stats", "clear"))
+    cache.add_argument(
+        "path",
+        nargs="?",
+        default=".",
+        metavar="PATH",
+        help="a directory of the project (default: the current one)",
+    )
+    cache.set_defaults(module="cache")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
-    from evalwright.errors import ConfigError
-
     args = build_parser().parse_args(argv)
-    handler: Handler = args.handler
+    from evalwright.errors import ConfigError, LoadError
+
+    command = importlib.import_module(f"evalwright.cli.{args.module}")
     try:
-        return handler(args)
+        code: int = command.run(args)
+    except LoadError as exc:
+        for diagnostic in exc.diagnostics:
+            print(diagnostic, file=sys.stderr)
+        return CONFIG_ERROR
     except ConfigError as exc:
         print(f"evalwright: error: {exc}", file=sys.stderr)
-        return 2
+        return CONFIG_ERROR
     except KeyboardInterrupt:
         print("evalwright: interrupted", file=sys.stderr)
         return 130
+    return code

@@ -1,1 +1,74 @@
-"""The evaluators stage."""
+"""Evaluators: built-in checks, scripts and LLM judges score a candidate answer."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from evalwright.evalfile.evaluator_specs import CodeSpec, LlmJudgeSpec
+from evalwright.evalfile.resolved import Evaluator
+from evalwright.evaluators.base import (
+    EvalContext,
+    EvaluatorFailure,
+    EvaluatorResult,
+    JudgeCaller,
+    Verdict,
+)
+from evalwright.evaluators.builtin import check
+from evalwright.evaluators.code import run_script
+from evalwright.evaluators.judge import run_judge
+
+__all__ = ["EvalContext", "EvaluatorResult", "JudgeCaller", "case_score", "evaluate"]
+
+
+async def evaluate(evaluators: tuple[Evaluator, ...], ctx: EvalContext) -> list[EvaluatorResult]:
+    """Run every evaluator of a case (concurrently); one failing never stops the others."""
+    return list(await asyncio.gather(*(_run(evaluator, ctx) for evaluator in evaluators)))
+
+
+async def _run(evaluator: Evaluator, ctx: EvalContext) -> EvaluatorResult:
+    spec = evaluator.spec
+    raw: dict[str, Any] | None = None
+    try:
+        if isinstance(spec, LlmJudgeSpec):
+            verdict, raw = await run_judge(spec, evaluator.template, ctx)
+        elif isinstance(spec, CodeSpec):
+            verdict, raw = await run_script(spec, evaluator.cwd or ".", ctx)
+        else:
+            verdict = check(spec, ctx.candidate_answer)
+    except EvaluatorFailure as exc:
+        return EvaluatorResult(
+            spec.name,
+            spec.type,
+            spec.weight,
+            "error",
+            None,
+            reasoning=str(exc),
+            raw_request=exc.raw_request,
+        )
+    return _result(evaluator, verdict, raw)
+
+
+def _result(evaluator: Evaluator, verdict: Verdict, raw: dict[str, Any] | None) -> EvaluatorResult:
+    spec = evaluator.spec
+    return EvaluatorResult(
+        spec.name,
+        spec.type,
+        spec.weight,
+        "ok",
+        verdict.score,
+        verdict.hits,
+        verdict.misses,
+        verdict.reasoning,
+        raw,
+    )
+
+
+def case_score(results: list[EvaluatorResult]) -> tuple[float | None, str | None]:
+    """The weighted mean of the scores, or ``None`` and the first evaluator's error."""
+    for result in results:
+        if result.status == "error":
+            return None, f"evaluator '{result.name}': {result.reasoning}"
+    total = sum(r.weight for r in results)
+    score = sum(r.weight * (r.score or 0.0) for r in results) / total if total else 0.0
+    return score, None

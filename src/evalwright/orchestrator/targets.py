@@ -8,7 +8,7 @@ from pathlib import Path
 
 from evalwright.errors import ConfigError
 from evalwright.evalfile.project import Project, display_path
-from evalwright.evalfile.targets import Target, TargetsFile
+from evalwright.evalfile.targets import MockTarget, Target, TargetsFile
 from evalwright.evalfile.targets_load import load_project_targets
 from evalwright.evalfile.targets_resolve import resolve_target
 from evalwright.evalfile.variables import Environment
@@ -28,12 +28,15 @@ class TargetRegistry:
         env: Mapping[str, str] | None = None,
         pool: HttpPool | None = None,
         require_keys: bool = True,
+        dry_run: bool = False,
     ) -> None:
         self.project = project
         self.path = targets_path or project.targets_path
         self.env: Mapping[str, str] = env if env is not None else Environment(project.root)
         self.pool = pool or HttpPool()
         self.require_keys = require_keys
+        # A dry run answers every target and judge with the mock, needing no key or variable.
+        self.dry_run = dry_run
         self._file: TargetsFile | None = None
         self._targets: dict[str, Target] = {}
         self._providers: dict[str, Provider] = {}
@@ -53,18 +56,33 @@ class TargetRegistry:
     def target(self, name: str) -> Target:
         """The target called ``name``, resolved (variables, API key) once."""
         if name not in self._targets:
-            found = self.file.get(name)
-            if found is None:
-                known = ", ".join(t.name for t in self.file.targets)
-                raise ConfigError(f"unknown target '{name}' (defined: {known})")
-            self._targets[name] = resolve_target(found, self.env, require_key=self.require_keys)
+            self._targets[name] = self._resolve(name)
         return self._targets[name]
 
+    def _resolve(self, name: str) -> Target:
+        if self.dry_run and self.path is None:
+            return MockTarget(name=name, provider="mock")
+        found = self.file.get(name)
+        if found is None:
+            known = ", ".join(t.name for t in self.file.targets)
+            raise ConfigError(f"unknown target '{name}' (defined: {known})")
+        if self.dry_run:
+            return found  # kept for its mode and system prompt; never called
+        return resolve_target(found, self.env, require_key=self.require_keys)
+
     def provider(self, name: str) -> Provider:
-        """The one provider of target ``name``."""
+        """The one provider of target ``name`` (the mock in a dry run)."""
         if name not in self._providers:
-            self._providers[name] = create_provider(self.target(name), self.pool)
+            target = self.target(name)
+            if self.dry_run:
+                target = MockTarget(name=name, provider="mock")
+            self._providers[name] = create_provider(target, self.pool)
         return self._providers[name]
+
+    def secrets(self) -> list[str]:
+        """The API keys of the targets resolved so far (for redaction)."""
+        keys = (getattr(target, "api_key", None) for target in self._targets.values())
+        return [key for key in keys if isinstance(key, str) and key]
 
     async def aclose(self) -> None:
         """Close every provider and the HTTP pool."""

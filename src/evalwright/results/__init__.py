@@ -1,1 +1,1 @@
-"""The results stage."""
+"""Results: rows as JSON Lines, the response cache, and redaction of secrets."""

@@ -1,0 +1,55 @@
+"""``evalwright eval``: run eval files against targets and write the results."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from evalwright.cli.progress import Progress, summary_table
+from evalwright.orchestrator.plan import RunOptions
+from evalwright.orchestrator.run import run_eval
+from evalwright.orchestrator.summary import RunSummary
+
+INTERRUPTED = 130
+
+
+def options_from(args: argparse.Namespace) -> RunOptions:
+    """The run's options from the parsed command line."""
+    return RunOptions(
+        paths=list(args.paths),
+        targets=list(args.target or []),
+        targets_file=Path(args.targets) if args.targets else None,
+        eval_id=args.eval_id,
+        workers=args.workers,
+        out=Path(args.out) if args.out else None,
+        resume=Path(args.resume) if args.resume else None,
+        cache=args.cache,
+        dry_run=args.dry_run,
+        pass_mark=args.pass_mark,
+        threshold=args.threshold,
+    )
+
+
+class _Reporter(Progress):
+    """Progress that also keeps the summary for an interrupted run."""
+
+    summary: RunSummary | None = None
+
+    def finish(self, summary: RunSummary) -> None:
+        super().finish(summary)
+        self.summary = summary
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run, print the summary table, and exit 0 (all ran, threshold met), 1, or 130."""
+    reporter = _Reporter(sys.stderr, quiet=args.quiet)
+    try:
+        summary = run_eval(options_from(args), reporter)
+    except KeyboardInterrupt:
+        if reporter.summary is not None:
+            print(summary_table(reporter.summary))
+        print("evalwright: interrupted; every finished row is kept", file=sys.stderr)
+        return INTERRUPTED
+    print(summary_table(summary))
+    return summary.exit_code()

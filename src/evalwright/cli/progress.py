@@ -1,0 +1,111 @@
+"""What a person sees during a run: a progress bar on a terminal, plain lines otherwise,
+nothing with ``--quiet``; and the summary table at the end."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any, TextIO
+
+from evalwright.evalfile.project import display_path
+from evalwright.orchestrator.summary import RunSummary
+
+_REDRAW_SECONDS = 0.1
+_LINE_SECONDS = 2.0
+
+
+def _clock(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02}:{secs:02}" if hours else f"{minutes}:{secs:02}"
+
+
+class Progress:
+    """Progress on ``stream``: redrawn in place on a terminal, else a line now and then."""
+
+    def __init__(self, stream: TextIO | None = None, *, quiet: bool = False) -> None:
+        self.stream = stream or sys.stderr
+        self.quiet = quiet
+        self.tty = self.stream.isatty()
+        self._started = time.monotonic()
+        self._last = 0.0
+
+    def start(self, summary: RunSummary) -> None:
+        """Remember when the run began."""
+        self._started = time.monotonic()
+        if not self.quiet and not self.tty:
+            print(f"running {summary.total} case(s)", file=self.stream, flush=True)
+
+    def row(self, row: dict[str, Any], summary: RunSummary) -> None:
+        """Redraw the bar, or print a line now and then (and each error)."""
+        if self.quiet:
+            return
+        now = time.monotonic()
+        last = summary.done >= summary.total
+        if self.tty:
+            if now - self._last >= _REDRAW_SECONDS or last:
+                self._last = now
+                self.stream.write("\r" + self._status(summary, bar=True) + "\x1b[K")
+                self.stream.flush()
+            return
+        if row["status"] == "error":
+            error: dict[str, Any] = row["error"] or {}
+            print(
+                f"error: {row['eval_id']} on {row['target']}: {error.get('message', '')}",
+                file=self.stream,
+                flush=True,
+            )
+        if now - self._last >= _LINE_SECONDS or last:
+            self._last = now
+            print(self._status(summary, bar=False), file=self.stream, flush=True)
+
+    def _status(self, summary: RunSummary, *, bar: bool) -> str:
+        done, total = summary.done, max(summary.total, 1)
+        elapsed = time.monotonic() - self._started
+        eta = elapsed / done * (total - done) if done else 0.0
+        text = (
+            f"{done}/{summary.total} done, {summary.errors} error(s), "
+            f"{_clock(elapsed)} elapsed, ETA {_clock(eta)}"
+        )
+        if not bar:
+            return text
+        width = 24
+        filled = int(width * done / total)
+        return f"[{'#' * filled}{'.' * (width - filled)}] " + text
+
+    def finish(self, summary: RunSummary) -> None:  # noqa: ARG002 - the Reporter interface
+        """End the bar's line."""
+        if self.tty and not self.quiet:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def summary_table(summary: RunSummary) -> str:
+    """Per target: cases, mean score, passed, errors, lossless deliveries, tokens, and time."""
+    head = ("target", "cases", "mean", "passed", "errors", "lossless", "tokens in/out")
+    rows: list[tuple[str, ...]] = [head]
+    for name, stats in summary.targets.items():
+        mean = "-" if stats.mean is None else f"{stats.mean:.3f}"
+        rows.append(
+            (
+                name,
+                str(stats.cases),
+                mean,
+                f"{stats.passed}/{stats.ok}",
+                str(stats.errors),
+                f"{stats.lossless}/{stats.cases}",
+                f"{stats.input_tokens}/{stats.output_tokens}",
+            )
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    lines = [
+        "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows
+    ]
+    verdict = "interrupted" if summary.interrupted else f"wall time {summary.wall_seconds:.1f}s"
+    lines.append(f"{summary.done} of {summary.total} case(s) run, {verdict}")
+    if summary.threshold is not None:
+        mean = "-" if summary.mean is None else f"{summary.mean:.3f}"
+        state = "BELOW" if summary.below_threshold else "meets"
+        lines.append(f"mean score {mean} {state} the threshold {summary.threshold:g}")
+    lines.append(f"results: {display_path(summary.results_path)}")
+    return "\n".join(lines)

@@ -1,0 +1,151 @@
+"""What every evaluator gets (the case, the answer, a way to call a judge) and returns."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Literal, Protocol
+
+from evalwright.providers.base import ProviderRequest, ProviderResponse
+
+Status = Literal["ok", "error"]
+
+
+class JudgeCaller(Protocol):
+    """Calls a judge target through the run's policy (semaphores, retries, cache).
+
+    ``accept`` decides whether a reply may be cached; ``use_cache=False`` forces a new call.
+    """
+
+    def __call__(
+        self,
+        target: str,
+        request: ProviderRequest,
+        *,
+        use_cache: bool = True,
+        accept: Callable[[ProviderResponse], bool] | None = None,
+    ) -> Awaitable[ProviderResponse]: ...
+
+
+@dataclass(frozen=True)
+class EvalContext:
+    """A finished candidate answer and everything an evaluator may look at.
+
+    The authored messages (for ``{{input_messages}}`` and scripts) are built only when an
+    evaluator asks for them.
+    """
+
+    case_id: str
+    question: str
+    expected_outcome: str
+    reference_answer: str
+    candidate_answer: str
+    guidelines: str
+    guideline_paths: list[str]
+    input_files: list[str]
+    authored: Callable[[], tuple[list[dict[str, Any]], list[dict[str, Any]]]] = field(
+        default=lambda: ([], []), repr=False
+    )
+    judge_target: str | None = None
+    judge: JudgeCaller | None = None
+
+    @cached_property
+    def _messages(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        return self.authored()
+
+    @property
+    def input_messages(self) -> list[dict[str, Any]]:
+        """The input messages as authored, file parts expanded."""
+        return self._messages[0]
+
+    @property
+    def expected_messages(self) -> list[dict[str, Any]]:
+        """The expected messages as authored, file parts expanded."""
+        return self._messages[1]
+
+    def script_input(self) -> dict[str, Any]:
+        """The JSON object a code evaluator reads on stdin."""
+        return {
+            "question": self.question,
+            "expected_outcome": self.expected_outcome,
+            "reference_answer": self.reference_answer,
+            "candidate_answer": self.candidate_answer,
+            "guidelines": self.guidelines,
+            "input_messages": self.input_messages,
+            "expected_messages": self.expected_messages,
+            "guideline_paths": self.guideline_paths,
+            "input_files": self.input_files,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class EvaluatorResult:
+    """One evaluator's verdict on one answer (an error leaves ``score`` None)."""
+
+    name: str
+    type: str
+    weight: float
+    status: Status
+    score: float | None
+    hits: list[str] = field(default_factory=list[str])
+    misses: list[str] = field(default_factory=list[str])
+    reasoning: str = ""
+    raw_request: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The row's ``evaluator_results`` entry."""
+        return {
+            "name": self.name,
+            "type": self.type,
+            "weight": self.weight,
+            "status": self.status,
+            "score": self.score,
+            "hits": self.hits,
+            "misses": self.misses,
+            "reasoning": self.reasoning,
+            "raw_request": self.raw_request,
+        }
+
+
+class EvaluatorFailure(Exception):
+    """An evaluator could not produce a verdict; the message says why."""
+
+    def __init__(self, message: str, raw_request: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.raw_request = raw_request
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """A score in [0, 1] with its reasons."""
+
+    score: float
+    hits: list[str]
+    misses: list[str]
+    reasoning: str
+
+
+def parse_verdict(data: Any) -> Verdict:
+    """A verdict from a parsed JSON object; raise ValueError when it is not one."""
+    if not isinstance(data, dict):
+        raise ValueError("expected a JSON object")
+    fields: dict[str, Any] = data  # pyright: ignore[reportUnknownVariableType]
+    score = fields.get("score")
+    if isinstance(score, bool) or not isinstance(score, int | float):
+        raise ValueError("'score' must be a number")
+    if not 0 <= score <= 1:
+        raise ValueError(f"score {score} is outside [0, 1]")
+    return Verdict(
+        float(score),
+        _strings(fields.get("hits")),
+        _strings(fields.get("misses")),
+        str(fields.get("reasoning") or ""),
+    )
+
+
+def _strings(value: Any) -> list[str]:
+    if not isinstance(value, list):
+        return []
+    items: list[Any] = value  # pyright: ignore[reportUnknownVariableType]
+    return [str(item) for item in items]

@@ -1,0 +1,53 @@
+"""Built-in checks: ``contains``, ``regex``, ``equals``, ``is_json``; each scores 1 or 0."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from evalwright.evalfile.evaluator_specs import ContainsSpec, EqualsSpec, IsJsonSpec, RegexSpec
+from evalwright.evalfile.text import normalize_newlines, tidy
+from evalwright.evaluators.base import Verdict
+
+BuiltinSpec = ContainsSpec | RegexSpec | EqualsSpec | IsJsonSpec
+
+
+def check(spec: BuiltinSpec, answer: str) -> Verdict:
+    """Score ``answer`` with a built-in check."""
+    if isinstance(spec, ContainsSpec):
+        return _contains(spec, answer)
+    if isinstance(spec, RegexSpec):
+        flags = 0 if spec.case_sensitive else re.IGNORECASE
+        found = re.search(spec.value, answer, flags) is not None
+        return _binary(found, f"matches /{spec.value}/", f"does not match /{spec.value}/")
+    if isinstance(spec, EqualsSpec):
+        expected, actual = tidy(normalize_newlines(spec.value)), tidy(normalize_newlines(answer))
+        if not spec.case_sensitive:
+            expected, actual = expected.casefold(), actual.casefold()
+        return _binary(
+            expected == actual, "equals the expected text", "differs from the expected text"
+        )
+    try:
+        json.loads(answer)
+    except ValueError as exc:
+        return _binary(False, "", f"is not valid JSON ({exc})")
+    return _binary(True, "is valid JSON", "")
+
+
+def _contains(spec: ContainsSpec, answer: str) -> Verdict:
+    values = [spec.value] if isinstance(spec.value, str) else spec.value
+    haystack = answer if spec.case_sensitive else answer.casefold()
+    hits: list[str] = []
+    misses: list[str] = []
+    for value in values:
+        needle = value if spec.case_sensitive else value.casefold()
+        (hits if needle in haystack else misses).append(f"contains {value!r}")
+    score = 0.0 if misses else 1.0
+    reasoning = f"{len(hits)} of {len(values)} required values found"
+    return Verdict(score, hits, [m.replace("contains", "missing", 1) for m in misses], reasoning)
+
+
+def _binary(passed: bool, hit: str, miss: str) -> Verdict:
+    if passed:
+        return Verdict(1.0, [hit], [], hit)
+    return Verdict(0.0, [], [miss], miss)

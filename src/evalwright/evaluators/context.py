@@ -1,0 +1,87 @@
+"""Build an evaluator's context from a case, its prompt and the target's answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evalwright.evalfile.messages import AssistantMessage, FilePart, Message, UserMessage
+from evalwright.evalfile.references import FileResolver, ReferenceProblem
+from evalwright.evalfile.resolved import EvalCase, EvalSuite
+from evalwright.evaluators.base import EvalContext, JudgeCaller
+from evalwright.prompts import PromptInputs, reference_answer
+
+
+def authored_messages(
+    case: EvalCase,
+    resolver: FileResolver,
+    base_dir: str,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The input and expected messages as authored, each file part expanded to
+    ``{"type": "file", "path", "resolved_path", "content"}``."""
+    spec = case.spec
+    inputs: list[Message] = list(
+        spec.input_messages or [UserMessage(role="user", content=spec.input or "")]
+    )
+    expected: list[Message] = list(
+        spec.expected_messages
+        or (
+            [AssistantMessage(role="assistant", content=spec.expected_output)]
+            if spec.expected_output is not None
+            else []
+        )
+    )
+    return (
+        [_message(m, resolver, base_dir) for m in inputs],
+        [_message(m, resolver, base_dir) for m in expected],
+    )
+
+
+def _message(message: Message, resolver: FileResolver, base_dir: str) -> dict[str, Any]:
+    out = message.model_dump(mode="json", exclude_unset=True, exclude={"content"})
+    out = {"role": message.role, **out}
+    content = message.content
+    if isinstance(content, list):
+        out["content"] = [_part(p, resolver, base_dir) for p in content]
+    elif content is not None:
+        out["content"] = content
+    return out
+
+
+def _part(part: Any, resolver: FileResolver, base_dir: str) -> Any:
+    if not isinstance(part, FilePart):
+        return part if isinstance(part, str) else part.model_dump(mode="json")
+    try:
+        found = resolver.resolve(part.value, base_dir, classify=False)
+    except ReferenceProblem:  # resolved at load, so only a file changed since then lands here
+        return {"type": "file", "path": part.value, "resolved_path": None, "content": None}
+    return {
+        "type": "file",
+        "path": part.value,
+        "resolved_path": found.path,
+        "content": found.content,
+    }
+
+
+def eval_context(
+    suite: EvalSuite,
+    case: EvalCase,
+    inputs: PromptInputs,
+    answer: str,
+    judge_target: str | None,
+    judge: JudgeCaller | None,
+) -> EvalContext:
+    """The context every evaluator of ``case`` sees for ``answer``."""
+    base_dir = str(suite.path.parent)
+    return EvalContext(
+        case_id=case.id,
+        question=inputs.question,
+        expected_outcome=case.expected_outcome,
+        reference_answer=reference_answer(case.expected_messages),
+        candidate_answer=answer,
+        guidelines=inputs.guidelines,
+        guideline_paths=list(inputs.guideline_paths),
+        input_files=list(inputs.input_files),
+        authored=lambda: authored_messages(case, suite.resolver, base_dir),
+        judge_target=judge_target,
+        judge=judge,
+    )

@@ -1,0 +1,95 @@
+"""The ``llm_judge`` evaluator: the filled template and the judge system prompt go to a chat
+target; the reply must be a verdict. One more try after a bad reply, then an error."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from evalwright.errors import ProviderError
+from evalwright.evalfile.evaluator_specs import LlmJudgeSpec
+from evalwright.evalfile.template import Template, parse_template
+from evalwright.evaluators.base import EvalContext, EvaluatorFailure, Verdict, parse_verdict
+from evalwright.evaluators.texts import DEFAULT_TEMPLATE, JUDGE_SYSTEM_PROMPT, VERDICT_SCHEMA
+from evalwright.prompts import ChatMessage
+from evalwright.providers.base import ProviderRequest, ProviderResponse
+
+DEFAULT = parse_template(DEFAULT_TEMPLATE, "default")
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)\s*```", re.DOTALL)
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def judge_prompt(template: Template | None, ctx: EvalContext) -> str:
+    """The filled template: ``{{question}}`` is exactly the row's ``raw_request.question``."""
+    return (template or DEFAULT).render(
+        {
+            "question": ctx.question,
+            "expected_outcome": ctx.expected_outcome,
+            "reference_answer": ctx.reference_answer,
+            "candidate_answer": ctx.candidate_answer,
+            "guidelines": ctx.guidelines,
+            "input_messages": _compact(ctx.input_messages),
+            "expected_messages": _compact(ctx.expected_messages),
+        }
+    )
+
+
+def judge_request(template: Template | None, ctx: EvalContext) -> ProviderRequest:
+    """``[system: the judge prompt, user: the filled template]``, asking for a verdict."""
+    return ProviderRequest(
+        case_id=ctx.case_id,
+        purpose="judge",
+        response_schema=VERDICT_SCHEMA,
+        messages=(
+            ChatMessage(role="system", content=JUDGE_SYSTEM_PROMPT),
+            ChatMessage(role="user", content=judge_prompt(template, ctx)),
+        ),
+    )
+
+
+def read_verdict(text: str) -> Verdict:
+    """A verdict from a judge's reply (a fenced JSON block is accepted); raise ValueError."""
+    body = text.strip()
+    fenced = _FENCE.fullmatch(body)
+    if fenced:
+        body = fenced.group(1)
+    try:
+        data = json.loads(body)
+    except json.JSONDecodeError:
+        raise ValueError(f"not JSON: {text.strip()[:120]!r}") from None
+    return parse_verdict(data)
+
+
+def _acceptable(response: ProviderResponse) -> bool:
+    try:
+        read_verdict(response.text)
+    except ValueError:
+        return False
+    return True
+
+
+async def run_judge(
+    spec: LlmJudgeSpec, template: Template | None, ctx: EvalContext
+) -> tuple[Verdict, dict[str, Any]]:
+    """Ask the judge, retrying once on a reply that is not a verdict."""
+    target = spec.target or ctx.judge_target
+    if ctx.judge is None or target is None:
+        raise EvaluatorFailure("no judge target is configured")
+    request = judge_request(template, ctx)
+    problem = ""
+    raw: dict[str, Any] | None = None
+    for attempt in (1, 2):
+        try:
+            response = await ctx.judge(target, request, use_cache=attempt == 1, accept=_acceptable)
+        except ProviderError as exc:
+            raise EvaluatorFailure(f"judge target '{target}' failed: {exc}", raw) from None
+        raw = response.wire_request
+        try:
+            return read_verdict(response.text), raw
+        except ValueError as exc:
+            problem = str(exc)
+    raise EvaluatorFailure(f"the judge gave no valid verdict in two tries: {problem}", raw)

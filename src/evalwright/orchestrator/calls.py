@@ -1,0 +1,86 @@
+"""Every target and judge call goes through here: the per-target concurrency bound, the
+response cache, and the retry policy. Adapters know nothing of these."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+
+from evalwright.orchestrator.retry import with_retries
+from evalwright.orchestrator.targets import TargetRegistry
+from evalwright.providers.base import ProviderRequest, ProviderResponse, Usage
+from evalwright.providers.chat import ChatProvider
+from evalwright.results.cache import CachedReply, ResponseCache, cache_key
+from evalwright.results.rows import CacheState
+
+
+class TargetCaller:
+    """Calls targets for one run."""
+
+    def __init__(self, registry: TargetRegistry, cache: ResponseCache | None) -> None:
+        self.registry = registry
+        self.cache = cache
+        self._limits: dict[str, asyncio.Semaphore | None] = {}
+
+    def _limit(self, name: str) -> AbstractAsyncContextManager[object]:
+        if name not in self._limits:
+            workers = self.registry.target(name).workers
+            self._limits[name] = asyncio.Semaphore(workers) if workers else None
+        limit = self._limits[name]
+        return limit if limit is not None else contextlib.nullcontext()
+
+    async def call(
+        self,
+        name: str,
+        request: ProviderRequest,
+        *,
+        use_cache: bool = True,
+        accept: Callable[[ProviderResponse], bool] | None = None,
+    ) -> tuple[ProviderResponse, CacheState]:
+        """Ask target ``name``; a cached answer costs no request (``latency_ms`` 0)."""
+        provider = self.registry.provider(name)
+        key = None
+        if self.cache is not None and isinstance(provider, ChatProvider):
+            prepared = provider.prepare(request)
+            wire = prepared.wire_request
+            key = cache_key(
+                request.purpose, provider.kind, provider.url, wire["model"], wire["body"]
+            )
+            hit = self.cache.get(key) if use_cache else None
+            if hit is not None:
+                usage = Usage(**hit.usage) if hit.usage else None
+                return ProviderResponse(
+                    hit.text, hit.finish_reason, usage, 0.0, wire, prepared.notes, attempts=0
+                ), "hit"
+        target = self.registry.target(name)
+        settings = getattr(target, "retry", None)
+        async with self._limit(name):
+            response, attempts = await with_retries(
+                lambda attempt: provider.generate(dataclasses.replace(request, attempt=attempt)),
+                settings,
+                target.timeout,
+            )
+        response = dataclasses.replace(response, attempts=attempts)
+        if key is None or self.cache is None:
+            return response, "off"
+        if accept is None or accept(response):
+            usage = response.usage.to_json() if response.usage else None
+            self.cache.put(
+                key, request.purpose, CachedReply(response.text, response.finish_reason, usage)
+            )
+        return response, "miss"
+
+    async def judge(
+        self,
+        target: str,
+        request: ProviderRequest,
+        *,
+        use_cache: bool = True,
+        accept: Callable[[ProviderResponse], bool] | None = None,
+    ) -> ProviderResponse:
+        """A judge call (the evaluators' :class:`JudgeCaller`)."""
+        response, _ = await self.call(target, request, use_cache=use_cache, accept=accept)
+        return response

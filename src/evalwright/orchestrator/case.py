@@ -1,0 +1,104 @@
+"""Run one case on one target: ask the target, judge the answer, build the row."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from evalwright.errors import ProviderError
+from evalwright.evaluators import case_score, evaluate
+from evalwright.evaluators.context import eval_context
+from evalwright.orchestrator.calls import TargetCaller
+from evalwright.orchestrator.plan import Plan, WorkItem
+from evalwright.orchestrator.requests import candidate_request, case_inputs
+from evalwright.prompts import PromptInputs, reference_answer
+from evalwright.providers.base import ProviderResponse
+from evalwright.results.rows import CacheState, aggregate, error_json, utc_now
+
+
+@dataclass(frozen=True, slots=True)
+class CaseRunner:
+    """What every case of a run shares."""
+
+    plan: Plan
+    caller: TargetCaller
+    run_id: str
+
+    async def run(self, item: WorkItem) -> dict[str, Any]:
+        """The finished row of ``item``; failures are recorded on it, never raised."""
+        target = self.plan.registry.target(item.target)
+        inputs = case_inputs(item.case, target)
+        request = candidate_request(item.case, inputs)
+        try:
+            response, cache = await self.caller.call(item.target, request)
+        except ProviderError as exc:
+            return self.failed_row(item, exc)
+        context = eval_context(
+            item.suite,
+            item.case,
+            inputs,
+            response.text,
+            self.plan.judge_target(item.target),
+            self.caller.judge,
+        )
+        verdicts = await evaluate(item.case.evaluators, context)
+        score, problem = case_score(verdicts)
+        results = [verdict.to_json() for verdict in verdicts]
+        error = error_json("evaluator_error", problem) if problem else None
+        return self._row(item, inputs, response, cache, results, score, error)
+
+    def failed_row(self, item: WorkItem, exc: ProviderError) -> dict[str, Any]:
+        """The row of a case whose target failed: what was sent, and the error."""
+        inputs = case_inputs(item.case, self.plan.registry.target(item.target))
+        request = candidate_request(item.case, inputs)
+        prepared = self.plan.registry.provider(item.target).prepare(request)
+        response = ProviderResponse(
+            "", None, None, 0.0, prepared.wire_request, prepared.notes, attempts=exc.attempts
+        )
+        error = error_json(exc.error_type, str(exc))
+        row = self._row(item, inputs, response, "off", [], None, error)
+        row["latency_ms"] = None
+        return row
+
+    def _row(
+        self,
+        item: WorkItem,
+        inputs: PromptInputs,
+        response: ProviderResponse,
+        cache: CacheState,
+        results: list[dict[str, Any]],
+        score: float | None,
+        error: dict[str, str] | None,
+    ) -> dict[str, Any]:
+        case = item.case
+        hits, misses, reasoning = aggregate(results)
+        return {
+            "run_id": self.run_id,
+            "timestamp": utc_now(),
+            "eval_file": item.suite.relative_path,
+            "eval_id": case.id,
+            "dataset": item.suite.dataset,
+            "conversation_id": case.conversation_id,
+            "metadata": case.metadata,
+            "target": item.target,
+            "provider": self.plan.registry.provider(item.target).kind,
+            "status": "error" if error else "ok",
+            "score": None if error else score,
+            "hits": hits,
+            "misses": misses,
+            "reasoning": reasoning,
+            "candidate_answer": response.text,
+            "finish_reason": response.finish_reason,
+            "expected_outcome": case.expected_outcome,
+            "reference_answer": reference_answer(case.expected_messages),
+            "raw_request": inputs.raw_request(),
+            "wire_request": response.wire_request,
+            "delivery_notes": [n.model_dump() for n in response.delivery_notes],
+            "trace": list(response.trace),
+            "evaluator_results": results,
+            "usage": response.usage.to_json() if response.usage else None,
+            "latency_ms": round(response.latency_ms, 3),
+            "attempts": response.attempts,
+            "cache": cache,
+            "error": error,
+        }

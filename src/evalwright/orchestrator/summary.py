@@ -1,0 +1,89 @@
+"""Counting a run as rows finish: per target, and whether the run passed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(slots=True)
+class TargetStats:
+    """One target's rows so far."""
+
+    cases: int = 0
+    errors: int = 0
+    passed: int = 0
+    score_sum: float = 0.0
+    lossless: int = 0
+    cached: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    @property
+    def ok(self) -> int:
+        """Rows that ran and were scored."""
+        return self.cases - self.errors
+
+    @property
+    def mean(self) -> float | None:
+        """The mean score of ``ok`` rows."""
+        return self.score_sum / self.ok if self.ok else None
+
+
+@dataclass(slots=True)
+class RunSummary:
+    """The whole run: per-target stats, timing, and the verdict against the threshold."""
+
+    results_path: Path
+    total: int
+    pass_mark: float = 0.5
+    threshold: float | None = None
+    targets: dict[str, TargetStats] = field(default_factory=dict[str, TargetStats])
+    wall_seconds: float = 0.0
+    interrupted: bool = False
+
+    def add(self, row: dict[str, Any]) -> None:
+        """Count one finished row."""
+        stats = self.targets.setdefault(str(row["target"]), TargetStats())
+        stats.cases += 1
+        if row["status"] != "ok":
+            stats.errors += 1
+        else:
+            score = float(row["score"])
+            stats.score_sum += score
+            stats.passed += score >= self.pass_mark
+        stats.lossless += not row["delivery_notes"]
+        stats.cached += row["cache"] == "hit"
+        usage: dict[str, Any] = row["usage"] or {}
+        stats.input_tokens += usage.get("input_tokens") or 0
+        stats.output_tokens += usage.get("output_tokens") or 0
+
+    @property
+    def done(self) -> int:
+        """Rows finished so far."""
+        return sum(s.cases for s in self.targets.values())
+
+    @property
+    def errors(self) -> int:
+        """Rows that errored."""
+        return sum(s.errors for s in self.targets.values())
+
+    @property
+    def mean(self) -> float | None:
+        """The mean score of every ``ok`` row."""
+        ok = sum(s.ok for s in self.targets.values())
+        return sum(s.score_sum for s in self.targets.values()) / ok if ok else None
+
+    @property
+    def below_threshold(self) -> bool:
+        """Whether ``--threshold`` was given and the mean falls below it."""
+        if self.threshold is None:
+            return False
+        mean = self.mean
+        return mean is None or mean < self.threshold
+
+    def exit_code(self) -> int:
+        """0 when every case ran and the threshold holds; 1 otherwise."""
+        failed = self.errors or self.below_threshold or self.interrupted or self.done < self.total
+        return 1 if failed else 0
