@@ -1,0 +1,121 @@
+"""End-to-end harness: a project whose targets point at a fake server running in a thread,
+and ``evalwright`` run as a real subprocess against it."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalwright.testing import FakeServer, ReceivedRequest
+from tests.conftest import CliResult, ProjectDir, run_process
+
+OPENAI_KEY = "sk-test-openai-0123456789"
+ANTHROPIC_KEY = "sk-ant-test-0123456789"
+GEMINI_KEY = "gm-test-key-0123456789"
+JUDGE_PREFIX = "You are an evaluation judge"
+
+
+def targets_yaml(url: str, extra: str = "") -> str:
+    """Targets for every chat API at ``url``, plus an OpenAI judge."""
+    return f"""targets:
+  - name: oa
+    provider: openai
+    model: gpt-test
+    base_url: {url}/v1
+    judge_target: judge
+    retry: {{max_retries: 1, initial_delay_ms: 10, max_delay_ms: 50}}{extra}
+  - name: an
+    provider: anthropic
+    model: claude-test
+    base_url: {url}
+    judge_target: judge
+  - name: ge
+    provider: gemini
+    model: gemini-test
+    base_url: {url}
+    judge_target: judge
+  - name: judge
+    provider: openai
+    model: judge-test
+    base_url: {url}/v1
+    retry: {{max_retries: 1, initial_delay_ms: 10, max_delay_ms: 50}}
+"""
+
+
+def system_text(request: ReceivedRequest) -> str:
+    """The system prompt of a request, whatever its API."""
+    return request.system_prompt or ""
+
+
+def is_judge(request: ReceivedRequest) -> bool:
+    """Whether a request was sent by an llm_judge evaluator."""
+    return system_text(request).startswith(JUDGE_PREFIX)
+
+
+def judge_user_text(request: ReceivedRequest) -> str:
+    """The filled template a judge request carries (OpenAI judge: the last message)."""
+    return str(request.json["messages"][-1]["content"])
+
+
+def question_section(judge_prompt: str) -> str:
+    """The text between the question and reference answer headings of the default template."""
+    start = judge_prompt.index("[[ ## question ## ]]\n") + len("[[ ## question ## ]]\n")
+    end = judge_prompt.index("\n\n[[ ## reference_answer ## ]]")
+    return judge_prompt[start:end]
+
+
+@dataclass
+class E2E:
+    """A project wired to a running fake server."""
+
+    project: ProjectDir
+    server: FakeServer
+    env: dict[str, str] = field(default_factory=dict[str, str])
+
+    @property
+    def root(self) -> Path:
+        """The project root."""
+        return self.project.root
+
+    def run(self, *args: str | os.PathLike[str], timeout: float = 120) -> CliResult:
+        """``evalwright ARGS`` in the project root, as a subprocess."""
+        return run_process(*args, cwd=self.root, env=self.env, timeout=timeout)
+
+    def rows(self, path: str = "results.jsonl") -> list[dict[str, Any]]:
+        """The rows of a results file."""
+        text = (self.root / path).read_text(encoding="utf-8")
+        assert text.endswith("\n") or not text
+        return [json.loads(line) for line in text.splitlines()]
+
+    def candidates(self) -> list[ReceivedRequest]:
+        """Requests that asked a target for an answer (not a judge)."""
+        return [r for r in self.server.requests if not is_judge(r)]
+
+    def judges(self) -> list[ReceivedRequest]:
+        """Requests sent by llm_judge evaluators."""
+        return [r for r in self.server.requests if is_judge(r)]
+
+
+def base_env() -> dict[str, str]:
+    """The environment for subprocess runs: our test keys, no stray proxies."""
+    env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
+    env.update(
+        OPENAI_API_KEY=OPENAI_KEY,
+        ANTHROPIC_API_KEY=ANTHROPIC_KEY,
+        GEMINI_API_KEY=GEMINI_KEY,
+        PYTHONUNBUFFERED="1",
+    )
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    return env
+
+
+def start(project: ProjectDir, **server_options: Any) -> Iterator[E2E]:
+    """Run a fake server for the duration of a test, with targets pointing at it."""
+    with FakeServer.in_thread(**server_options) as server:
+        project.write(".evalwright/targets.yaml", targets_yaml(server.url))
+        yield E2E(project, server, base_env())
