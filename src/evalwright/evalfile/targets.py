@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Discriminator, Field, Tag, model_validator
+from pydantic import AfterValidator, ConfigDict, Discriminator, Field, Tag, model_validator
 
 from evalwright.evalfile.base import FileModel, NonEmptyStr, Pattern, field_error
 
@@ -71,8 +71,19 @@ class OpenAITarget(_OpenAIWire):
     base_url: NonEmptyStr | None = None
 
 
+def _azure_schema(schema: dict[str, Any]) -> None:
+    """``model`` is an alias of ``deployment``: the schema accepts either, not both."""
+    properties = schema["properties"]
+    properties["model"] = {**properties["deployment"], "title": "Model"}
+    properties["model"]["description"] = "Alias of deployment."
+    schema["required"] = [key for key in schema["required"] if key != "deployment"]
+    schema["oneOf"] = [{"required": ["deployment"]}, {"required": ["model"]}]
+
+
 class AzureTarget(_OpenAIWire):
     """An Azure OpenAI deployment (``deployment``, alias ``model``)."""
+
+    model_config = ConfigDict(json_schema_extra=_azure_schema)
 
     provider: Literal["azure"]
     endpoint: NonEmptyStr

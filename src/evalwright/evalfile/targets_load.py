@@ -47,6 +47,8 @@ _IGNORED: dict[str, set[str]] = {
     "vscode-insiders": {"wait", "subagent_root"},
 }
 _CAMEL = re.compile(r"(?<=[a-z0-9])([A-Z])")
+# camelCase keys whose snake_case form is not ours (AgentV: ``max_output_tokens ?? maxTokens``).
+_CAMEL_KEYS = {"maxTokens": "max_output_tokens"}
 
 
 def load_targets(path: Path, report: Report) -> TargetsFile | None:
@@ -57,6 +59,7 @@ def load_targets(path: Path, report: Report) -> TargetsFile | None:
 
 def load_targets_located(path: Path, report: Report) -> tuple[TargetsFile, Positions] | None:
     """Load a targets file with the positions of its values (for later warnings)."""
+    errors = len(report.errors)
     text = read_text(path, report)
     if text is None:
         return None
@@ -77,7 +80,29 @@ def load_targets_located(path: Path, report: Report) -> tuple[TargetsFile, Posit
                 _Normalizer(report, ("targets", index), child).run(cast(dict[str, Any], entry))
     positions = Positions(root)
     targets: TargetsFile | None = validate(TargetsFile, data, positions, report)
-    return (targets, positions) if targets is not None else None
+    if targets is not None:
+        _check_judges(targets, positions, report)
+    if targets is None or len(report.errors) > errors:
+        return None
+    return targets, positions
+
+
+def _check_judges(targets: TargetsFile, positions: Positions, report: Report) -> None:
+    """Every ``judge_target`` names a target of the file, and not a coding agent."""
+    for index, target in enumerate(targets.targets):
+        if target.judge_target is None:
+            continue
+        path = ("targets", index, "judge_target")
+        judge = targets.get(target.judge_target)
+        if judge is None:
+            known = ", ".join(t.name for t in targets.targets)
+            message = f"unknown target {target.judge_target!r} (the file defines: {known})"
+        elif judge.is_agent:
+            message = f"a judge must be a chat API or mock, not {judge.provider}"
+        else:
+            continue
+        line, col = positions.value(path)
+        report.error(line, col, format_field(path), message)
 
 
 class _Normalizer:
@@ -88,58 +113,76 @@ class _Normalizer:
         self.path = path
         self.node = node or PosNode(1, 1, 1, 1)
 
-    def warn(self, key: str, message: str) -> None:
+    def warn(self, key: str, message: str, shown: str | None = None) -> None:
         child = self.node.children.get(key, self.node)
-        self.report.warning(child.key_line, child.key_col, format_field((*self.path, key)), message)
+        field = format_field((*self.path, shown or key))
+        self.report.warning(child.key_line, child.key_col, field, message)
 
-    def error(self, key: str, message: str) -> None:
+    def error(self, key: str, message: str, shown: str | None = None) -> None:
         child = self.node.children.get(key, self.node)
-        self.report.error(child.key_line, child.key_col, format_field((*self.path, key)), message)
+        field = format_field((*self.path, shown or key))
+        self.report.error(child.key_line, child.key_col, field, message)
 
-    def rename(self, entry: dict[str, Any], old: str, new: str) -> None:
+    def drop(self, entry: dict[str, Any], key: str) -> None:
+        del entry[key]
+        self.node.children.pop(key, None)
+
+    def rename(self, entry: dict[str, Any], old: str, new: str) -> bool:
+        """Rename ``old`` to ``new``; when both are given, report one error and drop ``old``."""
         if new in entry:
             self.error(old, f"give '{new}' or its legacy form '{old}', not both")
-            return
+            self.drop(entry, old)
+            return False
         entry[new] = entry.pop(old)
         if old in self.node.children:
             self.node.children[new] = self.node.children.pop(old)
+        return True
 
     def run(self, entry: dict[str, Any]) -> None:
-        for key in [k for k in entry if _CAMEL.search(k)]:
-            snake = _CAMEL.sub(r"_\1", key).lower()
-            self.warn(key, f"legacy key '{key}': use '{snake}'")
-            self.rename(entry, key, snake)
         provider = entry.get("provider")
         if isinstance(provider, str) and provider in PROVIDER_ALIASES:
             canonical = PROVIDER_ALIASES[provider]
             self.warn("provider", f"legacy provider '{provider}': use '{canonical}'")
             entry["provider"] = provider = canonical
         kind = provider if isinstance(provider, str) else ""
-        if kind == "azure" and "model" in entry:
+        renames = _RENAMES.get(kind, {})
+        ignored = _IGNORED["*"] | _IGNORED.get(kind, set())
+        written: dict[str, str] = {}  # a key renamed silently here -> the key as written
+        for key in list(entry):
+            snake = _CAMEL_KEYS.get(key) or _CAMEL.sub(r"_\1", key).lower()
+            new = renames.get(snake, snake)
+            if new == key or not self.rename(entry, key, new):
+                continue
+            if new in ignored or new in _RETRY_KEYS:
+                written[new] = key  # warned about below
+            else:
+                self.warn(new, f"legacy key '{key}': use '{new}'", shown=key)
+        if kind == "azure" and "model" in entry and "deployment" not in entry:
             self.rename(entry, "model", "deployment")  # an alias, not a legacy form
-        for old, new in _RENAMES.get(kind, {}).items():
-            if old in entry:
-                self.warn(old, f"legacy key '{old}': use '{new}'")
-                self.rename(entry, old, new)
-        for key in sorted((_IGNORED["*"] | _IGNORED.get(kind, set())) & set(entry)):
-            self.warn(key, f"legacy key '{key}' is ignored")
-            del entry[key]
-        self._retry(entry)
+        for key in sorted(ignored & set(entry)):
+            shown = written.get(key, key)
+            self.warn(key, f"legacy key '{shown}' is ignored", shown=shown)
+            self.drop(entry, key)
+        self._retry(entry, written)
         if kind == "cli" and isinstance(entry.get("healthcheck"), dict):
             self._healthcheck(cast(dict[str, Any], entry["healthcheck"]))
 
-    def _retry(self, entry: dict[str, Any]) -> None:
+    def _retry(self, entry: dict[str, Any], written: dict[str, str]) -> None:
         flat = [key for key in _RETRY_KEYS if key in entry]
         if not flat:
             return
         if "retry" in entry:
-            self.error(flat[0], "give 'retry' or the flat retry keys, not both")
+            shown = written.get(flat[0], flat[0])
+            self.error(flat[0], "give 'retry' or the flat retry keys, not both", shown=shown)
+            for key in flat:
+                self.drop(entry, key)
             return
         first = self.node.children.get(flat[0], self.node)
         retry_node = PosNode(first.line, first.col, first.key_line, first.key_col)
         retry: dict[str, Any] = {}
         for key in flat:
-            self.warn(key, f"legacy key '{key}': use 'retry.{_RETRY_KEYS[key]}'")
+            shown = written.get(key, key)
+            self.warn(key, f"legacy key '{shown}': use 'retry.{_RETRY_KEYS[key]}'", shown=shown)
             retry[_RETRY_KEYS[key]] = entry.pop(key)
             if key in self.node.children:
                 retry_node.children[_RETRY_KEYS[key]] = self.node.children.pop(key)
@@ -154,9 +197,9 @@ class _Normalizer:
             inner.warn("type", "legacy key 'type' is not needed: give 'command' or 'url'")
             del check["type"]
             inner.node.children.pop("type", None)
-        if "command_template" in check:
-            inner.warn("command_template", "legacy key 'command_template': use 'command'")
-            inner.rename(check, "command_template", "command")
+        if "command_template" in check and inner.rename(check, "command_template", "command"):
+            message = "legacy key 'command_template': use 'command'"
+            inner.warn("command", message, shown="command_template")
 
 
 def load_project_targets(path: Path) -> TargetsFile:

@@ -89,21 +89,21 @@ def _fill(value: Any, env: Mapping[str, str], target: str, path: tuple[str, ...]
 
 def unset_variables(
     target: Target, env: Mapping[str, str]
-) -> Iterator[tuple[tuple[str, ...], str]]:
+) -> Iterator[tuple[tuple[str | int, ...], str]]:
     """``(field path, variable)`` for each variable the target uses that is set nowhere."""
     yield from _unset(target, env, ())
 
 
 def _unset(
-    value: Any, env: Mapping[str, str], path: tuple[str, ...]
-) -> Iterator[tuple[tuple[str, ...], str]]:
+    value: Any, env: Mapping[str, str], path: tuple[str | int, ...]
+) -> Iterator[tuple[tuple[str | int, ...], str]]:
     if isinstance(value, str):
         for name in variables_in(value):
             if name not in env:
                 yield path, name
     elif isinstance(value, list):
-        for item in cast(list[Any], value):
-            yield from _unset(item, env, path)
+        for index, item in enumerate(cast(list[Any], value)):
+            yield from _unset(item, env, (*path, index))
     elif isinstance(value, dict):
         for key, item in cast(dict[str, Any], value).items():
             yield from _unset(item, env, (*path, key))

@@ -32,6 +32,11 @@ _TYPE_NAMES = {
     "model_type": "a mapping",
     "model_attributes_type": "a mapping",
 }
+_DISCRIMINATORS = {
+    "union_tag_invalid": "role",
+    "union_tag_not_found": "role",
+    "provider_type": "provider",
+}
 # Keys of later AgentV releases that we recognise but do not implement.
 AGENTV_FEATURE_KEYS = frozenset({"rubrics", "expected_tool_calls", "tool_trajectory"})
 
@@ -95,8 +100,14 @@ def _report(
     full = (*prefix, *path)
     if kind in ("missing", "extra_forbidden") or extra_field:
         line, col = positions.key(full) if kind != "missing" else positions.value(full[:-1])
-    elif kind in ("union_tag_invalid", "union_tag_not_found", "evaluator_type", "part_type"):
-        discriminator = "role" if kind.startswith("union") else "type"
+    elif kind in (
+        "union_tag_invalid",
+        "union_tag_not_found",
+        "evaluator_type",
+        "part_type",
+        "provider_type",
+    ):
+        discriminator = _DISCRIMINATORS.get(kind, "type")
         if kind == "union_tag_invalid" or (isinstance(value, dict) and discriminator in value):
             full = (*full, discriminator)
             path = (*path, discriminator)
@@ -161,6 +172,8 @@ def _message(
         )
     if kind in ("part_type", "evaluator_type"):
         return _variant_message(kind, value)
+    if kind == "provider_type":
+        return _provider_message(value)
     if kind == "content_type":
         quote = ": quote it" if isinstance(value, bool | int | float) else ""
         return f"{error['msg']}, got {type_name(value)}{quote}"
@@ -199,6 +212,17 @@ def _variant_message(kind: str, value: Any) -> str:
     if given in AGENTV_EVALUATOR_TYPES:
         return f"AgentV feature '{given}' evaluator is not supported"
     return f"unsupported evaluator type {_show(given)} (supported: {', '.join(EVALUATOR_TYPES)})"
+
+
+def _provider_message(value: Any) -> str:
+    from evalwright.evalfile.targets import PROVIDERS
+
+    if not isinstance(value, dict):
+        return f"expected a mapping, got {type_name(value)}"
+    if "provider" not in value:
+        return "missing required key 'provider'"
+    given = _show(value["provider"])  # pyright: ignore[reportUnknownArgumentType]
+    return f"unknown provider {given} (supported: {', '.join(PROVIDERS)})"
 
 
 def _unknown_key(model: Any, loc: tuple[int | str, ...], key: str) -> str:

@@ -1,0 +1,139 @@
+"""``evalwright schema eval|targets|config``: valid JSON Schemas that accept our own files."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any, cast
+
+import jsonschema
+import pytest
+from ruamel.yaml import YAML
+
+from tests.conftest import REPO, run_cli
+
+QUICKSTART = REPO / "examples" / "quickstart"
+
+
+@cache
+def schema_of(kind: str) -> dict[str, Any]:
+    """The schema ``evalwright schema KIND`` prints (checked to be a valid 2020-12 schema).
+
+    Cached: printing and checking a schema takes a noticeable fraction of a second.
+    """
+    result = run_cli("schema", kind)
+    assert result.code == 0, result.err
+    schema = cast(dict[str, Any], result.json())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return schema
+
+
+@cache
+def validator(kind: str) -> jsonschema.Draft202012Validator:
+    """A validator for documents of ``kind``."""
+    return jsonschema.Draft202012Validator(schema_of(kind))
+
+
+def read_yaml(path: Path) -> Any:
+    """A YAML file as plain data (YAML 1.2, as evalwright reads it)."""
+    loader: Any = YAML(typ="safe", pure=True)
+    return loader.load(path.read_text(encoding="utf-8"))
+
+
+def problems(kind: str, document: Any) -> list[str]:
+    """Why ``document`` is not a valid ``kind`` document (empty when it is)."""
+    errors = validator(kind).iter_errors(document)  # pyright: ignore[reportUnknownMemberType]
+    return [str(error.message) for error in errors]
+
+
+@pytest.mark.parametrize("kind", ["eval", "targets", "config"])
+def test_each_schema_is_valid_json_schema(kind: str) -> None:
+    schema = schema_of(kind)
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert schema["type"] == "object"
+    assert "evalwright" in schema["title"]
+    assert schema["additionalProperties"] is False
+
+
+def test_the_default_kind_is_eval() -> None:
+    assert run_cli("schema").json() == run_cli("schema", "eval").json()
+
+
+def test_an_unknown_kind_is_a_usage_error() -> None:
+    result = run_cli("schema", "results")
+    assert result.code == 2
+    assert "invalid choice" in result.err
+
+
+def test_eval_schema_accepts_the_quickstart_eval_file() -> None:
+    document = read_yaml(QUICKSTART / "evals" / "review.yaml")
+    assert document["evalcases"]
+    assert problems("eval", document) == []
+
+
+def test_eval_schema_rejects_wrong_documents() -> None:
+    assert problems("eval", {"evalcases": "not a list"})
+    assert problems("eval", {"evalcases": [], "bogus": 1})
+
+
+def test_targets_schema_accepts_the_quickstart_targets_file() -> None:
+    document = read_yaml(QUICKSTART / ".evalwright" / "targets.yaml")
+    assert document["targets"][0]["provider"] == "mock"
+    assert problems("targets", document) == []
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        {"name": "a", "provider": "openai", "model": "m", "api_key": "${{ KEY }}"},
+        {"name": "a", "provider": "openai", "model": "m", "base_url": "http://localhost/v1"},
+        {"name": "a", "provider": "azure", "endpoint": "e", "deployment": "d"},
+        {"name": "a", "provider": "azure", "endpoint": "e", "model": "d"},
+        {"name": "a", "provider": "anthropic", "model": "m", "retry": {"max_retries": 1}},
+        {"name": "a", "provider": "gemini", "model": "m", "temperature": 0},
+        {"name": "a", "provider": "mock", "responses": {"c": "x"}},
+        {"name": "a", "provider": "cli", "command": ["run", "{PROMPT}"]},
+        {"name": "a", "provider": "cli", "command": "run {PROMPT}", "healthcheck": {"url": "u"}},
+        {"name": "a", "provider": "codex", "args": ["--x"]},
+        {"name": "a", "provider": "vscode-insiders", "dry_run": True},
+    ],
+)
+def test_targets_schema_accepts_each_provider(target: dict[str, Any]) -> None:
+    document = {"$schema": "evalwright-targets-v1", "targets": [target]}
+    assert problems("targets", document) == []
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        {"targets": [{"name": "a", "provider": "openia", "model": "m"}]},
+        {"targets": [{"name": "a", "provider": "anthropic", "model": "m", "temperature": 0}]},
+        {"targets": [{"name": "a", "provider": "openai"}]},
+        {"targets": [{"name": "a", "provider": "openai", "model": "m", "system_role": "user"}]},
+        {"targets": [{"name": "a", "provider": "azure", "endpoint": "e"}]},
+        {
+            "targets": [
+                {"name": "a", "provider": "azure", "endpoint": "e", "deployment": "d", "model": "m"}
+            ]
+        },
+        {"targets": [{"name": "a b", "provider": "mock"}]},
+        {"targets": [{"name": "a", "provider": "mock"}], "extra": 1},
+        {"$schema": "something-else", "targets": []},
+        {},
+    ],
+)
+def test_targets_schema_rejects_wrong_documents(document: dict[str, Any]) -> None:
+    assert problems("targets", document)
+
+
+def test_config_schema() -> None:
+    good = {
+        "$schema": "agentv-config-v2",
+        "guideline_patterns": ["**/*.instructions.md"],
+        "max_file_bytes": 1024,
+        "cache": True,
+    }
+    assert problems("config", good) == []
+    assert problems("config", {}) == []
+    assert problems("config", {"guideline_pattern": []})
+    assert problems("config", {"max_file_bytes": 0})
