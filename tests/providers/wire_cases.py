@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from evalwright.evalfile import EvalCase
@@ -13,7 +14,7 @@ from evalwright.evalfile.targets import (
     OpenAITarget,
 )
 from evalwright.orchestrator.requests import candidate_request, case_inputs
-from evalwright.providers.base import Prepared
+from evalwright.providers.base import Prepared, ProviderContext
 from evalwright.providers.chat import ChatProvider
 from evalwright.providers.http import HttpPool
 from evalwright.providers.registry import create_provider
@@ -41,7 +42,8 @@ def chat_provider(
     api: str, pool: HttpPool | None = None, base_url: str = "http://127.0.0.1:9", **extra: Any
 ) -> ChatProvider:
     """The real adapter for ``api``."""
-    provider = create_provider(chat_target(api, base_url, **extra), pool or HttpPool())
+    target = chat_target(api, base_url, **extra)
+    provider = create_provider(target, pool or HttpPool(), ProviderContext(Path.cwd()))
     assert isinstance(provider, ChatProvider)
     return provider
 

@@ -7,6 +7,9 @@ for the targets a run uses (:mod:`evalwright.evalfile.variables`).
 
 from __future__ import annotations
 
+import re
+import shlex
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, ConfigDict, Discriminator, Field, Tag, model_validator
@@ -127,9 +130,46 @@ class MockTarget(_Target):
     delay_ms: Annotated[float, Field(ge=0)] = 0
 
 
+CLI_PLACEHOLDERS = (
+    "PROMPT",
+    "GUIDELINES",
+    "EVAL_ID",
+    "ATTEMPT",
+    "OUTPUT_FILE",
+    "PROMPT_FILE",
+    "GUIDELINES_FILE",
+    "MESSAGES_FILE",
+    "FILES",
+)
+_PLACEHOLDER = re.compile(r"\{([A-Z][A-Z_]*)\}")
+
+
+def split_command(command: Sequence[str] | str) -> list[str]:
+    """An argv: a list as is, a string split by POSIX shell rules (no shell ever runs it)."""
+    return list(command) if not isinstance(command, str) else shlex.split(command)
+
+
+def command_problem(argv: Sequence[str]) -> str | None:
+    """Why a ``cli`` command template is wrong, or ``None``."""
+    for element in argv:
+        for name in _PLACEHOLDER.findall(element):
+            if name not in CLI_PLACEHOLDERS:
+                return f"unknown placeholder {{{name}}} (known: {', '.join(CLI_PLACEHOLDERS)})"
+        if "{FILES}" in element and element != "{FILES}":
+            return "{FILES} must be a whole argument: it expands to one or more"
+    return None
+
+
 def _argv(value: list[str] | str) -> list[str] | str:
     if not (value.strip() if isinstance(value, str) else value and value[0]):
         raise field_error("empty", "expected a command")
+    try:
+        argv = split_command(value)
+    except ValueError as exc:
+        raise field_error("command", f"cannot split the command: {exc}") from None
+    problem = command_problem(argv)
+    if problem:
+        raise field_error("command", problem)
     return value
 
 

@@ -78,6 +78,7 @@ async def execute(plan: Plan, reporter: Reporter) -> RunSummary:
     previous = read_previous(options.resume) if options.resume else PreviousRun()
     path = options.resume or options.out or default_results_path(plan)
     redact = Redactor.from_environment(plan.registry.env, plan.registry.secrets())
+    plan.registry.use_redactor(redact)
     writer = ResultsWriter(path, redact, keep=previous.kept if options.resume else None)
     use_cache = options.cache if options.cache is not None else plan.project.config.cache
     cache = (
@@ -129,6 +130,8 @@ async def _work(
         while (item := await queue.get()) is not None:
             row = await _run_one(runner, item)
             writer.write(row)
+            if row["error"]:  # shown on the console too, so redacted like the file
+                row["error"]["message"] = writer.redact(row["error"]["message"])
             finished.add(_key(item))
             summary.add(row)
             reporter.row(row, summary)

@@ -3,7 +3,7 @@ provider when first used."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from evalwright.errors import ConfigError
@@ -12,7 +12,7 @@ from evalwright.evalfile.targets import MockTarget, Target, TargetsFile
 from evalwright.evalfile.targets_load import load_project_targets
 from evalwright.evalfile.targets_resolve import resolve_target
 from evalwright.evalfile.variables import Environment
-from evalwright.providers.base import Provider
+from evalwright.providers.base import Provider, ProviderContext
 from evalwright.providers.http import HttpPool
 from evalwright.providers.registry import create_provider
 
@@ -37,6 +37,7 @@ class TargetRegistry:
         self.require_keys = require_keys
         # A dry run answers every target and judge with the mock, needing no key or variable.
         self.dry_run = dry_run
+        self.context = ProviderContext(project.root)
         self._file: TargetsFile | None = None
         self._targets: dict[str, Target] = {}
         self._providers: dict[str, Provider] = {}
@@ -76,8 +77,12 @@ class TargetRegistry:
             target = self.target(name)
             if self.dry_run:
                 target = MockTarget(name=name, provider="mock")
-            self._providers[name] = create_provider(target, self.pool)
+            self._providers[name] = create_provider(target, self.pool, self.context)
         return self._providers[name]
+
+    def use_redactor(self, redact: Callable[[str], str]) -> None:
+        """Keep secrets out of the logs adapters write (set before the first provider)."""
+        self.context = ProviderContext(self.project.root, redact)
 
     def secrets(self) -> list[str]:
         """The API keys of the targets resolved so far (for redaction)."""

@@ -7,7 +7,9 @@ applied around them by the orchestrator.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from evalwright.evalfile.targets import Target
@@ -76,6 +78,19 @@ class ProviderResponse:
     delivery_notes: tuple[DeliveryNote, ...]
     attempts: int = 1
     trace: tuple[dict[str, Any], ...] = field(default=())
+
+
+def _unchanged(text: str) -> str:
+    return text
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderContext:
+    """What agent adapters need beyond their target: where the project is, and how to keep
+    secrets out of the logs they write."""
+
+    root: Path
+    redact: Callable[[str], str] = _unchanged
 
 
 class Provider(ABC):

@@ -6,7 +6,7 @@ import importlib
 from typing import Any
 
 from evalwright.evalfile.targets import Target
-from evalwright.providers.base import Provider
+from evalwright.providers.base import Provider, ProviderContext
 from evalwright.providers.http import HttpPool
 
 _CLASSES = {
@@ -15,8 +15,13 @@ _CLASSES = {
     "anthropic": "evalwright.providers.anthropic.adapter:AnthropicProvider",
     "gemini": "evalwright.providers.gemini.adapter:GeminiProvider",
     "mock": "evalwright.providers.mock.adapter:MockProvider",
+    "cli": "evalwright.providers.cli.adapter:CliProvider",
+    "codex": "evalwright.providers.codex.adapter:CodexProvider",
+    "vscode": "evalwright.providers.vscode.adapter:VSCodeProvider",
+    "vscode-insiders": "evalwright.providers.vscode.adapter:VSCodeProvider",
 }
 CHAT_KINDS = frozenset({"openai", "azure", "anthropic", "gemini"})
+AGENT_KINDS = frozenset({"cli", "codex", "vscode", "vscode-insiders"})
 
 
 def provider_class(kind: str) -> type[Provider]:
@@ -26,11 +31,14 @@ def provider_class(kind: str) -> type[Provider]:
     return cls
 
 
-def create_provider(target: Target, pool: HttpPool) -> Provider:
-    """A provider for a resolved target; chat APIs share the run's HTTP pool."""
+def create_provider(target: Target, pool: HttpPool, context: ProviderContext) -> Provider:
+    """A provider for a resolved target: chat APIs share the run's pool, agents get the
+    project context."""
     cls: Any = provider_class(target.provider)
     if target.provider in CHAT_KINDS:
         provider: Provider = cls(target, pool)
+    elif target.provider in AGENT_KINDS:
+        provider = cls(target, context)
     else:
         provider = cls(target)
     return provider

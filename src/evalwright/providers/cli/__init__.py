@@ -1,0 +1,1 @@
+"""Any command line as a target: placeholders filled inside argv, never a shell."""

@@ -1,0 +1,163 @@
+"""The ``cli`` provider: run a command per case; the answer is ``{OUTPUT_FILE}`` or stdout."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from evalwright.errors import ProviderError
+from evalwright.evalfile.targets import CliTarget
+from evalwright.prompts import PromptInputs
+from evalwright.providers.base import (
+    Prepared,
+    Provider,
+    ProviderContext,
+    ProviderRequest,
+    ProviderResponse,
+)
+from evalwright.providers.cli.placeholders import fill, split_command, uses
+from evalwright.providers.process import run_command
+
+HEALTHCHECK_SECONDS = 30
+# Shown by ``prompt --target`` where a temporary file will be at run time.
+PREVIEW_FILES = {
+    name: f"<{name.lower()}>"
+    for name in ("OUTPUT_FILE", "PROMPT_FILE", "GUIDELINES_FILE", "MESSAGES_FILE")
+}
+
+
+class CliProvider(Provider):
+    """A command line; LM-mode question as ``{PROMPT}``, files as ``{FILES}``."""
+
+    kind = "cli"
+
+    def __init__(self, target: CliTarget, context: ProviderContext) -> None:
+        super().__init__(target)
+        self.cli = target
+        self.argv = split_command(target.command)
+        self.cwd = str(context.root / target.cwd) if target.cwd else str(context.root)
+        self._health: asyncio.Task[None] | None = None
+
+    def _values(self, request: ProviderRequest, files: dict[str, str]) -> dict[str, str]:
+        inputs = _inputs(request)
+        return {
+            "PROMPT": inputs.question,
+            "GUIDELINES": inputs.guidelines,
+            "EVAL_ID": request.case_id,
+            "ATTEMPT": str(request.attempt),
+            **files,
+        }
+
+    def _argv(self, request: ProviderRequest, files: dict[str, str]) -> list[str]:
+        inputs = _inputs(request)
+        listed = [*inputs.guideline_paths, *inputs.input_files]
+        return fill(self.argv, self._values(request, files), listed, self.cli.files_format)
+
+    def prepare(self, request: ProviderRequest) -> Prepared:
+        """The argv with temporary files named by role (they exist only at run time)."""
+        wire = {
+            "api": "cli",
+            "argv": self._argv(request, PREVIEW_FILES),
+            "cwd": self.cwd,
+            "prompt_document": None,
+        }
+        return Prepared(wire, request.notes)
+
+    async def generate(self, request: ProviderRequest) -> ProviderResponse:
+        """Run the command once in a scratch directory holding the placeholder files."""
+        await self._healthcheck()
+        with tempfile.TemporaryDirectory(prefix="evalwright-cli-") as scratch:
+            files = _write_files(Path(scratch), request)
+            argv = self._argv(request, files)
+            started = time.perf_counter()
+            try:
+                finished = await run_command(argv, cwd=self.cwd, env=self._env(request))
+            except OSError as exc:
+                raise ProviderError(f"cannot run {argv[0]!r}: {exc.strerror or exc}") from None
+            latency = (time.perf_counter() - started) * 1000
+            if finished.returncode != 0:
+                tail = finished.stderr_tail()
+                raise ProviderError(
+                    f"command exited with status {finished.returncode}"
+                    + (f"; stderr: {tail}" if tail else "")
+                )
+            answer = self._answer(files["OUTPUT_FILE"], finished.stdout)
+        wire = {"api": "cli", "argv": argv, "cwd": self.cwd, "prompt_document": None}
+        return ProviderResponse(answer, None, None, latency, wire, request.notes)
+
+    def _answer(self, output_file: str, stdout: bytes) -> str:
+        if uses(self.argv, "OUTPUT_FILE"):
+            try:
+                text = Path(output_file).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                raise ProviderError("the command did not write {OUTPUT_FILE}") from None
+        else:
+            text = stdout.decode("utf-8", errors="replace")
+        return text.rstrip()
+
+    def _env(self, request: ProviderRequest) -> dict[str, str]:
+        return {
+            **os.environ,
+            "EVALWRIGHT_EVAL_ID": request.case_id,
+            "EVALWRIGHT_TARGET": self.cli.name,
+            "EVALWRIGHT_ATTEMPT": str(request.attempt),
+        }
+
+    async def _healthcheck(self) -> None:
+        """Run the healthcheck once; every case then shares its verdict."""
+        if self.cli.healthcheck is None:
+            return
+        if self._health is None:
+            self._health = asyncio.ensure_future(self._check())
+        await asyncio.shield(self._health)
+
+    async def _check(self) -> None:
+        check = self.cli.healthcheck
+        assert check is not None
+        if check.url is not None:
+            await asyncio.to_thread(_get, check.url)
+            return
+        argv = split_command(check.command or [])
+        try:
+            finished = await run_command(argv, cwd=self.cwd, timeout=HEALTHCHECK_SECONDS)
+        except OSError as exc:
+            raise ProviderError(f"healthcheck cannot run {argv[0]!r}: {exc}") from None
+        if finished.timed_out or finished.returncode != 0:
+            what = "timed out" if finished.timed_out else f"exited {finished.returncode}"
+            raise ProviderError(f"healthcheck failed ({what}): {finished.stderr_tail(500)}")
+
+
+def _inputs(request: ProviderRequest) -> PromptInputs:
+    if request.inputs is None:
+        raise ProviderError("a cli target needs the case's prompt inputs")
+    return request.inputs
+
+
+def _write_files(scratch: Path, request: ProviderRequest) -> dict[str, str]:
+    inputs = _inputs(request)
+    files = {name: str(scratch / f"{name.lower()}.txt") for name in PREVIEW_FILES}
+    files["MESSAGES_FILE"] = str(scratch / "messages.json")
+    Path(files["PROMPT_FILE"]).write_text(inputs.question, encoding="utf-8")
+    Path(files["GUIDELINES_FILE"]).write_text(inputs.guidelines, encoding="utf-8")
+    messages: list[dict[str, Any]] = [m.to_json() for m in request.messages]
+    Path(files["MESSAGES_FILE"]).write_text(
+        json.dumps(messages, ensure_ascii=False), encoding="utf-8"
+    )
+    return files
+
+
+def _get(url: str) -> None:
+    # No proxy from the environment: a healthcheck usually probes a local server.
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(url, timeout=HEALTHCHECK_SECONDS) as response:
+            if not 200 <= response.status < 300:
+                raise ProviderError(f"healthcheck {url} answered {response.status}")
+    except OSError as exc:
+        raise ProviderError(f"healthcheck {url} failed: {exc}") from None

@@ -1,0 +1,122 @@
+"""The ``vscode`` / ``vscode-insiders`` provider (experimental): open the case's workspace,
+send the chat message with ``code chat``, wait for the agent's response file."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import time
+from pathlib import Path
+
+from evalwright.errors import ProviderError
+from evalwright.evalfile.targets import VSCodeTarget
+from evalwright.prompts import prompt_document
+from evalwright.providers.base import (
+    Prepared,
+    Provider,
+    ProviderContext,
+    ProviderRequest,
+    ProviderResponse,
+)
+from evalwright.providers.process import run_command
+from evalwright.providers.vscode.workspace import (
+    DONE_FILE,
+    REQUEST_FILE,
+    RESPONSE_FILE,
+    WorkspaceLock,
+    chat_text,
+    create_workspace,
+)
+
+POLL_SECONDS = 0.2
+LAUNCH_SECONDS = 120
+PREVIEW_WORKSPACE = Path("<workspace>")
+
+
+class VSCodeProvider(Provider):
+    """VS Code's agent, one isolated workspace per case."""
+
+    kind = "vscode"
+    mode = "agent"
+
+    def __init__(self, target: VSCodeTarget, context: ProviderContext) -> None:
+        super().__init__(target)
+        self.vscode = target
+        default = "code-insiders" if target.provider == "vscode-insiders" else "code"
+        self.command = target.command or default
+        self.template = (
+            context.root / target.workspace_template if target.workspace_template else None
+        )
+        # Windows must be opened and spoken to one at a time, or a chat could land in
+        # another case's window.
+        self._launch = asyncio.Lock()
+
+    def _chat_argv(self, workspace: Path) -> list[str]:
+        return [
+            self.command,
+            "chat",
+            "--mode",
+            "agent",
+            "--reuse-window",
+            "--add-file",
+            str(workspace / REQUEST_FILE),
+            chat_text(workspace),
+        ]
+
+    def _wire(self, request: ProviderRequest, workspace: Path) -> dict[str, object]:
+        if request.inputs is None:
+            raise ProviderError("a vscode target needs the case's prompt inputs")
+        return {
+            "api": "vscode",
+            "argv": self._chat_argv(workspace),
+            "cwd": str(workspace),
+            "prompt_document": prompt_document(request.inputs),
+        }
+
+    def prepare(self, request: ProviderRequest) -> Prepared:
+        """The chat command and the request (the workspace exists only at run time)."""
+        return Prepared(self._wire(request, PREVIEW_WORKSPACE), request.notes)
+
+    async def generate(self, request: ProviderRequest) -> ProviderResponse:
+        """Dispatch the case and wait for the agent's answer."""
+        workspace, opened = create_workspace(self.template)
+        wire = self._wire(request, workspace)
+        started = time.perf_counter()
+        with WorkspaceLock(workspace):
+            (workspace / REQUEST_FILE).write_text(str(wire["prompt_document"]), encoding="utf-8")
+            if self.vscode.dry_run:
+                trace = ({"type": "dry_run", "text": f"workspace prepared at {workspace}"},)
+                return ProviderResponse("", "dry_run", None, 0.0, wire, request.notes, trace=trace)
+            async with self._launch:
+                await self._step([self.command, "--new-window", str(opened)], workspace)
+                await self._step(self._chat_argv(workspace), workspace)
+            answer = await _wait_for_answer(workspace)
+        latency = (time.perf_counter() - started) * 1000
+        shutil.rmtree(workspace, ignore_errors=True)
+        command = " ".join(self._chat_argv(workspace)[:2])
+        trace = ({"type": "command", "command": command, "exit_code": 0},)
+        return ProviderResponse(
+            answer, "completed", None, latency, wire, request.notes, trace=trace
+        )
+
+    async def _step(self, argv: list[str], workspace: Path) -> None:
+        try:
+            finished = await run_command(argv, cwd=str(workspace), timeout=LAUNCH_SECONDS)
+        except OSError as exc:
+            raise ProviderError(f"cannot run {argv[0]!r}: {exc.strerror or exc}") from None
+        if finished.timed_out or finished.returncode != 0:
+            what = "timed out" if finished.timed_out else f"exited {finished.returncode}"
+            raise ProviderError(f"{argv[0]} {argv[1]} {what}: {finished.stderr_tail(500)}")
+
+
+async def _wait_for_answer(workspace: Path) -> str:
+    """Poll until the agent marks its answer done (the retry policy's timeout bounds it)."""
+    done = workspace / DONE_FILE
+    while not done.exists():
+        await asyncio.sleep(POLL_SECONDS)
+    try:
+        return (workspace / RESPONSE_FILE).read_text(encoding="utf-8").rstrip()
+    except OSError:
+        raise ProviderError(
+            f"the agent marked its answer done but wrote no {RESPONSE_FILE}"
+        ) from None

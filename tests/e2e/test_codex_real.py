@@ -1,0 +1,84 @@
+"""A real Codex CLI run through ``evalwright eval`` against the fake server's Responses API,
+with one scripted tool call that makes Codex run a command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from evalwright.testing import FunctionCall, Text
+from tests.e2e.codex_cli import codex_executable, codex_home
+from tests.e2e.harness import E2E, judge_user_text, question_section, targets_yaml
+
+FINAL = "The marker file says evalwright-tool-ran."
+EVAL = """evalcases:
+  - id: agent-run
+    expected_outcome: Runs the command and reports the marker.
+    input_messages:
+      - role: user
+        content:
+          - Run the command, then tell me what the marker file says.
+          - {type: file, value: notes.txt}
+"""
+
+
+def test_codex_answers_after_running_a_command(e2e: E2E, tmp_path: Path) -> None:
+    codex = codex_executable()
+    scratch = tmp_path / "workspaces"
+    e2e.project.write(
+        ".evalwright/targets.yaml",
+        targets_yaml(e2e.server.url)
+        + f"""\
+  - name: codex
+    provider: codex
+    executable: {codex}
+    args: [--sandbox, danger-full-access]
+    cwd: {scratch}
+    judge_target: judge
+    timeout_seconds: 120
+""",
+    )
+    e2e.project.write("evals/agent.yaml", EVAL)
+    e2e.project.write("evals/notes.txt", "Some notes for the agent.\n")
+    e2e.env.update(codex_home(tmp_path / "codex-home", e2e.server.url, "FAKE_RESPONSES_KEY"))
+    e2e.env["FAKE_RESPONSES_KEY"] = "sk-fake-responses-123456"
+    command = "echo evalwright-tool-ran > marker.txt && cat marker.txt"
+    e2e.server.enqueue(
+        FunctionCall("exec_command", {"cmd": command}, call_id="call_1"),
+        Text(FINAL),
+        api="responses",
+    )
+    e2e.server.judge_verdict = {"score": 1, "hits": ["ran it"], "misses": [], "reasoning": "ok"}
+
+    result = e2e.run(
+        "eval", "evals/agent.yaml", "--target", "codex", "--out", "results.jsonl", timeout=300
+    )
+    assert result.code == 0, result.err + result.out
+    (row,) = e2e.rows()
+    assert row["status"] == "ok", row["error"]
+    assert row["provider"] == "codex"
+    assert row["candidate_answer"] == FINAL
+    commands = [t for t in row["trace"] if t["type"] == "command"]
+    assert len(commands) == 1
+    assert "evalwright-tool-ran" in commands[0]["command"]
+    assert commands[0]["exit_code"] == 0
+    assert row["usage"]["output_tokens"] is not None
+
+    question = row["raw_request"]["question"]
+    assert question.endswith('<file: path="notes.txt">')  # agent mode: named, not inlined
+    assert row["raw_request"]["chat_prompt"] is None
+    wire = row["wire_request"]
+    assert wire["api"] == "codex"
+    assert wire["argv"][1:5] == ["exec", "--json", "--skip-git-repo-check", "--sandbox"]
+    assert wire["prompt_document"].endswith("[[ ## user_query ## ]]\n\n" + question)
+    assert Path(wire["cwd"]).parent == scratch
+
+    first = e2e.server.requests_for("responses")[0]
+    sent = json.dumps(first.json)
+    assert json.dumps(wire["prompt_document"])[1:-1] in sent  # Codex got our document
+
+    (judge,) = e2e.judges()
+    assert question_section(judge_user_text(judge)) == question
+    logs = list((e2e.root / ".evalwright" / "logs" / "codex").glob("*agent-run.log"))
+    assert len(logs) == 1
+    assert "command_execution" in logs[0].read_text(encoding="utf-8")
