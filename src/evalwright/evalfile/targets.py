@@ -141,7 +141,8 @@ CLI_PLACEHOLDERS = (
     "MESSAGES_FILE",
     "FILES",
 )
-_PLACEHOLDER = re.compile(r"\{([A-Z][A-Z_]*)\}")
+# ``{NAME}``, but not the inside of a ``${{ VAR }}`` variable.
+PLACEHOLDER = re.compile(r"(?<![{$])\{([A-Z][A-Z_]*)\}(?!\})")
 
 
 def split_command(command: Sequence[str] | str) -> list[str]:
@@ -152,7 +153,7 @@ def split_command(command: Sequence[str] | str) -> list[str]:
 def command_problem(argv: Sequence[str]) -> str | None:
     """Why a ``cli`` command template is wrong, or ``None``."""
     for element in argv:
-        for name in _PLACEHOLDER.findall(element):
+        for name in PLACEHOLDER.findall(element):
             if name not in CLI_PLACEHOLDERS:
                 return f"unknown placeholder {{{name}}} (known: {', '.join(CLI_PLACEHOLDERS)})"
         if "{FILES}" in element and element != "{FILES}":

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalwright.errors import ConfigError, LoadError
-from evalwright.evalfile.checking import find_eval_files
+from evalwright.evalfile.discovery import find_eval_files
 from evalwright.evalfile.evaluator_specs import LlmJudgeSpec
 from evalwright.evalfile.loader import check_eval_file
 from evalwright.evalfile.project import Project, display_path, find_project_root

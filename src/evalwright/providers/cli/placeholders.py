@@ -8,12 +8,12 @@ import re
 import shlex
 from collections.abc import Mapping, Sequence
 
-from evalwright.evalfile.targets import split_command
+from evalwright.evalfile.targets import PLACEHOLDER, split_command
 
 __all__ = ["expand_files", "fill", "split_command", "uses"]
 
 FILES = "{FILES}"
-_TOKEN = re.compile(r"\{([A-Z][A-Z_]*)\}")
+_TOKEN = PLACEHOLDER
 
 
 def uses(argv: Sequence[str], name: str) -> bool:

@@ -1,23 +1,31 @@
-"""Validate many paths at once: eval files, and each project's config (``validate``)."""
+"""``validate``: many paths at once: eval files, and each project's config and targets."""
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalwright.evalfile.diagnostics import Diagnostic, Report, format_field
-from evalwright.evalfile.loader import EVAL_SUFFIXES, check_eval_file
+from evalwright.evalfile.discovery import find_eval_files
+from evalwright.evalfile.loader import check_eval_file
 from evalwright.evalfile.project import CONFIG_DIRS, Project, display_path, find_project_root
 from evalwright.evalfile.references import FileResolver
-from evalwright.evalfile.targets import TargetsFile
+from evalwright.evalfile.resolved import EvalSuite
+from evalwright.evalfile.targets import CliTarget, TargetsFile, split_command
 from evalwright.evalfile.targets_load import load_targets_located
 from evalwright.evalfile.targets_resolve import unset_variables
 from evalwright.evalfile.variables import Environment
+from evalwright.orchestrator.plan import DEFAULT_TARGET
+from evalwright.prompts import build_prompt
 
-_YAML_EVAL = re.compile(r"^evalcases\s*:", re.MULTILINE)
+PROMPT_ARG_LIMIT = 100 * 1024
+
+
+def uses_placeholder(target: CliTarget, name: str) -> bool:
+    """Whether a cli target's command mentions ``{NAME}``."""
+    return any("{" + name + "}" in part for part in split_command(target.command))
 
 
 @dataclass(slots=True)
@@ -26,28 +34,6 @@ class ValidationResult:
 
     diagnostics: list[Diagnostic] = field(default_factory=list[Diagnostic])
     files: int = 0
-
-
-def find_eval_files(directory: Path) -> Iterator[Path]:
-    """Eval files under ``directory``: JSONL files, and YAML files with ``evalcases``.
-
-    Dot-directories (``.git``, ``.evalwright``, ...) are skipped.
-    """
-    for current, dirs, names in os.walk(directory):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "node_modules")
-        for name in sorted(names):
-            path = Path(current, name)
-            suffix = path.suffix.lower()
-            if suffix == ".jsonl" or (suffix in EVAL_SUFFIXES and _looks_like_eval(path)):
-                yield path
-
-
-def _looks_like_eval(path: Path) -> bool:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return bool(_YAML_EVAL.search(handle.read(1 << 20)))
-    except OSError:
-        return True  # let the loader report why it cannot be read
 
 
 def _expand(paths: Iterable[str], result: ValidationResult) -> Iterator[Path]:
@@ -72,12 +58,37 @@ class _ProjectCheck:
         if report is not None and self.project.config_path not in checked:
             result.diagnostics.extend(report.items)
             checked.add(self.project.config_path or root)
-        self.target_names: set[str] | None = None
+        self.targets: TargetsFile | None = None
         targets_path = self.project.targets_path
         if targets_path is not None:
-            targets = check_targets_file(targets_path, result, checked)
-            if targets is not None:
-                self.target_names = {t.name for t in targets.targets}
+            self.targets = check_targets_file(targets_path, result, checked)
+
+    @property
+    def target_names(self) -> set[str] | None:
+        """The names the targets file defines (None when there is no usable file)."""
+        return {t.name for t in self.targets.targets} if self.targets else None
+
+    def prompt_warnings(self, suite: EvalSuite) -> list[Diagnostic]:
+        """A ``cli`` target given an over-long ``{PROMPT}`` (use ``{PROMPT_FILE}``)."""
+        found: list[Diagnostic] = []
+        for case in suite.cases:
+            target = self.targets.get(case.target or DEFAULT_TARGET) if self.targets else None
+            if not isinstance(target, CliTarget) or not uses_placeholder(target, "PROMPT"):
+                continue
+            size = len(build_prompt(case).question.encode("utf-8"))
+            if size > PROMPT_ARG_LIMIT:
+                found.append(
+                    Diagnostic(
+                        suite.display_path,
+                        case.line,
+                        1,
+                        "warning",
+                        "",
+                        f"case {case.id!r}: {{PROMPT}} for target '{target.name}' is {size} bytes "
+                        f"(over {PROMPT_ARG_LIMIT // 1024} KiB): use {{PROMPT_FILE}}",
+                    )
+                )
+        return found
 
 
 def check_targets_file(
@@ -129,10 +140,12 @@ def validate_paths(paths: Iterable[str]) -> ValidationResult:
             result.files += 1
             continue
         check = projects[root]
-        _, diagnostics = check_eval_file(
+        suite, diagnostics = check_eval_file(
             absolute, check.project, check.resolver, target_names=check.target_names
         )
         result.diagnostics.extend(diagnostics)
+        if suite is not None:
+            result.diagnostics.extend(check.prompt_warnings(suite))
         result.files += 1
     if not result.files and not result.diagnostics:
         shown = ", ".join(display_path(p) for p in paths)
