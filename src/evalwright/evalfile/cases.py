@@ -4,7 +4,7 @@ evaluators prepared, and every warning of ``validate`` recorded."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from evalwright.evalfile.diagnostics import Report, format_field
@@ -33,6 +33,13 @@ from evalwright.evalfile.template import Template, TemplateProblem, parse_templa
 from evalwright.evalfile.text import normalize_newlines, tidy
 
 SPOOF_MARKERS = re.compile(r"@\[[A-Z][A-Za-z ]*\]:|<tool_call|<file path=|\[\[ ## ")
+
+
+def _may_spoof(text: str) -> bool:
+    """A cheap test before the regular expression: most texts hold none of the markers."""
+    return "@[" in text or "<tool_call" in text or "<file path=" in text or "[[ ## " in text
+
+
 _TEMPLATE_FILE = re.compile(r"[^\s]+\.(md|txt|j2)")
 _LEGACY_CASE_KEYS = {
     "outcome": "legacy key 'outcome': use 'expected_outcome'",
@@ -163,7 +170,7 @@ class CaseBuilder:
             target=(execution.target if execution and execution.target else file_target),
             conversation_id=spec.conversation_id,
             metadata=spec.metadata,
-            line=where.positions.value(where.path)[0],
+            line=where.positions.line(where.path),
             spec=spec,
         )
 
@@ -192,9 +199,11 @@ class CaseBuilder:
         displays: dict[str, str],
     ) -> Iterator[CaseMessage]:
         for message, path in messages:
-            segments = tuple(self._segments(message, where.at(*path), kind == "input", displays))
+            here = where.at(*path)
+            segments = tuple(self._segments(message, here, kind == "input", displays))
             if isinstance(message, AssistantMessage):
-                self._duplicate_call_ids(message, where.at(*path, "tool_calls"))
+                if message.tool_calls:
+                    self._duplicate_call_ids(message, here.at("tool_calls"))
                 yield CaseMessage("assistant", segments, tuple(message.tool_calls or ()))
             elif isinstance(message, ToolMessage):
                 yield CaseMessage(
@@ -211,31 +220,37 @@ class CaseBuilder:
                 self.error(
                     here, f"duplicate tool call id {call.id!r} (first at line {first[call.id]})"
                 )
-            first.setdefault(call.id, here.positions.value(here.path)[0])
+            first.setdefault(call.id, here.positions.line(here.path))
 
     def _segments(
         self, message: Message, where: Located, classify: bool, displays: dict[str, str]
     ) -> Iterator[Segment]:
         content = message.content
-        # A shorthand (input, expected_output) is located at its own key, not at "content".
-        shorthand = where.path[-1:] in (("input",), ("expected_output",))
-        text_at = where if shorthand else where.at("content")
-        parts = (
-            [(content, text_at)]
-            if isinstance(content, str)
-            else [(part, where.at("content", i)) for i, part in enumerate(content or ())]
-        )
-        for part, here in parts:
-            if isinstance(part, str | TextPart):
-                raw = part if isinstance(part, str) else part.value
-                text = tidy(normalize_newlines(raw))
-                if text:
-                    self._spoof_check(text, here if isinstance(part, str) else here.at("value"))
-                    yield TextSegment(text)
-                continue
-            segment = self._file(part, here.at("value"), classify, displays)
+        if isinstance(content, str):
+            # A shorthand (input, expected_output) is located at its own key.
+            shorthand = where.path[-1:] in (("input",), ("expected_output",))
+            segment = self._text(content, lambda: where if shorthand else where.at("content"))
             if segment is not None:
                 yield segment
+            return
+        for index, part in enumerate(content or ()):
+            if isinstance(part, str):
+                segment = self._text(part, lambda i=index: where.at("content", i))
+            elif isinstance(part, TextPart):
+                segment = self._text(part.value, lambda i=index: where.at("content", i, "value"))
+            else:
+                segment = self._file(part, where.at("content", index, "value"), classify, displays)
+            if segment is not None:
+                yield segment
+
+    def _text(self, raw: str, where: Callable[[], Located]) -> Segment | None:
+        """A tidied text segment; ``where`` is worked out only for a warning."""
+        text = tidy(normalize_newlines(raw))
+        if not text:
+            return None
+        if _may_spoof(text):
+            self._spoof_check(text, where())
+        return TextSegment(text)
 
     def _file(
         self, part: FilePart, where: Located, classify: bool, displays: dict[str, str]
@@ -251,7 +266,8 @@ class CaseBuilder:
         display = displays.setdefault(resolved.path, part.value)
         if resolved.path not in self._spoof_checked:
             self._spoof_checked.add(resolved.path)
-            self._spoof_check(resolved.content, where, f"file {part.value!r}")
+            if _may_spoof(resolved.content):
+                self._spoof_check(resolved.content, where, f"file {part.value!r}")
         if resolved.guideline:
             return GuidelineSegment(display, resolved.path, resolved.content)
         return FileSegment(display, resolved.path, resolved.content)

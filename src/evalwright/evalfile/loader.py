@@ -1,11 +1,17 @@
-"""Load eval files (YAML or JSONL) into :class:`EvalSuite` objects, reporting every problem."""
+"""Load eval files (YAML or JSONL), reporting every problem.
+
+:class:`SuiteReader` reads a file case by case, so a run can start on the first case and
+never holds a large JSONL suite in memory; :func:`check_eval_file` reads a whole file for
+``validate`` and ``prompt``.
+"""
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 from pydantic import Field
 
@@ -17,11 +23,12 @@ from evalwright.evalfile.models import EvalCaseSpec, JsonlHeader, raw_field
 from evalwright.evalfile.models import _FileHeader as FileHeader  # pyright: ignore[reportPrivateUsage]
 from evalwright.evalfile.project import Project, display_path, find_project_root, read_text
 from evalwright.evalfile.references import FileResolver
-from evalwright.evalfile.resolved import EvalCase, EvalSuite, Evaluator
+from evalwright.evalfile.resolved import EvalCase, EvalSuite, Evaluator, SuiteInfo
 from evalwright.evalfile.source import Positions, parse_json_line, parse_yaml
 from evalwright.evalfile.validation import type_name, validate
 
 EVAL_SUFFIXES = (".yaml", ".yml", ".jsonl")
+Item = tuple[str, Any, Located]
 
 
 class _YamlHeader(FileHeader):
@@ -30,78 +37,111 @@ class _YamlHeader(FileHeader):
     evalcases: Annotated[list[Any], Field(min_length=1)]
 
 
-def load_eval_file(
-    path: str | os.PathLike[str],
-    project: Project | None = None,
-    resolver: FileResolver | None = None,
-) -> EvalSuite:
-    """Load one eval file; raise :class:`LoadError` with every error found."""
-    suite, diagnostics = check_eval_file(path, project, resolver)
-    if suite is None:
-        raise LoadError([d for d in diagnostics if d.severity == "error"])
-    return suite
+class SuiteReader:
+    """Reads one eval file: its header at once, then its cases one by one.
 
-
-def check_eval_file(
-    path: str | os.PathLike[str],
-    project: Project | None = None,
-    resolver: FileResolver | None = None,
-    *,
-    target_names: set[str] | None = None,
-) -> tuple[EvalSuite | None, list[Diagnostic]]:
-    """Load one eval file, returning the suite (``None`` on errors) and every diagnostic.
-
-    With ``target_names``, every target the file names must be one of them.
+    Problems go to :attr:`report`; a case with an error is not yielded.
     """
-    absolute = Path(os.path.abspath(path))
-    diagnostics: list[Diagnostic] = []
-    if project is None:
-        project, config_report = Project.load(find_project_root(absolute))
-        if config_report is not None:
-            diagnostics.extend(config_report.items)
-    resolver = resolver or FileResolver(project)
-    report = Report(display_path(absolute))
-    loaded = _load(absolute, resolver, report, target_names)
-    diagnostics.extend(sorted(report.items, key=lambda d: (d.line, d.col)))
-    if loaded is None or report.errors or any(d.severity == "error" for d in diagnostics):
-        return None, diagnostics
-    header, cases = loaded
-    dataset = header.dataset if header and header.dataset else absolute.stem
-    suite = EvalSuite(
-        absolute,
-        report.path,
-        project,
-        dataset,
-        header.description if header else None,
-        tuple(cases),
-        resolver,
-    )
-    return suite, diagnostics
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        project: Project,
+        resolver: FileResolver,
+        *,
+        target_names: set[str] | None = None,
+    ) -> None:
+        self.path = Path(os.path.abspath(path))
+        self.report = Report(display_path(self.path))
+        self.builder = CaseBuilder(resolver, str(self.path.parent), self.report, target_names)
+        self.header: FileHeader | None = None
+        self.estimated_cases = 0
+        self._defaults: tuple[Evaluator, ...] = (Evaluator(DEFAULT_JUDGE),)
+        self._target: str | None = None
+        self._ids: dict[str, int] = {}
+        items = self._open()
+        first = next(items, None)
+        if first is not None and first[0] == "header":
+            self._take_header(first[1], first[2])
+            first = None
+        self._items = itertools.chain([first] if first else [], items)
+        self.info = SuiteInfo(
+            self.path,
+            self.report.path,
+            project,
+            self.header.dataset if self.header and self.header.dataset else self.path.stem,
+            self.header.description if self.header else None,
+            resolver,
+        )
+
+    def cases(self) -> Iterator[EvalCase]:
+        """The file's valid cases, in order (each read and checked when asked for)."""
+        for kind, data, where in self._items:
+            if kind == "header":
+                continue
+            case = self._case(data, where)
+            if case is not None:
+                yield case
+
+    def _open(self) -> Iterator[Item]:
+        suffix = self.path.suffix.lower()
+        if suffix not in EVAL_SUFFIXES:
+            self.report.error(1, 1, "", "not an eval file: expected a .yaml, .yml or .jsonl file")
+            return iter(())
+        if suffix == ".jsonl":
+            self.estimated_cases = _count_lines(self.path)
+            return _jsonl_items(self.path, self.report)
+        text = read_text(self.path, self.report)
+        return _yaml_items(text, self) if text is not None else iter(())
+
+    def _take_header(self, header: Any, where: Located) -> None:
+        if header is None:
+            return
+        self.header = header
+        if raw_field(header, "evaluator") is not None:
+            self.builder.warning(
+                where.at("evaluator"),
+                "legacy key 'evaluator': use 'execution.evaluators' (llm_judge is the default)",
+                key=True,
+            )
+        execution = header.execution
+        self.builder.check_target(header.target, where.at("target"))
+        self.builder.check_target(
+            execution.target if execution else None, where.at("execution", "target")
+        )
+        self._target = execution.target if execution and execution.target else header.target
+        if execution and execution.evaluators is not None:
+            self._defaults = self.builder.evaluators(
+                execution.evaluators, where.at("execution", "evaluators")
+            )
+
+    def _case(self, data: Any, where: Located) -> EvalCase | None:
+        spec: EvalCaseSpec | None = validate(
+            EvalCaseSpec, data, where.positions, self.report, where.path
+        )
+        if spec is None:
+            return None
+        if spec.id in self._ids:
+            line, col = where.positions.value((*where.path, "id"))
+            message = f"duplicate case id {spec.id!r} (first at line {self._ids[spec.id]})"
+            self.report.error(line, col, format_field((*where.path, "id")), message)
+        self._ids.setdefault(spec.id, where.positions.line((*where.path, "id")))
+        errors = len(self.report.errors)
+        case = self.builder.build(spec, where, self._defaults, self._target)
+        return case if len(self.report.errors) == errors else None
 
 
-def _load(
-    path: Path,
-    resolver: FileResolver,
-    report: Report,
-    target_names: set[str] | None,
-) -> tuple[FileHeader | None, list[EvalCase]] | None:
-    if path.suffix.lower() not in EVAL_SUFFIXES:
-        report.error(1, 1, "", "not an eval file: expected a .yaml, .yml or .jsonl file")
-        return None
-    text = read_text(path, report)
-    if text is None:
-        return None
-    builder = CaseBuilder(resolver, str(path.parent), report, target_names)
-    items = (
-        _jsonl_items(text, report) if path.suffix.lower() == ".jsonl" else _yaml_items(text, report)
-    )
-    return _build(items, builder, report)
+def _count_lines(path: Path) -> int:
+    """A cheap count of a JSONL file's non-blank lines (an estimate of its cases)."""
+    try:
+        with open(path, "rb") as handle:
+            return sum(1 for line in handle if line.strip())
+    except OSError:
+        return 0
 
 
-Item = tuple[Any, Located]
-
-
-def _yaml_items(text: str, report: Report) -> Iterator[tuple[str, Any, Located]]:
+def _yaml_items(text: str, reader: SuiteReader) -> Iterator[Item]:
+    report = reader.report
     parsed = parse_yaml(text, report)
     if parsed is None:
         return
@@ -117,89 +157,92 @@ def _yaml_items(text: str, report: Report) -> Iterator[tuple[str, Any, Located]]
     yield "header", header, Located((), positions)
     cases: Any = data.get("evalcases")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
     if isinstance(cases, list):
+        reader.estimated_cases = len(cases)  # pyright: ignore[reportUnknownArgumentType]
         for index, case in enumerate(cases):  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
             yield "case", case, Located(("evalcases", index), positions)
 
 
-def _jsonl_items(text: str, report: Report) -> Iterator[tuple[str, Any, Located]]:
-    first = True
+def _jsonl_items(path: Path, report: Report) -> Iterator[Item]:
     seen_case = False
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        parsed = parse_json_line(line, number, report)
-        is_first, first = first, False
-        if parsed is None:
-            continue
-        data, positions = parsed
-        where = Located((), positions)
-        if not isinstance(data, dict):
-            report.error(number, 1, "", f"expected a JSON object, got {type_name(data)}")
-        elif is_first and "id" not in data:
-            yield "header", validate(JsonlHeader, data, positions, report), where
-        else:
-            seen_case = True
-            yield "case", data, where
+    first = True
+    number = 0
+    try:
+        with open(path, encoding="utf-8-sig") as lines:
+            for number, line in enumerate(lines, start=1):
+                if not line.strip():
+                    continue
+                is_first, first = first, False
+                item = _jsonl_item(line.rstrip("\n"), number, report, is_first)
+                if item is not None:
+                    seen_case = seen_case or item[0] == "case"
+                    yield item
+    except UnicodeDecodeError:
+        report.error(number + 1, 1, "", "the file is not valid UTF-8")
+    except OSError as exc:
+        report.error(1, 1, "", f"cannot read the file: {exc.strerror or exc}")
     if not seen_case and not report.errors:
         report.error(1, 1, "", "the file has no eval cases")
 
 
-def _build(
-    items: Iterator[tuple[str, Any, Located]],
-    builder: CaseBuilder,
-    report: Report,
-) -> tuple[FileHeader | None, list[EvalCase]] | None:
-    header: FileHeader | None = None
-    defaults: tuple[Evaluator, ...] = (Evaluator(DEFAULT_JUDGE),)
-    file_target: str | None = None
-    cases: list[EvalCase] = []
-    ids: dict[str, int] = {}
-    for kind, data, where in items:
-        if kind == "header":
-            if data is None:
-                continue
-            header = data
-            defaults, file_target = _file_defaults(data, builder, where)
-            continue
-        spec: EvalCaseSpec | None = validate(
-            EvalCaseSpec, data, where.positions, report, where.path
-        )
-        if spec is None:
-            continue
-        line, col = where.positions.value((*where.path, "id"))
-        if spec.id in ids:
-            report.error(
-                line,
-                col,
-                _field(where, "id"),
-                f"duplicate case id {spec.id!r} (first at line {ids[spec.id]})",
-            )
-        ids.setdefault(spec.id, line)
-        case = builder.build(spec, where, defaults, file_target)
-        if case is not None:
-            cases.append(case)
-    return header, cases
+def _jsonl_item(line: str, number: int, report: Report, is_first: bool) -> Item | None:
+    parsed = parse_json_line(line, number, report)
+    if parsed is None:
+        return None
+    data, positions = parsed
+    where = Located((), positions)
+    if not isinstance(data, dict):
+        report.error(number, 1, "", f"expected a JSON object, got {type_name(data)}")
+        return None
+    fields = cast(dict[str, Any], data)
+    if is_first and "id" not in fields:
+        return "header", validate(JsonlHeader, fields, positions, report), where
+    return "case", fields, where
 
 
-def _field(where: Located, key: str) -> str:
-    return format_field((*where.path, key))
+def check_eval_file(
+    path: str | os.PathLike[str],
+    project: Project | None = None,
+    resolver: FileResolver | None = None,
+    *,
+    target_names: set[str] | None = None,
+) -> tuple[EvalSuite | None, list[Diagnostic]]:
+    """Read a whole eval file: the suite (``None`` on errors) and every diagnostic.
+
+    With ``target_names``, every target the file names must be one of them.
+    """
+    absolute = Path(os.path.abspath(path))
+    diagnostics: list[Diagnostic] = []
+    if project is None:
+        project, config_report = Project.load(find_project_root(absolute))
+        if config_report is not None:
+            diagnostics.extend(config_report.items)
+    reader = SuiteReader(
+        absolute, project, resolver or FileResolver(project), target_names=target_names
+    )
+    cases = tuple(reader.cases())
+    diagnostics.extend(sorted(reader.report.items, key=lambda d: (d.line, d.col)))
+    if any(d.severity == "error" for d in diagnostics):
+        return None, diagnostics
+    info = reader.info
+    suite = EvalSuite(
+        info.path,
+        info.display_path,
+        info.project,
+        info.dataset,
+        info.description,
+        info.resolver,
+        cases,
+    )
+    return suite, diagnostics
 
 
-def _file_defaults(
-    header: FileHeader,
-    builder: CaseBuilder,
-    where: Located,
-) -> tuple[tuple[Evaluator, ...], str | None]:
-    if raw_field(header, "evaluator") is not None:
-        builder.warning(
-            where.at("evaluator"),
-            "legacy key 'evaluator': use 'execution.evaluators' (llm_judge is the default)",
-            key=True,
-        )
-    execution = header.execution
-    builder.check_target(header.target, where.at("target"))
-    builder.check_target(execution.target if execution else None, where.at("execution", "target"))
-    target = execution.target if execution and execution.target else header.target
-    if execution and execution.evaluators is not None:
-        return builder.evaluators(execution.evaluators, where.at("execution", "evaluators")), target
-    return (Evaluator(DEFAULT_JUDGE),), target
+def load_eval_file(
+    path: str | os.PathLike[str],
+    project: Project | None = None,
+    resolver: FileResolver | None = None,
+) -> EvalSuite:
+    """Read a whole eval file; raise :class:`LoadError` with every error found."""
+    suite, diagnostics = check_eval_file(path, project, resolver)
+    if suite is None:
+        raise LoadError([d for d in diagnostics if d.severity == "error"])
+    return suite

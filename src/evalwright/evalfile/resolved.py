@@ -55,13 +55,15 @@ class CaseMessage:
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
     name: str | None = None
+    visible: bool = field(init=False)
+    """Whether it has a text or file segment, or (assistant) a tool call."""
 
-    @property
-    def visible(self) -> bool:
-        """Whether it has a text or file segment, or (assistant) a tool call."""
-        return bool(self.tool_calls) or any(
+    def __post_init__(self) -> None:
+        # Asked for many times per case while building prompts, so worked out once.
+        visible = bool(self.tool_calls) or any(
             not isinstance(s, GuidelineSegment) for s in self.segments
         )
+        object.__setattr__(self, "visible", visible)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,18 +92,25 @@ class EvalCase:
 
 
 @dataclass(frozen=True, slots=True)
-class EvalSuite:
-    """One loaded eval file: its cases and the project they belong to."""
+class SuiteInfo:
+    """An eval file's identity and settings, known before its cases are read."""
 
     path: Path
     display_path: str
     project: Project
     dataset: str
     description: str | None
-    cases: tuple[EvalCase, ...]
     resolver: FileResolver = field(repr=False)
+    relative_path: str = field(init=False)
+    """The eval file's path relative to the project root, with ``/`` separators."""
 
-    @property
-    def relative_path(self) -> str:
-        """The eval file's path relative to the project root, with ``/`` separators."""
-        return self.path.relative_to(self.project.root).as_posix()
+    def __post_init__(self) -> None:
+        relative = self.path.relative_to(self.project.root).as_posix()
+        object.__setattr__(self, "relative_path", relative)
+
+
+@dataclass(frozen=True, slots=True)
+class EvalSuite(SuiteInfo):
+    """One fully loaded eval file."""
+
+    cases: tuple[EvalCase, ...] = ()

@@ -70,6 +70,10 @@ class Positions:
         node, _ = self._walk(path)
         return (node.line, node.col) if node else (1, 1)
 
+    def line(self, path: DataPath) -> int:
+        """Only the line of ``path`` (cheap where the whole value sits on one line)."""
+        return self.value(path)[0]
+
     def key(self, path: DataPath) -> tuple[int, int]:
         """The position of the key of the mapping entry at ``path``."""
         node, exact = self._walk(path)
@@ -86,6 +90,10 @@ class LazyPositions(Positions):
         self._text = text
         self._line = line
         self._ready = False
+
+    def line(self, path: DataPath) -> int:  # noqa: ARG002 - every value is on this line
+        """The JSONL line: every value of it is there, so nothing is composed."""
+        return self._line
 
     def _walk(self, path: DataPath) -> tuple[PosNode | None, bool]:
         if not self._ready:

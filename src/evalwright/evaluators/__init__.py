@@ -22,8 +22,18 @@ __all__ = ["EvalContext", "EvaluatorResult", "JudgeCaller", "case_score", "evalu
 
 
 async def evaluate(evaluators: tuple[Evaluator, ...], ctx: EvalContext) -> list[EvaluatorResult]:
-    """Run every evaluator of a case (concurrently); one failing never stops the others."""
-    return list(await asyncio.gather(*(_run(evaluator, ctx) for evaluator in evaluators)))
+    """Run every evaluator of a case; one failing never stops the others.
+
+    Judges and scripts run concurrently; built-in checks run inline (a task each would cost
+    more than the check).
+    """
+    slow = [e for e in evaluators if isinstance(e.spec, LlmJudgeSpec | CodeSpec)]
+    if len(slow) > 1:
+        done = dict(
+            zip(map(id, slow), await asyncio.gather(*(_run(e, ctx) for e in slow)), strict=True)
+        )
+        return [done[id(e)] if id(e) in done else await _run(e, ctx) for e in evaluators]
+    return [await _run(evaluator, ctx) for evaluator in evaluators]
 
 
 async def _run(evaluator: Evaluator, ctx: EvalContext) -> EvaluatorResult:

@@ -6,7 +6,7 @@ from typing import Any
 
 from evalwright.evalfile.messages import AssistantMessage, FilePart, Message, UserMessage
 from evalwright.evalfile.references import FileResolver, ReferenceProblem
-from evalwright.evalfile.resolved import EvalCase, EvalSuite
+from evalwright.evalfile.resolved import EvalCase, SuiteInfo
 from evalwright.evaluators.base import EvalContext, JudgeCaller
 from evalwright.prompts import PromptInputs, reference_answer
 
@@ -63,7 +63,7 @@ def _part(part: Any, resolver: FileResolver, base_dir: str) -> Any:
 
 
 def eval_context(
-    suite: EvalSuite,
+    suite: SuiteInfo,
     case: EvalCase,
     inputs: PromptInputs,
     answer: str,

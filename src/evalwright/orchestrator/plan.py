@@ -1,20 +1,25 @@
-"""Plan a run: load the eval files, pick the cases and targets, and check every target and
-judge before the first request, so a configuration error stops the run at once."""
+"""Plan a run: open the eval files, pick the cases and targets, and check each target and
+judge before its first request, so a configuration error stops the run.
+
+YAML files are read whole before anything runs (every error is reported up front). JSONL
+suites stream: cases are read as the workers need them, so a large suite starts at once and
+never sits in memory; an error met on a later line stops the run with the rows so far kept.
+"""
 
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalwright.errors import ConfigError, LoadError
 from evalwright.evalfile.discovery import find_eval_files
 from evalwright.evalfile.evaluator_specs import LlmJudgeSpec
-from evalwright.evalfile.loader import check_eval_file
+from evalwright.evalfile.loader import SuiteReader
 from evalwright.evalfile.project import Project, display_path, find_project_root
 from evalwright.evalfile.references import FileResolver
-from evalwright.evalfile.resolved import EvalCase, EvalSuite
+from evalwright.evalfile.resolved import EvalCase, SuiteInfo
 from evalwright.evalfile.targets import Target
 from evalwright.orchestrator.targets import TargetRegistry
 
@@ -42,27 +47,49 @@ class RunOptions:
 class WorkItem:
     """One case to run on one target."""
 
-    suite: EvalSuite
+    suite: SuiteInfo
     case: EvalCase
     target: str
 
 
 @dataclass(slots=True)
+class _Source:
+    reader: SuiteReader
+    cases: Iterable[EvalCase]
+
+
+@dataclass(slots=True)
 class Plan:
-    """The loaded suites and checked targets of a run."""
+    """The opened suites and the targets of a run."""
 
     project: Project
-    suites: list[EvalSuite]
+    sources: list[_Source]
     registry: TargetRegistry
     options: RunOptions
-    total: int = 0
+    estimated: int = 0
+    _checked: set[tuple[str, str | None]] = field(default_factory=set[tuple[str, str | None]])
+
+    @property
+    def suites(self) -> list[SuiteInfo]:
+        """The eval files of the run."""
+        return [source.reader.info for source in self.sources]
 
     def items(self) -> Iterator[WorkItem]:
-        """The work, lazily, in file and case order."""
-        for suite in self.suites:
-            for case in select(suite, self.options.eval_id):
+        """The work, lazily, in file and case order; raise on a load or target error."""
+        produced = 0
+        for source in self.sources:
+            reader = source.reader
+            for case in source.cases:
+                _raise_errors(reader)
+                if self.options.eval_id and not fnmatch.fnmatchcase(case.id, self.options.eval_id):
+                    continue
                 for target in targets_of(case, self.options):
-                    yield WorkItem(suite, case, target)
+                    self._check(case, target)
+                    produced += 1
+                    yield WorkItem(reader.info, case, target)
+            _raise_errors(reader)
+        if produced == 0:
+            raise ConfigError(f"no case matches --eval-id {self.options.eval_id!r}")
 
     def judge_target(self, target: str) -> str | None:
         """The default judge of ``target``'s answers (an evaluator's own ``target`` wins)."""
@@ -71,12 +98,19 @@ class Plan:
             return resolved.judge_target
         return None if resolved.is_agent else resolved.name
 
+    def _check(self, case: EvalCase, name: str) -> None:
+        target = self.registry.target(name)
+        for evaluator in case.evaluators:
+            spec = evaluator.spec
+            if not isinstance(spec, LlmJudgeSpec) or (name, spec.target) in self._checked:
+                continue
+            self._checked.add((name, spec.target))
+            _check_judge(self.registry.target(spec.target or _default_judge(target)))
 
-def select(suite: EvalSuite, eval_id: str | None) -> Iterator[EvalCase]:
-    """The suite's cases whose id matches the glob."""
-    for case in suite.cases:
-        if eval_id is None or fnmatch.fnmatchcase(case.id, eval_id):
-            yield case
+
+def _raise_errors(reader: SuiteReader) -> None:
+    if reader.report.errors:
+        raise LoadError(sorted(reader.report.errors, key=lambda d: (d.line, d.col)))
 
 
 def targets_of(case: EvalCase, options: RunOptions) -> list[str]:
@@ -101,7 +135,7 @@ def expand_paths(paths: list[str]) -> list[Path]:
 
 
 def load_plan(options: RunOptions) -> Plan:
-    """Load everything a run needs; raise ConfigError (or LoadError) on any mistake."""
+    """Open everything a run needs; raise ConfigError (or LoadError) on a mistake."""
     files = expand_paths(options.paths)
     roots = {find_project_root(path) for path in files}
     if len(roots) > 1:
@@ -111,33 +145,24 @@ def load_plan(options: RunOptions) -> Plan:
     if config_report is not None and config_report.errors:
         raise LoadError(config_report.errors)
     resolver = FileResolver(project)
-    suites = [_load(path, project, resolver) for path in files]
+    sources = [_open(path, project, resolver) for path in files]
     registry = TargetRegistry(project, targets_path=options.targets_file, dry_run=options.dry_run)
-    plan = Plan(project, suites, registry, options)
-    _check_targets(plan)
+    plan = Plan(project, sources, registry, options)
+    per_case = max(1, len(options.targets))
+    plan.estimated = sum(s.reader.estimated_cases for s in sources) * per_case
+    for name in options.targets:
+        registry.target(name)  # an unknown --target stops the run before it starts
     return plan
 
 
-def _load(path: Path, project: Project, resolver: FileResolver) -> EvalSuite:
-    suite, diagnostics = check_eval_file(path, project, resolver)
-    if suite is None:
-        raise LoadError([d for d in diagnostics if d.severity == "error"])
-    return suite
-
-
-def _check_targets(plan: Plan) -> None:
-    checked: set[tuple[str, str | None]] = set()
-    for item in plan.items():
-        plan.total += 1
-        target = plan.registry.target(item.target)
-        for evaluator in item.case.evaluators:
-            spec = evaluator.spec
-            if not isinstance(spec, LlmJudgeSpec) or (item.target, spec.target) in checked:
-                continue
-            checked.add((item.target, spec.target))
-            _check_judge(plan.registry.target(spec.target or _default_judge(target)))
-    if plan.total == 0:
-        raise ConfigError(f"no case matches --eval-id {plan.options.eval_id!r}")
+def _open(path: Path, project: Project, resolver: FileResolver) -> _Source:
+    reader = SuiteReader(path, project, resolver)
+    _raise_errors(reader)
+    if path.suffix.lower() == ".jsonl":
+        return _Source(reader, reader.cases())
+    cases = list(reader.cases())
+    _raise_errors(reader)
+    return _Source(reader, cases)
 
 
 def _default_judge(target: Target) -> str:

@@ -77,7 +77,7 @@ async def execute(plan: Plan, reporter: Reporter) -> RunSummary:
     options = plan.options
     previous = read_previous(options.resume) if options.resume else PreviousRun()
     path = options.resume or options.out or default_results_path(plan)
-    redact = Redactor.from_environment(plan.registry.env, plan.registry.secrets())
+    redact = Redactor.from_environment(plan.registry.env, plan.registry.all_api_keys())
     plan.registry.use_redactor(redact)
     writer = ResultsWriter(path, redact, keep=previous.kept if options.resume else None)
     use_cache = options.cache if options.cache is not None else plan.project.config.cache
@@ -86,15 +86,22 @@ async def execute(plan: Plan, reporter: Reporter) -> RunSummary:
     )
     runner = CaseRunner(plan, TargetCaller(plan.registry, cache), previous.run_id or new_run_id())
     skipped = previous.kept_keys
-    summary = RunSummary(path, plan.total, options.pass_mark, options.threshold)
+    summary = RunSummary(path, plan.estimated, options.pass_mark, options.threshold)
     for line in previous.kept:
         summary.add(json.loads(line))
     finished: set[RowKey] = set()
     started = time.perf_counter()
     reporter.start(summary)
     try:
-        items = (item for item in plan.items() if _key(item) not in skipped)
-        await _work(items, runner, options, writer, summary, reporter, finished)
+        await _work(
+            _pending(plan, skipped, summary),
+            runner,
+            options,
+            writer,
+            summary,
+            reporter,
+            finished if options.resume else None,
+        )
     except asyncio.CancelledError:
         summary.interrupted = True
         raise
@@ -109,6 +116,16 @@ async def execute(plan: Plan, reporter: Reporter) -> RunSummary:
     return summary
 
 
+def _pending(plan: Plan, skipped: set[RowKey], summary: RunSummary) -> Iterator[WorkItem]:
+    """The plan's items minus those a resumed file already holds; counts the exact total."""
+    total = 0
+    for item in plan.items():
+        total += 1
+        if not skipped or _key(item) not in skipped:
+            yield item
+    summary.total = total
+
+
 async def _work(
     items: Iterator[WorkItem],
     runner: CaseRunner,
@@ -116,7 +133,7 @@ async def _work(
     writer: ResultsWriter,
     summary: RunSummary,
     reporter: Reporter,
-    finished: set[RowKey],
+    finished: set[RowKey] | None,
 ) -> None:
     queue: asyncio.Queue[WorkItem | None] = asyncio.Queue(maxsize=options.workers * 2)
 
@@ -132,7 +149,8 @@ async def _work(
             writer.write(row)
             if row["error"]:  # shown on the console too, so redacted like the file
                 row["error"]["message"] = writer.redact(row["error"]["message"])
-            finished.add(_key(item))
+            if finished is not None:  # only a resumed run needs to know
+                finished.add(_key(item))
             summary.add(row)
             reporter.row(row, summary)
 

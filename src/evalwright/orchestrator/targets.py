@@ -84,10 +84,20 @@ class TargetRegistry:
         """Keep secrets out of the logs adapters write (set before the first provider)."""
         self.context = ProviderContext(self.project.root, redact)
 
-    def secrets(self) -> list[str]:
-        """The API keys of the targets resolved so far (for redaction)."""
-        keys = (getattr(target, "api_key", None) for target in self._targets.values())
-        return [key for key in keys if isinstance(key, str) and key]
+    def all_api_keys(self) -> list[str]:
+        """Every API key the targets file gives, however set (for redaction)."""
+        if self.path is None:
+            return []
+        keys: list[str] = []
+        for target in self.file.targets:
+            try:
+                resolved = resolve_target(target, self.env, require_key=False)
+            except ConfigError:
+                continue  # a target this run cannot use has no key to leak
+            key = getattr(resolved, "api_key", None)
+            if isinstance(key, str) and key:
+                keys.append(key)
+        return keys
 
     async def aclose(self) -> None:
         """Close every provider and the HTTP pool."""

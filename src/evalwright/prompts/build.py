@@ -40,11 +40,11 @@ class PromptInputs(BaseModel):
                 self.chat_prompt and self.chat_prompt[0].role == "system"
             ) or not self.system_content:
                 return self.chat_prompt
-            return (ChatMessage(role="system", content=self.system_content), *self.chat_prompt)
-        user = ChatMessage(role="user", content=self.question)
+            return (ChatMessage.of(role="system", content=self.system_content), *self.chat_prompt)
+        user = ChatMessage.of(role="user", content=self.question)
         if not self.system_content:
             return (user,)
-        return (ChatMessage(role="system", content=self.system_content), user)
+        return (ChatMessage.of(role="system", content=self.system_content), user)
 
     def raw_request(self) -> dict[str, Any]:
         """The row's ``raw_request`` (contract 7.5)."""

@@ -23,7 +23,11 @@ NoteRule = Literal[
 
 
 class ChatMessage(BaseModel):
-    """One entry of a chat prompt; tool calls stay structured."""
+    """One entry of a chat prompt; tool calls stay structured.
+
+    Built from already validated parts, so :meth:`of` skips validation (it is on the per-case
+    path of every run).
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -32,6 +36,20 @@ class ChatMessage(BaseModel):
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
     name: str | None = None
+
+    @classmethod
+    def of(
+        cls,
+        role: Role,
+        content: str,
+        tool_calls: tuple[ToolCall, ...] = (),
+        tool_call_id: str | None = None,
+        name: str | None = None,
+    ) -> ChatMessage:
+        """A message from trusted parts, without validation."""
+        return cls.model_construct(
+            role=role, content=content, tool_calls=tool_calls, tool_call_id=tool_call_id, name=name
+        )
 
     def to_json(self) -> dict[str, Any]:
         """``{"role", "content"}`` plus ``tool_calls``, ``tool_call_id``, ``name`` where present."""
@@ -86,7 +104,7 @@ def chat_prompt(
     system: str,
 ) -> tuple[tuple[ChatMessage, ...], tuple[DeliveryNote, ...]]:
     """Rules 7.1.1 to 7.1.3: one system entry first, then every later turn in order."""
-    entries: list[ChatMessage] = [ChatMessage(role="system", content=system)] if system else []
+    entries: list[ChatMessage] = [ChatMessage.of(role="system", content=system)] if system else []
     start = 0
     while start < len(messages) and messages[start].role == "system":
         start += 1
@@ -94,7 +112,7 @@ def chat_prompt(
     for message in messages[start:]:
         if message.role == "tool":
             entries.append(
-                ChatMessage(
+                ChatMessage.of(
                     role="tool",
                     content=content_text(message),
                     tool_call_id=message.tool_call_id,
@@ -106,11 +124,11 @@ def chat_prompt(
         elif message.role == "system":
             mid_system.append(len(entries))
             entries.append(
-                ChatMessage(role="assistant", content="@[System]:\n" + block(message, "lm"))
+                ChatMessage.of(role="assistant", content="@[System]:\n" + block(message, "lm"))
             )
         else:
             entries.append(
-                ChatMessage(
+                ChatMessage.of(
                     role=message.role, content=content_text(message), tool_calls=message.tool_calls
                 )
             )
@@ -118,7 +136,7 @@ def chat_prompt(
     for index in mid_system:
         last = index == len(entries) - 1
         if last:
-            entries[index] = ChatMessage(role="user", content=entries[index].content)
+            entries[index] = ChatMessage.of(role="user", content=entries[index].content)
         turn = "a user turn, as the last entry" if last else "an assistant turn"
         notes.append(
             DeliveryNote(

@@ -17,9 +17,8 @@ _TOKEN = PLACEHOLDER
 
 
 def uses(argv: Sequence[str], name: str) -> bool:
-    """Whether the command mentions ``{NAME}``."""
-    token = "{" + name + "}"
-    return any(token in element for element in argv)
+    """Whether the command mentions ``{NAME}`` (the same way :func:`fill` sees it)."""
+    return any(name in _TOKEN.findall(element) for element in argv)
 
 
 def fill(

@@ -119,11 +119,11 @@ class CodexProvider(Provider):
         except OSError as exc:
             raise ProviderError(f"cannot run {self.argv[0]!r}: {exc.strerror or exc}") from None
         transcript = Transcript()
+        assert process.stdin is not None
+        assert process.stdout is not None
+        assert process.stderr is not None
+        errors = asyncio.ensure_future(process.stderr.read())
         try:
-            assert process.stdin is not None
-            assert process.stdout is not None
-            assert process.stderr is not None
-            errors = asyncio.ensure_future(process.stderr.read())
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                 process.stdin.write(document.encode("utf-8"))
                 await process.stdin.drain()
@@ -138,6 +138,10 @@ class CodexProvider(Provider):
             stderr = (await errors).decode("utf-8", errors="replace")
         except BaseException:
             kill_group(process)  # a timeout or Ctrl-C must not leave Codex running
+            errors.cancel()
+            # Reap it while the loop runs, or its transport is closed on a dead loop.
+            with contextlib.suppress(ProcessLookupError):
+                await asyncio.shield(process.wait())
             raise
         return transcript, code, stderr
 
@@ -149,6 +153,8 @@ class CodexProvider(Provider):
             tail = stderr.strip()[-2000:]
             reason = transcript.failure or tail or "no output"
             return f"codex exited with status {code}: {reason}{where}"
+        if transcript.turn_failed:
+            return f"codex turn failed: {transcript.failure}{where}"
         if transcript.answer is None:
             return f"codex gave no final message: {transcript.failure or 'empty stream'}{where}"
         return None

@@ -73,6 +73,7 @@ class Transcript:
         self.trace: list[dict[str, Any]] = []
         self.usage: Usage | None = None
         self.failure: str | None = None
+        self.turn_failed = False
 
     def add(self, event: Event) -> None:
         """Take in one event."""
@@ -81,6 +82,7 @@ class Transcript:
         elif event.type == "turn.completed":
             self.usage = event.usage
         elif event.type == "turn.failed":
+            self.turn_failed = True
             self.failure = event.error.message if event.error else "the turn failed"
         elif event.type == "error":
             self.failure = event.message or "codex reported an error"

@@ -39,6 +39,7 @@ def create_workspace(template: Path | None) -> tuple[Path, Path]:
         return workspace, workspace
     if template.suffix == ".code-workspace":
         return workspace, _workspace_file(template, workspace)
+    shutil.rmtree(workspace, ignore_errors=True)
     raise ProviderError(
         f"workspace_template {template} is neither a directory nor a .code-workspace file"
     )
