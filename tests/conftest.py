@@ -83,12 +83,22 @@ def run_cli(*args: str | os.PathLike[str]) -> CliResult:
     return CliResult(code, out.getvalue(), err.getvalue())
 
 
-def run_process(*args: str | os.PathLike[str], cwd: Path | None = None,
-                env: dict[str, str] | None = None, stdin: str | None = None,
-                timeout: float = 60) -> CliResult:
+def run_process(
+    *args: str | os.PathLike[str],
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    stdin: str | None = None,
+    timeout: float = 60,
+) -> CliResult:
     """Run ``python -m evalwright ARGS`` as a real subprocess."""
     completed = subprocess.run(
         [sys.executable, "-m", "evalwright", *[str(a) for a in args]],
-        cwd=cwd, env=env, input=stdin, capture_output=True, text=True, timeout=timeout,
-        check=False)
+        cwd=cwd,
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
     return CliResult(completed.returncode, completed.stdout, completed.stderr)

@@ -7,13 +7,17 @@ import json
 from pathlib import Path
 
 from evalwright.evalfile.project import find_project_root
-from evalwright.results.cache import ResponseCache
+from evalwright.results.cache import CACHE_FILE, ResponseCache
 
 
 def run(args: argparse.Namespace) -> int:
     """Show or empty the cache of the project holding ``args.path``."""
     root = find_project_root(Path(args.path) / "_")
-    cache = ResponseCache(root / ".evalwright" / "cache")
+    directory = root / ".evalwright" / "cache"
+    if not (directory / CACHE_FILE).exists():  # nothing to show, and nothing to create
+        print(f"no response cache in {directory}")
+        return 0
+    cache = ResponseCache(directory)
     try:
         if args.action == "clear":
             print(f"removed {cache.clear()} cached response(s) from {cache.path}")

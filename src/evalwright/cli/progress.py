@@ -34,7 +34,8 @@ class Progress:
         """Remember when the run began."""
         self._started = time.monotonic()
         if not self.quiet and not self.tty:
-            print(f"running {summary.total} case(s)", file=self.stream, flush=True)
+            about = "" if summary.exact_total else "up to "
+            print(f"running {about}{summary.total} case(s)", file=self.stream, flush=True)
 
     def row(self, row: dict[str, Any], summary: RunSummary) -> None:
         """Redraw the bar, or print a line now and then (and each error)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterator
@@ -22,7 +23,10 @@ def find_eval_files(directory: Path) -> Iterator[Path]:
         for name in sorted(names):
             path = Path(current, name)
             suffix = path.suffix.lower()
-            if suffix == ".jsonl" or (suffix in EVAL_SUFFIXES and _looks_like_eval(path)):
+            if suffix == ".jsonl":
+                if not _is_results_file(path):  # a results file (--out) is not an eval file
+                    yield path
+            elif suffix in EVAL_SUFFIXES and _looks_like_eval(path):
                 yield path
 
 
@@ -32,3 +36,14 @@ def _looks_like_eval(path: Path) -> bool:
             return bool(_YAML_EVAL.search(handle.read(1 << 20)))
     except OSError:
         return True  # let the loader report why it cannot be read
+
+
+def _is_results_file(path: Path) -> bool:
+    """Whether the first non-blank line is a results row (it has ``run_id`` and ``eval_id``)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            first = next((line for line in handle if line.strip()), "")
+        row = json.loads(first)
+    except (OSError, ValueError):
+        return False
+    return isinstance(row, dict) and "run_id" in row and "eval_id" in row

@@ -74,6 +74,11 @@ class SuiteReader:
             resolver,
         )
 
+    @property
+    def default_target(self) -> str | None:
+        """The file's own target (``execution.target``, else ``target``), if it names one."""
+        return self._target
+
     def cases(self) -> Iterator[EvalCase]:
         """The file's valid cases, in order (each read and checked when asked for)."""
         for kind, data, where in self._items:

@@ -67,6 +67,7 @@ class Plan:
     registry: TargetRegistry
     options: RunOptions
     estimated: int = 0
+    exact: bool = True
     _checked: set[tuple[str, str | None]] = field(default_factory=set[tuple[str, str | None]])
 
     @property
@@ -148,11 +149,27 @@ def load_plan(options: RunOptions) -> Plan:
     sources = [_open(path, project, resolver) for path in files]
     registry = TargetRegistry(project, targets_path=options.targets_file, dry_run=options.dry_run)
     plan = Plan(project, sources, registry, options)
-    per_case = max(1, len(options.targets))
-    plan.estimated = sum(s.reader.estimated_cases for s in sources) * per_case
-    for name in options.targets:
-        registry.target(name)  # an unknown --target stops the run before it starts
+    for source in sources:
+        _survey(plan, source)
     return plan
+
+
+def _survey(plan: Plan, source: _Source) -> None:
+    """Count the work and check its targets before the run starts: exactly for a file read
+    whole, from the file's own target for a streamed one."""
+    options = plan.options
+    if isinstance(source.cases, list):
+        for case in source.cases:
+            if options.eval_id is None or fnmatch.fnmatchcase(case.id, options.eval_id):
+                for target in targets_of(case, options):
+                    plan._check(case, target)  # pyright: ignore[reportPrivateUsage]
+                    plan.estimated += 1
+        return
+    reader = source.reader
+    plan.estimated += reader.estimated_cases * max(1, len(options.targets))
+    plan.exact = plan.exact and options.eval_id is None
+    for name in options.targets or [reader.default_target or DEFAULT_TARGET]:
+        plan.registry.target(name)
 
 
 def _open(path: Path, project: Project, resolver: FileResolver) -> _Source:

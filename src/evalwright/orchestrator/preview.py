@@ -47,7 +47,8 @@ def preview(
     for case in cases:
         inputs = case_inputs(case, registry.target(target))
         prepared = provider.prepare(candidate_request(case, inputs))
-        item = _item(suite, case, inputs.mode, inputs.raw_request(), inputs.messages)
+        lm = inputs if inputs.mode == "lm" else build_prompt(case, mode="lm")
+        item = _item(suite, case, inputs.mode, inputs.raw_request(), lm.messages)
         item["target"] = target
         item["wire_request"] = prepared.wire_request
         item["delivery_notes"] = [note.model_dump() for note in prepared.notes]

@@ -86,7 +86,9 @@ async def execute(plan: Plan, reporter: Reporter) -> RunSummary:
     )
     runner = CaseRunner(plan, TargetCaller(plan.registry, cache), previous.run_id or new_run_id())
     skipped = previous.kept_keys
-    summary = RunSummary(path, plan.estimated, options.pass_mark, options.threshold)
+    summary = RunSummary(
+        path, plan.estimated, options.pass_mark, options.threshold, exact_total=plan.exact
+    )
     for line in previous.kept:
         summary.add(json.loads(line))
     finished: set[RowKey] = set()
@@ -124,6 +126,7 @@ def _pending(plan: Plan, skipped: set[RowKey], summary: RunSummary) -> Iterator[
         if not skipped or _key(item) not in skipped:
             yield item
     summary.total = total
+    summary.exact_total = True
 
 
 async def _work(

@@ -42,6 +42,8 @@ class RunSummary:
     targets: dict[str, TargetStats] = field(default_factory=dict[str, TargetStats])
     wall_seconds: float = 0.0
     interrupted: bool = False
+    exact_total: bool = True
+    """False while ``total`` is only an estimate (a streamed suite with ``--eval-id``)."""
 
     def add(self, row: dict[str, Any]) -> None:
         """Count one finished row."""

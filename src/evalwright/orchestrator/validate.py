@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -104,7 +105,7 @@ def check_targets_file(
     loaded = load_targets_located(path, report)
     if loaded is not None:
         targets, positions = loaded
-        env = Environment(path.parent.parent)
+        env = Environment(find_project_root(path))
         for index, target in enumerate(targets.targets):
             for field_path, name in unset_variables(target, env):
                 full = ("targets", index, *field_path)
@@ -116,9 +117,21 @@ def check_targets_file(
     return loaded[0] if loaded else None
 
 
+_TARGETS_KEY = re.compile(r"^targets\s*:", re.MULTILINE)
+
+
 def _project_file(path: Path) -> str | None:
+    """``targets.yaml`` or ``config.yaml`` for a project file; a YAML file that has
+    ``targets:`` and no ``evalcases:`` is a targets file wherever it lives."""
     if path.parent.name in CONFIG_DIRS and path.name in ("targets.yaml", "config.yaml"):
         return path.name
+    if path.suffix.lower() in (".yaml", ".yml"):
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+        if _TARGETS_KEY.search(text) and not re.search(r"^evalcases\s*:", text, re.MULTILINE):
+            return "targets.yaml"
     return None
 
 

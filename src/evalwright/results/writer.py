@@ -16,7 +16,7 @@ from evalwright.results.redact import Redactor
 
 
 class ResultsWriter:
-    """Appends rows to a results file; nothing is held back in a buffer."""
+    """Writes rows to a results file; nothing is held back in a buffer."""
 
     def __init__(self, path: Path, redact: Redactor, *, keep: list[str] | None = None) -> None:
         self.path = path
@@ -25,7 +25,8 @@ class ResultsWriter:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._final: Path | None = None
         if keep is None:
-            self._file: IO[str] = open(path, "a", encoding="utf-8")  # noqa: SIM115
+            # A run's file holds that run only (--resume is how a run continues a file).
+            self._file: IO[str] = open(path, "w", encoding="utf-8")  # noqa: SIM115
         else:
             handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
             self._file = os.fdopen(handle, "w", encoding="utf-8")

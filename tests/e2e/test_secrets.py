@@ -1,0 +1,114 @@
+"""Credentials never reach a file nor the terminal: an API echoing its key, a script printing a
+token, a judge quoting one; every such value is ``[REDACTED]`` in results, cache and output."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from evalwright.testing import Fault, ReceivedRequest, Text
+from tests.conftest import CliResult
+from tests.e2e.harness import E2E, OPENAI_KEY, is_judge, targets_yaml
+
+TOKEN_NAME = "MY_SERVICE_TOKEN"
+TOKEN = "tok-abcdef123456"
+# Not named like a secret: redacted because it is a target's api_key.
+JUDGE_KEY_NAME = "JUDGE_ACCESS"
+JUDGE_KEY = "judge-access-98765"
+# Set only in the project's .env, used by nothing: still a secret by its name.
+DOTENV_TOKEN = "dotenv-token-777"
+SECRETS = (OPENAI_KEY, TOKEN, JUDGE_KEY, DOTENV_TOKEN)
+LEAKY = f"""import os, sys
+print("auth failed for token " + os.environ["{TOKEN_NAME}"], file=sys.stderr)
+sys.exit(1)
+"""
+EVAL = """evalcases:
+  - id: rejected
+    expected_outcome: Answers.
+    input: First question?
+  - id: echoed
+    expected_outcome: Answers.
+    input: Second question?
+    execution:
+      evaluators:
+        - {name: says-fake, type: contains, value: fake}
+        - {name: judge, type: llm_judge}
+  - id: scripted
+    expected_outcome: Answers.
+    input: Third question?
+    execution:
+      evaluators:
+        - {name: leaky, type: code, script: [python3, leaky.py]}
+"""
+
+
+def _respond(request: ReceivedRequest) -> Text | Fault | None:
+    """Echo the secrets back, the way real APIs and models sometimes do."""
+    body = str(request.json)
+    if is_judge(request):
+        verdict = f'{{"score": 1, "hits": [], "misses": [], "reasoning": "saw {JUDGE_KEY}"}}'
+        return Text(verdict)
+    if "First question" in body:
+        message = f"Incorrect API key provided: {OPENAI_KEY}"
+        return Fault(401, body={"error": {"message": message}})
+    if "Second question" in body:
+        return Text(f"fake answer: key {OPENAI_KEY}, tokens {TOKEN} {DOTENV_TOKEN}")
+    return Text("fake answer")
+
+
+def _files(root: Path) -> dict[Path, bytes]:
+    """Every file of the project but the user's own ``.env``."""
+    return {
+        p: p.read_bytes()
+        for p in root.rglob("*")
+        if p.is_file() and ".git" not in p.parts and p != root / ".env"
+    }
+
+
+def _run(e2e: E2E, out: str) -> CliResult:
+    result = e2e.run("eval", "evals/secret.yaml", "--target", "oa", "--cache", "--out", out)
+    assert result.code == 1, result.err  # the rejected and scripted cases error
+    assert "Traceback" not in result.err
+    return result
+
+
+def test_no_secret_reaches_a_file_or_the_output(e2e: E2E) -> None:
+    e2e.env[TOKEN_NAME] = TOKEN
+    e2e.env[JUDGE_KEY_NAME] = JUDGE_KEY
+    targets = targets_yaml(e2e.server.url).replace(
+        "model: judge-test\n", f"model: judge-test\n    api_key: ${{{{ {JUDGE_KEY_NAME} }}}}\n"
+    )
+    e2e.project.write(".evalwright/targets.yaml", targets)
+    e2e.project.write("evals/secret.yaml", EVAL)
+    e2e.project.write("evals/leaky.py", LEAKY)
+    e2e.project.write(".env", f"DOTENV_TOKEN={DOTENV_TOKEN}\n")
+    e2e.server.responder = _respond
+
+    first = _run(e2e, "first.jsonl")
+    second = _run(e2e, "second.jsonl")  # served from the cache where it can be
+
+    assert e2e.judges(), "the judge was asked"
+    assert {r.header("authorization") for r in e2e.judges()} == {f"Bearer {JUDGE_KEY}"}
+    rows = {r["eval_id"]: r for r in e2e.rows("second.jsonl")}
+    assert rows["echoed"]["cache"] == "hit"
+    assert (
+        rows["rejected"]["error"]["message"] == "HTTP 401: Incorrect API key provided: [REDACTED]"
+    )
+    assert rows["echoed"]["candidate_answer"] == (
+        "fake answer: key [REDACTED], tokens [REDACTED] [REDACTED]"
+    )
+    judged = rows["echoed"]["evaluator_results"][1]
+    assert judged["reasoning"] == "saw [REDACTED]"
+    assert rows["scripted"]["error"]["message"].endswith("auth failed for token [REDACTED]")
+
+    files = _files(e2e.root)
+    cache = b"".join(data for path, data in files.items() if "cache" in path.parts)
+    assert b"[REDACTED]" in cache, "the cached answer is stored redacted"
+    for name in ("first.jsonl", "second.jsonl"):
+        assert b"[REDACTED]" in files[e2e.root / name]
+    for secret in SECRETS:
+        for path, data in files.items():
+            assert secret.encode() not in data, f"{secret} leaked into {path}"
+        for result in (first, second):
+            assert secret not in result.out, f"{secret} leaked to stdout"
+            assert secret not in result.err, f"{secret} leaked to stderr"
+    assert "[REDACTED]" in first.err, "the error lines show where a secret was"
