@@ -164,6 +164,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     args = build_parser().parse_args(argv)
+    if args.module == "eval":
+        from evalwright.providers.http import preload
+
+        preload()  # overlaps aiohttp's import with loading the eval files
     from evalwright.errors import ConfigError, LoadError
 
     command = importlib.import_module(f"evalwright.cli.{args.module}")

@@ -21,7 +21,9 @@ from pydantic_core import PydanticCustomError, core_schema
 class FileModel(BaseModel):
     """Frozen, strict, and unknown keys are errors: a typo must never be silently ignored."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, populate_by_name=False)
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", strict=True, populate_by_name=False, defer_build=True
+    )
 
 
 def field_error(kind: str, message: str, field: str | None = None) -> PydanticCustomError:

@@ -45,8 +45,8 @@ def judge_request(template: Template | None, ctx: EvalContext) -> ProviderReques
         purpose="judge",
         response_schema=VERDICT_SCHEMA,
         messages=(
-            ChatMessage.of(role="system", content=JUDGE_SYSTEM_PROMPT),
-            ChatMessage.of(role="user", content=judge_prompt(template, ctx)),
+            ChatMessage(role="system", content=JUDGE_SYSTEM_PROMPT),
+            ChatMessage(role="user", content=judge_prompt(template, ctx)),
         ),
     )
 

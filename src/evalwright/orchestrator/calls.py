@@ -59,11 +59,14 @@ class TargetCaller:
         settings = getattr(target, "retry", None)
         async with self._limit(name):
             response, attempts = await with_retries(
-                lambda attempt: provider.generate(dataclasses.replace(request, attempt=attempt)),
+                lambda attempt: provider.generate(
+                    request if attempt == 1 else dataclasses.replace(request, attempt=attempt)
+                ),
                 settings,
                 target.timeout,
             )
-        response = dataclasses.replace(response, attempts=attempts)
+        if attempts != response.attempts:
+            response = dataclasses.replace(response, attempts=attempts)
         if key is None or self.cache is None:
             return response, "off"
         if accept is None or accept(response):

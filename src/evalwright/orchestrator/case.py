@@ -1,4 +1,9 @@
-"""Run one case on one target: ask the target, judge the answer, build the row."""
+"""Run one case on one target in two steps: ask the target (:meth:`CaseRunner.ask`), then
+judge the answer and build the row (:meth:`CaseRunner.finish`).
+
+The split lets a worker send its next request before judging the answer it just got, so
+the target always has its full share of requests in flight.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +22,17 @@ from evalwright.results.rows import CacheState, aggregate, error_json, utc_now
 
 
 @dataclass(frozen=True, slots=True)
+class Asked:
+    """A case whose target has answered (``failure`` when it could not)."""
+
+    item: WorkItem
+    inputs: PromptInputs | None
+    response: ProviderResponse | None
+    cache: CacheState
+    failure: ProviderError | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class CaseRunner:
     """What every case of a run shares."""
 
@@ -26,13 +42,25 @@ class CaseRunner:
 
     async def run(self, item: WorkItem) -> dict[str, Any]:
         """The finished row of ``item``; failures are recorded on it, never raised."""
+        return await self.finish(await self.ask(item))
+
+    async def ask(self, item: WorkItem) -> Asked:
+        """Send the case to its target and wait for the answer."""
         target = self.plan.registry.target(item.target)
         inputs = case_inputs(item.case, target)
         request = candidate_request(item.case, inputs)
         try:
             response, cache = await self.caller.call(item.target, request)
         except ProviderError as exc:
-            return self.failed_row(item, exc)
+            return Asked(item, inputs, None, "off", exc)
+        return Asked(item, inputs, response, cache)
+
+    async def finish(self, asked: Asked) -> dict[str, Any]:
+        """Judge the answer and build the row."""
+        item, inputs, response, cache = asked.item, asked.inputs, asked.response, asked.cache
+        if response is None or inputs is None:
+            assert asked.failure is not None
+            return self.failed_row(item, asked.failure)
         context = eval_context(
             item.suite,
             item.case,
@@ -93,7 +121,7 @@ class CaseRunner:
             "reference_answer": reference_answer(case.expected_messages),
             "raw_request": inputs.raw_request(),
             "wire_request": response.wire_request,
-            "delivery_notes": [n.model_dump() for n in response.delivery_notes],
+            "delivery_notes": [n.to_json() for n in response.delivery_notes],
             "trace": list(response.trace),
             "evaluator_results": results,
             "usage": response.usage.to_json() if response.usage else None,

@@ -51,7 +51,7 @@ def preview(
         item = _item(suite, case, inputs.mode, inputs.raw_request(), lm.messages)
         item["target"] = target
         item["wire_request"] = prepared.wire_request
-        item["delivery_notes"] = [note.model_dump() for note in prepared.notes]
+        item["delivery_notes"] = [note.to_json() for note in prepared.notes]
         out.append(item)
     return out
 

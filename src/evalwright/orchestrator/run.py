@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from evalwright.errors import ProviderError
+from evalwright.evalfile.evaluator_specs import CodeSpec, LlmJudgeSpec
 from evalwright.orchestrator.calls import TargetCaller
-from evalwright.orchestrator.case import CaseRunner
+from evalwright.orchestrator.case import Asked, CaseRunner
 from evalwright.orchestrator.plan import Plan, RunOptions, WorkItem, load_plan
 from evalwright.orchestrator.summary import RunSummary
 from evalwright.results.cache import ResponseCache
@@ -95,15 +96,10 @@ async def execute(plan: Plan, reporter: Reporter) -> RunSummary:
     started = time.perf_counter()
     reporter.start(summary)
     try:
-        await _work(
-            _pending(plan, skipped, summary),
-            runner,
-            options,
-            writer,
-            summary,
-            reporter,
-            finished if options.resume else None,
+        pipeline = _Pipeline(
+            runner, options, writer, summary, reporter, finished if options.resume else None
         )
+        await pipeline.run(_pending(plan, skipped, summary))
     except asyncio.CancelledError:
         summary.interrupted = True
         raise
@@ -129,48 +125,93 @@ def _pending(plan: Plan, skipped: set[RowKey], summary: RunSummary) -> Iterator[
     summary.exact_total = True
 
 
-async def _work(
-    items: Iterator[WorkItem],
-    runner: CaseRunner,
-    options: RunOptions,
-    writer: ResultsWriter,
-    summary: RunSummary,
-    reporter: Reporter,
-    finished: set[RowKey] | None,
-) -> None:
-    queue: asyncio.Queue[WorkItem | None] = asyncio.Queue(maxsize=options.workers * 2)
+class _Pipeline:
+    """Workers that ask targets, and tasks that finish the answered cases.
 
-    async def produce() -> None:
+    ``--workers`` bounds the cases waiting on something outside: a target, a judge or a
+    script. A case with only built-in checks left waits on nothing, so its worker hands it to
+    a finishing task and sends its next request at once; judging and writing then run while
+    the requests are in flight (at most ``workers`` such cases wait to be finished).
+    """
+
+    def __init__(
+        self,
+        runner: CaseRunner,
+        options: RunOptions,
+        writer: ResultsWriter,
+        summary: RunSummary,
+        reporter: Reporter,
+        finished: set[RowKey] | None,
+    ) -> None:
+        self.runner = runner
+        self.workers = options.workers
+        self.writer = writer
+        self.summary = summary
+        self.reporter = reporter
+        self.finished = finished
+        self.queue: asyncio.Queue[WorkItem | None] = asyncio.Queue(maxsize=options.workers * 2)
+        self.slots = asyncio.Semaphore(options.workers)
+        self.finishing: set[asyncio.Task[None]] = set()
+
+    async def run(self, items: Iterator[WorkItem]) -> None:
+        """Run every item; on any exit, stop what is still running."""
+        tasks = [asyncio.ensure_future(self._produce(items))]
+        tasks.extend(asyncio.ensure_future(self._work()) for _ in range(self.workers))
+        try:
+            await asyncio.gather(*tasks)
+            while self.finishing:
+                await asyncio.gather(*self.finishing)
+        finally:
+            for task in [*tasks, *self.finishing]:
+                task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.gather(*tasks, *self.finishing, return_exceptions=True)
+
+    async def _produce(self, items: Iterator[WorkItem]) -> None:
         for item in items:
-            await queue.put(item)
-        for _ in range(options.workers):
-            await queue.put(None)
+            await self.queue.put(item)
+        for _ in range(self.workers):
+            await self.queue.put(None)
 
-    async def work() -> None:
-        while (item := await queue.get()) is not None:
-            row = await _run_one(runner, item)
-            writer.write(row)
-            if row["error"]:  # shown on the console too, so redacted like the file
-                row["error"]["message"] = writer.redact(row["error"]["message"])
-            if finished is not None:  # only a resumed run needs to know
-                finished.add(_key(item))
-            summary.add(row)
-            reporter.row(row, summary)
+    async def _work(self) -> None:
+        while (item := await self.queue.get()) is not None:
+            try:
+                asked = await self.runner.ask(item)
+            except Exception as exc:  # a bug must cost one row, not the run
+                asked = Asked(item, None, None, "off", _internal(exc))
+            await self.slots.acquire()
+            if not _local_only(asked):
+                await self._finish(asked)  # judges and scripts count against --workers
+                continue
+            task = asyncio.ensure_future(self._finish(asked))
+            self.finishing.add(task)
+            task.add_done_callback(self.finishing.discard)
 
-    tasks = [asyncio.ensure_future(produce())]
-    tasks.extend(asyncio.ensure_future(work()) for _ in range(options.workers))
-    try:
-        await asyncio.gather(*tasks)
-    finally:
-        for task in tasks:
-            task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.gather(*tasks, return_exceptions=True)
+    async def _finish(self, asked: Asked) -> None:
+        try:
+            row = await self.runner.finish(asked)
+        except Exception as exc:  # a bug must cost one row, not the run
+            row = self.runner.failed_row(asked.item, _internal(exc))
+        finally:
+            self.slots.release()
+        self._record(asked.item, row)
+
+    def _record(self, item: WorkItem, row: dict[str, Any]) -> None:
+        self.writer.write(row)
+        if row["error"]:  # shown on the console too, so redacted like the file
+            row["error"]["message"] = self.writer.redact(row["error"]["message"])
+        if self.finished is not None:  # only a resumed run needs to know
+            self.finished.add(_key(item))
+        self.summary.add(row)
+        self.reporter.row(row, self.summary)
 
 
-async def _run_one(runner: CaseRunner, item: WorkItem) -> dict[str, Any]:
-    try:
-        return await runner.run(item)
-    except Exception as exc:  # a bug must cost one row, not the run
-        failure = ProviderError(f"internal error: {type(exc).__name__}: {exc}")
-        return runner.failed_row(item, failure)
+def _local_only(asked: Asked) -> bool:
+    """Whether finishing the case makes no call outside this process."""
+    if asked.response is None:
+        return True
+    return not any(isinstance(e.spec, LlmJudgeSpec | CodeSpec) for e in asked.item.case.evaluators)
+
+
+def _internal(exc: Exception) -> ProviderError:
+    return ProviderError(f"internal error: {type(exc).__name__}: {exc}")

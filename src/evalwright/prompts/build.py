@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from pydantic import BaseModel, ConfigDict
 
 from evalwright.evalfile.resolved import CaseMessage, EvalCase, FileSegment, GuidelineSegment
 from evalwright.prompts.chat import (
@@ -18,10 +17,9 @@ from evalwright.prompts.chat import (
 from evalwright.prompts.render import Mode, block, file_block, question
 
 
-class PromptInputs(BaseModel):
+@dataclass(frozen=True, slots=True)
+class PromptInputs:
     """What a case sends, before any API mapping (contract sections 4 to 7.2)."""
-
-    model_config = ConfigDict(frozen=True)
 
     mode: Mode
     question: str
@@ -40,11 +38,11 @@ class PromptInputs(BaseModel):
                 self.chat_prompt and self.chat_prompt[0].role == "system"
             ) or not self.system_content:
                 return self.chat_prompt
-            return (ChatMessage.of(role="system", content=self.system_content), *self.chat_prompt)
-        user = ChatMessage.of(role="user", content=self.question)
+            return (ChatMessage(role="system", content=self.system_content), *self.chat_prompt)
+        user = ChatMessage(role="user", content=self.question)
         if not self.system_content:
             return (user,)
-        return (ChatMessage.of(role="system", content=self.system_content), user)
+        return (ChatMessage(role="system", content=self.system_content), user)
 
     def raw_request(self) -> dict[str, Any]:
         """The row's ``raw_request`` (contract 7.5)."""

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict
 
 from evalwright.evalfile.messages import Role, ToolCall
 from evalwright.evalfile.resolved import CaseMessage
@@ -22,34 +21,19 @@ NoteRule = Literal[
 ]
 
 
-class ChatMessage(BaseModel):
+@dataclass(frozen=True, slots=True)
+class ChatMessage:
     """One entry of a chat prompt; tool calls stay structured.
 
-    Built from already validated parts, so :meth:`of` skips validation (it is on the per-case
-    path of every run).
+    Built on the per-case path of every run from already validated parts, so a plain
+    dataclass: it never reads a user's file.
     """
-
-    model_config = ConfigDict(frozen=True)
 
     role: Role
     content: str
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
     name: str | None = None
-
-    @classmethod
-    def of(
-        cls,
-        role: Role,
-        content: str,
-        tool_calls: tuple[ToolCall, ...] = (),
-        tool_call_id: str | None = None,
-        name: str | None = None,
-    ) -> ChatMessage:
-        """A message from trusted parts, without validation."""
-        return cls.model_construct(
-            role=role, content=content, tool_calls=tool_calls, tool_call_id=tool_call_id, name=name
-        )
 
     def to_json(self) -> dict[str, Any]:
         """``{"role", "content"}`` plus ``tool_calls``, ``tool_call_id``, ``name`` where present."""
@@ -65,13 +49,16 @@ class ChatMessage(BaseModel):
         return out
 
 
-class DeliveryNote(BaseModel):
+@dataclass(frozen=True, slots=True)
+class DeliveryNote:
     """A change an API forced on the conversation, named by rule (contract 7.5)."""
-
-    model_config = ConfigDict(frozen=True)
 
     rule: NoteRule
     detail: str
+
+    def to_json(self) -> dict[str, str]:
+        """``{"rule", "detail"}``."""
+        return {"rule": self.rule, "detail": self.detail}
 
 
 def system_content(
@@ -104,7 +91,7 @@ def chat_prompt(
     system: str,
 ) -> tuple[tuple[ChatMessage, ...], tuple[DeliveryNote, ...]]:
     """Rules 7.1.1 to 7.1.3: one system entry first, then every later turn in order."""
-    entries: list[ChatMessage] = [ChatMessage.of(role="system", content=system)] if system else []
+    entries: list[ChatMessage] = [ChatMessage(role="system", content=system)] if system else []
     start = 0
     while start < len(messages) and messages[start].role == "system":
         start += 1
@@ -112,7 +99,7 @@ def chat_prompt(
     for message in messages[start:]:
         if message.role == "tool":
             entries.append(
-                ChatMessage.of(
+                ChatMessage(
                     role="tool",
                     content=content_text(message),
                     tool_call_id=message.tool_call_id,
@@ -124,11 +111,11 @@ def chat_prompt(
         elif message.role == "system":
             mid_system.append(len(entries))
             entries.append(
-                ChatMessage.of(role="assistant", content="@[System]:\n" + block(message, "lm"))
+                ChatMessage(role="assistant", content="@[System]:\n" + block(message, "lm"))
             )
         else:
             entries.append(
-                ChatMessage.of(
+                ChatMessage(
                     role=message.role, content=content_text(message), tool_calls=message.tool_calls
                 )
             )
@@ -136,7 +123,7 @@ def chat_prompt(
     for index in mid_system:
         last = index == len(entries) - 1
         if last:
-            entries[index] = ChatMessage.of(role="user", content=entries[index].content)
+            entries[index] = ChatMessage(role="user", content=entries[index].content)
         turn = "a user turn, as the last entry" if last else "an assistant turn"
         notes.append(
             DeliveryNote(

@@ -20,7 +20,7 @@ from evalwright.providers.base import (
     Usage,
     WireRequest,
 )
-from evalwright.providers.http import HttpPool, HttpReply
+from evalwright.providers.http import Endpoint, HttpPool, HttpReply
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +57,7 @@ class ChatProvider(Provider):
         # Built once per target: nothing per request but the body.
         self.url = self.endpoint()
         self.headers = self.auth_headers()
+        self._endpoint: Endpoint | None = None
 
     @abstractmethod
     def endpoint(self) -> str:
@@ -83,7 +84,9 @@ class ChatProvider(Provider):
         """Send the converted body once and map the reply."""
         wire, notes = self.convert(request)
         started = time.perf_counter()
-        reply = await self.pool.post_json(self.url, self.headers, wire.body)
+        if self._endpoint is None:
+            self._endpoint = Endpoint(self.url, self.headers)
+        reply = await self.pool.post_json(self._endpoint, wire.body)
         latency_ms = (time.perf_counter() - started) * 1000
         if reply.status >= 400:
             raise http_error(reply)

@@ -1,12 +1,16 @@
 """One pooled aiohttp session for a whole run: connection reuse across every chat target.
 
 The session is created lazily inside the running event loop. ``trust_env`` stays off: no
-proxy or other client setting is taken from the environment.
+proxy or other client setting is taken from the environment. Each target's URL and headers
+are prepared once, so a request costs the body and little else.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
+import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -18,16 +22,35 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class HttpReply:
-    """A response: status, lower-cased headers, and the raw body."""
+    """A response: status, lower-cased headers (error responses only), and the raw body."""
 
     status: int
     headers: dict[str, str]
     body: bytes
 
 
+def preload() -> None:
+    """Import aiohttp on a background thread, so that its import (mostly building TLS
+    contexts, which release the GIL) overlaps whatever the caller loads meanwhile."""
+    threading.Thread(
+        target=importlib.import_module, args=("aiohttp",), daemon=True, name="evalwright-preload"
+    ).start()
+
+
 def encode_json(body: dict[str, Any]) -> bytes:
     """The exact bytes sent for a JSON body."""
     return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+class Endpoint:
+    """A URL and the headers sent with every request to it, parsed once."""
+
+    def __init__(self, url: str, headers: Mapping[str, str]) -> None:
+        from multidict import CIMultiDict
+        from yarl import URL
+
+        self.url = URL(url)
+        self.headers = CIMultiDict({"content-type": "application/json", **headers})
 
 
 class HttpPool:
@@ -41,24 +64,30 @@ class HttpPool:
         if self._session is None:
             import aiohttp
 
-            # Our own semaphores bound concurrency, so the connector adds no limit of its own.
-            connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300)
             self._session = aiohttp.ClientSession(
-                connector=connector, trust_env=False, auto_decompress=True
+                # Our own semaphores bound concurrency, so the connector adds no limit.
+                connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300),
+                # The retry policy bounds each attempt with the target's own timeout.
+                timeout=aiohttp.ClientTimeout(total=None),
+                cookie_jar=aiohttp.DummyCookieJar(),
+                trust_env=False,
             )
         return self._session
 
-    async def post_json(self, url: str, headers: dict[str, str], body: dict[str, Any]) -> HttpReply:
+    async def post_json(self, endpoint: Endpoint, body: dict[str, Any]) -> HttpReply:
         """POST ``body`` as JSON; connection failures raise a retryable ProviderError."""
         import aiohttp
 
         session = self._get_session()
-        request_headers = {"content-type": "application/json", **headers}
         try:
-            async with session.post(url, data=encode_json(body), headers=request_headers) as resp:
+            async with session.post(
+                endpoint.url, data=encode_json(body), headers=endpoint.headers
+            ) as resp:
                 raw = await resp.read()
-                reply_headers = {k.lower(): v for k, v in resp.headers.items()}
-                return HttpReply(resp.status, reply_headers, raw)
+                headers = (
+                    {k.lower(): v for k, v in resp.headers.items()} if resp.status >= 400 else {}
+                )
+                return HttpReply(resp.status, headers, raw)
         except aiohttp.ClientError as exc:
             reason = str(exc) or type(exc).__name__
             raise ProviderError(f"connection failed: {reason}", retryable=True) from None

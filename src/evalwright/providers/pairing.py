@@ -65,7 +65,7 @@ def _pair_run(
                 )
             )
     kept = tuple(call for call in assistant.tool_calls if call.id in answered)
-    paired = ChatMessage.of(role="assistant", content=content, tool_calls=kept)
+    paired = ChatMessage(role="assistant", content=content, tool_calls=kept)
     return [paired, *answers, *leftovers]
 
 
@@ -80,7 +80,7 @@ def _unmatched(result: ChatMessage, index: int, notes: list[DeliveryNote]) -> Ch
             ),
         )
     )
-    return ChatMessage.of(role="user", content="@[Tool]:\n" + result.content)
+    return ChatMessage(role="user", content="@[Tool]:\n" + result.content)
 
 
 def calls_by_id(assistant: ChatMessage) -> dict[str, int]:
