@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from evalwright.evalfile.diagnostics import Report, format_field
-from evalwright.evalfile.evaluator_specs import DEFAULT_JUDGE, CodeSpec, EvaluatorSpec, LlmJudgeSpec
+from evalwright.evalfile.evaluator_specs import CodeSpec, EvaluatorSpec, LlmJudgeSpec, default_judge
 from evalwright.evalfile.messages import (
     AssistantMessage,
     FilePart,
@@ -183,7 +183,7 @@ class CaseBuilder:
         if isinstance(legacy, list):
             return self.evaluators(legacy, where.at("evaluators"))  # pyright: ignore[reportUnknownArgumentType]
         if raw_field(spec, "evaluator") is not None:
-            return (Evaluator(DEFAULT_JUDGE),)
+            return (Evaluator(default_judge()),)
         return defaults
 
     def _legacy_warnings(self, spec: FileModel, where: Located) -> None:

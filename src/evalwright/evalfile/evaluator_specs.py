@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Annotated, Any, Literal
 
@@ -146,5 +147,9 @@ def _evaluator_list(value: list[EvaluatorSpec]) -> list[EvaluatorSpec]:
 EvaluatorList = Annotated[list[EvaluatorSpec], AfterValidator(_evaluator_list)]
 """A non-empty list of evaluators with unique names."""
 
-DEFAULT_JUDGE = LlmJudgeSpec(name="llm_judge", type="llm_judge")
-"""The evaluator used when a case configures none."""
+
+@functools.cache
+def default_judge() -> LlmJudgeSpec:
+    """The evaluator used when a case configures none (built on first use: building it
+    compiles the model's validator, which the start of a run should not pay for twice)."""
+    return LlmJudgeSpec(name="llm_judge", type="llm_judge")

@@ -18,7 +18,7 @@ from pydantic import Field
 from evalwright.errors import LoadError
 from evalwright.evalfile.cases import CaseBuilder, Located
 from evalwright.evalfile.diagnostics import Diagnostic, Report, format_field
-from evalwright.evalfile.evaluator_specs import DEFAULT_JUDGE
+from evalwright.evalfile.evaluator_specs import default_judge
 from evalwright.evalfile.models import EvalCaseSpec, JsonlHeader, raw_field
 from evalwright.evalfile.models import _FileHeader as FileHeader  # pyright: ignore[reportPrivateUsage]
 from evalwright.evalfile.project import Project, display_path, find_project_root, read_text
@@ -56,7 +56,7 @@ class SuiteReader:
         self.builder = CaseBuilder(resolver, str(self.path.parent), self.report, target_names)
         self.header: FileHeader | None = None
         self.estimated_cases = 0
-        self._defaults: tuple[Evaluator, ...] = (Evaluator(DEFAULT_JUDGE),)
+        self._defaults: tuple[Evaluator, ...] = (Evaluator(default_judge()),)
         self._target: str | None = None
         self._ids: dict[str, int] = {}
         items = self._open()

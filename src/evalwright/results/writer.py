@@ -37,7 +37,7 @@ class ResultsWriter:
 
     def write(self, row: dict[str, Any]) -> None:
         """Write one row and flush it."""
-        self.write_line(json.dumps(row, ensure_ascii=False))
+        self.write_line(json.dumps(row, ensure_ascii=False, separators=(",", ":")))
         self.rows_written += 1
 
     def write_line(self, line: str) -> None:
