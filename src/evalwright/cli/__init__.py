@@ -168,10 +168,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     # every installed package's entry points (tens of milliseconds at each start).
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     args = build_parser().parse_args(argv)
-    if args.module == "eval":
-        from evalwright.providers.http import preload
-
-        preload()  # overlaps aiohttp's import with loading the eval files
     from evalwright.errors import ConfigError, LoadError
 
     command = importlib.import_module(f"evalwright.cli.{args.module}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, LiteralString, cast
 
@@ -24,6 +25,18 @@ class FileModel(BaseModel):
     model_config = ConfigDict(
         frozen=True, extra="forbid", strict=True, populate_by_name=False, defer_build=True
     )
+
+
+def field_tag(field: str, tags: Mapping[str, str]) -> Callable[[Any], str | None]:
+    """A union discriminator: the member a mapping's ``field`` selects, through ``tags``."""
+
+    def tag(value: Any) -> str | None:
+        if not isinstance(value, dict):
+            return None
+        key = cast(dict[str, Any], value).get(field)
+        return tags.get(key) if isinstance(key, str) else None
+
+    return tag
 
 
 def field_error(kind: str, message: str, field: str | None = None) -> PydanticCustomError:

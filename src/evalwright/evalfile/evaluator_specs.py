@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Discriminator, Field, Tag
 
-from evalwright.evalfile.base import FileModel, NonEmptyStr, field_error
+from evalwright.evalfile.base import FileModel, NonEmptyStr, field_error, field_tag
 
 EVALUATOR_TYPES = ("llm_judge", "code", "contains", "regex", "equals", "is_json")
 # AgentV evaluator types we recognise but do not implement: a clear error, not "unknown".
@@ -107,12 +107,7 @@ class IsJsonSpec(_Evaluator):
     type: Literal["is_json"]
 
 
-def _evaluator_tag(value: Any) -> str | None:
-    if isinstance(value, dict):
-        kind = value.get("type")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-        if kind in EVALUATOR_TYPES:
-            return str(kind)  # pyright: ignore[reportUnknownArgumentType]
-    return None
+_evaluator_tag = field_tag("type", {kind: kind for kind in EVALUATOR_TYPES})
 
 
 EvaluatorSpec = Annotated[

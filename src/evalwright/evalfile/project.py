@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from evalwright.evalfile.diagnostics import Report
 from evalwright.evalfile.globs import GlobSet
 from evalwright.evalfile.models import ProjectConfig
-from evalwright.evalfile.source import Positions, parse_yaml
+from evalwright.evalfile.source import Positions, PosNode, parse_yaml
 from evalwright.evalfile.text import normalize_newlines
 from evalwright.evalfile.validation import validate
 
@@ -62,12 +63,15 @@ def read_text(path: Path, report: Report) -> str | None:
     return normalize_newlines(text.removeprefix("\ufeff"))
 
 
+def read_yaml(path: Path, report: Report) -> tuple[Any, PosNode | None] | None:
+    """A user's YAML file as data and positions; ``None`` after reporting why it cannot be."""
+    text = read_text(path, report)
+    return parse_yaml(text, report) if text is not None else None
+
+
 def load_config(path: Path, report: Report) -> ProjectConfig | None:
     """Load ``config.yaml``; an empty file means every default."""
-    text = read_text(path, report)
-    if text is None:
-        return None
-    parsed = parse_yaml(text, report)
+    parsed = read_yaml(path, report)
     if parsed is None:
         return None
     data, positions = parsed

@@ -7,7 +7,9 @@ file read once, however many cases use it.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from evalwright.evalfile.project import Project, display_path
 from evalwright.evalfile.text import normalize_newlines, tidy
@@ -45,16 +47,7 @@ class FileResolver:
         With ``classify=False`` no file is a guideline (expected messages, judge templates).
         """
         key = (reference, base_dir, classify)
-        result = self._resolved.get(key)
-        if result is None:
-            try:
-                result = self._resolve(reference, base_dir, classify)
-            except ReferenceProblem as exc:
-                result = exc
-            self._resolved[key] = result
-        if isinstance(result, ReferenceProblem):
-            raise result
-        return result
+        return _memo(self._resolved, key, lambda: self._resolve(reference, base_dir, classify))
 
     def resolve_dir(self, reference: str, base_dir: str) -> str:
         """Resolve a directory reference (a code evaluator's ``cwd``) the same way."""
@@ -110,16 +103,7 @@ class FileResolver:
         return real
 
     def _content(self, real: str) -> str:
-        cached = self._contents.get(real)
-        if cached is None:
-            try:
-                cached = self._read(real)
-            except ReferenceProblem as exc:
-                cached = exc
-            self._contents[real] = cached
-        if isinstance(cached, ReferenceProblem):
-            raise cached
-        return cached
+        return _memo(self._contents, real, lambda: self._read(real))
 
     def _read(self, real: str) -> str:
         limit = self.project.config.max_file_bytes
@@ -144,3 +128,21 @@ class FileResolver:
 
 def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def _memo(cache: dict[K, V | ReferenceProblem], key: K, compute: Callable[[], V]) -> V:
+    """``compute()`` once per key; a problem is remembered and raised again like a result."""
+    result = cache.get(key)
+    if result is None:
+        try:
+            result = compute()
+        except ReferenceProblem as exc:
+            result = exc
+        cache[key] = result
+    if isinstance(result, ReferenceProblem):
+        raise result
+    return result

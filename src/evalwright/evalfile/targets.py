@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, ConfigDict, Discriminator, Field, Tag, model_validator
 
-from evalwright.evalfile.base import FileModel, NonEmptyStr, Pattern, field_error
+from evalwright.evalfile.base import FileModel, NonEmptyStr, Pattern, field_error, field_tag
 
 CHAT_PROVIDERS = ("openai", "azure", "anthropic", "gemini")
 AGENT_PROVIDERS = ("cli", "codex", "vscode", "vscode-insiders")
@@ -226,12 +226,8 @@ class VSCodeTarget(_AgentTarget):
     dry_run: bool = False
 
 
-def _provider_tag(value: Any) -> str | None:
-    if isinstance(value, dict):
-        provider = value.get("provider")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-        if provider in PROVIDERS:
-            return "vscode" if provider == "vscode-insiders" else str(provider)  # pyright: ignore[reportUnknownArgumentType]
-    return None
+# vscode-insiders is the vscode model with another default command.
+_provider_tag = field_tag("provider", {**{p: p for p in PROVIDERS}, "vscode-insiders": "vscode"})
 
 
 Target = Annotated[

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any, cast
 
 from evalwright.evalfile.diagnostics import Report, format_field
-from evalwright.evalfile.project import read_text
-from evalwright.evalfile.source import Positions, PosNode, parse_yaml
+from evalwright.evalfile.project import read_yaml
+from evalwright.evalfile.source import Positions, PosNode
 from evalwright.evalfile.targets import TargetsFile
 from evalwright.evalfile.validation import type_name, validate
 
@@ -60,10 +60,7 @@ def load_targets(path: Path, report: Report) -> TargetsFile | None:
 def load_targets_located(path: Path, report: Report) -> tuple[TargetsFile, Positions] | None:
     """Load a targets file with the positions of its values (for later warnings)."""
     errors = len(report.errors)
-    text = read_text(path, report)
-    if text is None:
-        return None
-    parsed = parse_yaml(text, report)
+    parsed = read_yaml(path, report)
     if parsed is None:
         return None
     data, root = parsed

@@ -7,9 +7,7 @@ are prepared once, so a request costs the body and little else.
 
 from __future__ import annotations
 
-import importlib
 import json
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -27,14 +25,6 @@ class HttpReply:
     status: int
     headers: dict[str, str]
     body: bytes
-
-
-def preload() -> None:
-    """Import aiohttp on a background thread, so that its import (mostly building TLS
-    contexts, which release the GIL) overlaps whatever the caller loads meanwhile."""
-    threading.Thread(
-        target=importlib.import_module, args=("aiohttp",), daemon=True, name="evalwright-preload"
-    ).start()
 
 
 def encode_json(body: dict[str, Any]) -> bytes:

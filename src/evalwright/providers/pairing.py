@@ -6,8 +6,9 @@ After pairing, every structured call of an assistant entry is answered by exactl
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
+from evalwright.evalfile.messages import ToolCall
 from evalwright.prompts import ChatMessage, DeliveryNote
 from evalwright.prompts.render import tool_call_line
 
@@ -83,6 +84,20 @@ def _unmatched(result: ChatMessage, index: int, notes: list[DeliveryNote]) -> Ch
     return ChatMessage(role="user", content="@[Tool]:\n" + result.content)
 
 
-def calls_by_id(assistant: ChatMessage) -> dict[str, int]:
-    """Each call id of an assistant entry with its position, for ordering results by call."""
-    return {call.id: position for position, call in enumerate(assistant.tool_calls)}
+def with_results(
+    paired: Sequence[ChatMessage],
+) -> Iterator[tuple[ChatMessage, list[tuple[ToolCall, ChatMessage]]]]:
+    """Each non-tool entry of a paired conversation, with the results answering its calls,
+    as ``(call, result)`` in call order (APIs that group results want that order)."""
+    index = 0
+    while index < len(paired):
+        message = paired[index]
+        index += 1
+        results: dict[str, ChatMessage] = {}
+        while index < len(paired) and paired[index].role == "tool":
+            results[paired[index].tool_call_id or ""] = paired[index]
+            index += 1
+        yield (
+            message,
+            [(call, results[call.id]) for call in message.tool_calls if call.id in results],
+        )

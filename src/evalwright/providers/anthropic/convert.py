@@ -9,7 +9,7 @@ from evalwright.errors import BlockedError
 from evalwright.evalfile.targets import AnthropicTarget
 from evalwright.prompts import ChatMessage, DeliveryNote
 from evalwright.providers.chat import Reply, usage_from
-from evalwright.providers.pairing import calls_by_id, pair_tool_calls
+from evalwright.providers.pairing import pair_tool_calls, with_results
 
 DEFAULT_MAX_TOKENS = 4096
 CONVERSATION_START = "@[Conversation start]"
@@ -18,28 +18,19 @@ CONVERSATION_START = "@[Conversation start]"
 def to_messages(paired: Sequence[ChatMessage]) -> list[dict[str, Any]]:
     """Messages with ``tool_use`` blocks, and one user message of ``tool_result`` blocks per run."""
     out: list[dict[str, Any]] = []
-    index = 0
-    while index < len(paired):
-        message = paired[index]
-        index += 1
-        if message.role == "assistant" and message.tool_calls:
-            blocks: list[dict[str, Any]] = []
-            if message.content:
-                blocks.append({"type": "text", "text": message.content})
-            blocks.extend(
-                {"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments}
-                for call in message.tool_calls
-            )
-            out.append({"role": "assistant", "content": blocks})
-            order = calls_by_id(message)
-            run: list[ChatMessage] = []
-            while index < len(paired) and paired[index].role == "tool":
-                run.append(paired[index])
-                index += 1
-            run.sort(key=lambda result: order[result.tool_call_id or ""])
-            out.append({"role": "user", "content": [_tool_result(r) for r in run]})
-        else:
+    for message, results in with_results(paired):
+        if not (message.role == "assistant" and message.tool_calls):
             out.append({"role": message.role, "content": message.content})
+            continue
+        blocks: list[dict[str, Any]] = []
+        if message.content:
+            blocks.append({"type": "text", "text": message.content})
+        blocks.extend(
+            {"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments}
+            for call in message.tool_calls
+        )
+        out.append({"role": "assistant", "content": blocks})
+        out.append({"role": "user", "content": [_tool_result(r) for _, r in results]})
     return out
 
 

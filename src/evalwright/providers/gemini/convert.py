@@ -6,11 +6,12 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from evalwright.errors import BlockedError
+from evalwright.evalfile.messages import ToolCall
 from evalwright.evalfile.targets import GeminiTarget
 from evalwright.prompts import ChatMessage, DeliveryNote
 from evalwright.providers.anthropic.convert import CONVERSATION_START, start_note
 from evalwright.providers.chat import Reply, usage_from
-from evalwright.providers.pairing import calls_by_id, pair_tool_calls
+from evalwright.providers.pairing import pair_tool_calls, with_results
 
 # Google's documented signature for function calls in history the model did not produce.
 SKIP_SIGNATURE = "skip_thought_signature_validator"
@@ -40,36 +41,17 @@ def _content(message: ChatMessage) -> dict[str, Any]:
 def to_contents(paired: Sequence[ChatMessage]) -> list[dict[str, Any]]:
     """Contents with native function calls and responses; same-role neighbours merged."""
     out: list[dict[str, Any]] = []
-    index = 0
-    while index < len(paired):
-        message = paired[index]
-        index += 1
+    for message, results in with_results(paired):
         _append(out, _content(message))
-        if message.role == "assistant" and message.tool_calls:
-            names = {c.id: c.name for c in message.tool_calls}
-            order = calls_by_id(message)
-            run: list[ChatMessage] = []
-            while index < len(paired) and paired[index].role == "tool":
-                run.append(paired[index])
-                index += 1
-            run.sort(key=lambda result: order[result.tool_call_id or ""])
-            _append(
-                out,
-                {
-                    "role": "user",
-                    "parts": [
-                        {
-                            "functionResponse": {
-                                "id": r.tool_call_id,
-                                "name": names[r.tool_call_id or ""],
-                                "response": {"output": r.content},
-                            }
-                        }
-                        for r in run
-                    ],
-                },
-            )
+        if results:
+            parts = [_function_response(call, result) for call, result in results]
+            _append(out, {"role": "user", "parts": parts})
     return out
+
+
+def _function_response(call: ToolCall, result: ChatMessage) -> dict[str, Any]:
+    response = {"id": call.id, "name": call.name, "response": {"output": result.content}}
+    return {"functionResponse": response}
 
 
 def _append(out: list[dict[str, Any]], content: dict[str, Any]) -> None:
