@@ -202,6 +202,28 @@ def _timestamp(text: str) -> float:
     return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
 
+def baseline(cases: int, latency_ms: float, workers: int) -> dict[str, Any]:
+    """A minimal aiohttp client against the same server: proof the server is no bottleneck."""
+    script = Path(__file__).with_name("baseline_client.py")
+    with FakeServer.in_thread(latency_ms=latency_ms, default_text="an answer") as server:
+        out = subprocess.run(
+            [
+                sys.executable,
+                str(script),
+                server.url + "/v1/chat/completions",
+                str(cases),
+                str(workers),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=bench_env(),
+        ).stdout
+    steady = float(json.loads(out)["steady_wall_s"])
+    ideal = cases * latency_ms / 1000 / workers
+    return {"steady_wall_s": round(steady, 3), "efficiency": round(ideal / steady, 3)}
+
+
 def time_command(argv: list[str], cwd: Path, repeat: int = 5) -> float:
     """The best wall time of ``repeat`` runs."""
     return min(_run(argv, cwd, bench_env())[1] for _ in range(repeat))
@@ -227,6 +249,7 @@ def measure_all(repeat: int = 3) -> dict[str, Any]:
         report["validate_2000_s"] = round(
             time_command(evalwright("validate", str(suite)), root, repeat=3), 3
         )
+    report["baseline_2000"] = baseline(2000, 100, 32)
     report["run_2000"] = _median_run(repeat, 2000, 100, 32)
     report["cache_2000"] = run_eval(2000, 0, 32, cache_rerun=True)["cached_rerun"]
     one = _median_run(repeat, 1, 0, 32)
@@ -247,11 +270,18 @@ def main() -> int:
         "--cache-rerun", action="store_true", help="also time a second run answered from the cache"
     )
     parser.add_argument("--all", action="store_true", help="measure every figure")
+    parser.add_argument(
+        "--baseline",
+        action="store_true",
+        help="measure a minimal aiohttp client instead of evalwright",
+    )
     args = parser.parse_args()
     resource.setrlimit(resource.RLIMIT_NOFILE, (4096, 4096))
     warm_up(Path.cwd())
     if args.all:
         report = measure_all()
+    elif args.baseline:
+        report = baseline(args.cases, args.latency_ms, args.workers)
     else:
         report = run_eval(args.cases, args.latency_ms, args.workers, cache_rerun=args.cache_rerun)
     print(json.dumps(report, indent=2))
