@@ -1,0 +1,92 @@
+"""What a person sees during a run: a bar on a terminal, lines in a log, nothing when quiet."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+from evalwright.cli.progress import Progress, summary_table
+from evalwright.orchestrator.summary import RunSummary
+
+
+class Terminal(io.StringIO):
+    """A stream that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def row(
+    target: str = "t",
+    status: str = "ok",
+    score: float | None = 1.0,
+    error: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    return {
+        "eval_id": "case",
+        "target": target,
+        "status": status,
+        "score": score,
+        "delivery_notes": [],
+        "cache": "off",
+        "usage": {"input_tokens": 3, "output_tokens": 2},
+        "error": error,
+    }
+
+
+def feed(progress: Progress, summary: RunSummary, rows: list[dict[str, Any]]) -> None:
+    progress.start(summary)
+    for item in rows:
+        summary.add(item)
+        progress.row(item, summary)
+    progress.finish(summary)
+
+
+def test_a_terminal_gets_a_bar_redrawn_in_place() -> None:
+    stream = Terminal()
+    summary = RunSummary(Path("r.jsonl"), total=2)
+    feed(Progress(stream), summary, [row(), row()])
+    out = stream.getvalue()
+    assert out.startswith("\r[")
+    assert "2/2 done, 0 error(s)" in out
+    assert "#" * 24 in out
+    assert out.endswith("\n")
+
+
+def test_a_log_gets_lines_and_each_error() -> None:
+    stream = io.StringIO()
+    summary = RunSummary(Path("r.jsonl"), total=2, exact_total=False)
+    failure = row(status="error", score=None, error={"type": "timeout", "message": "slow"})
+    feed(Progress(stream), summary, [failure, row()])
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "running up to 2 case(s)"
+    assert "error: case on t: slow" in lines
+    assert lines[-1].startswith("2/2 done, 1 error(s)")
+
+
+def test_quiet_prints_nothing() -> None:
+    stream = Terminal()
+    feed(Progress(stream, quiet=True), RunSummary(Path("r.jsonl"), total=1), [row()])
+    assert stream.getvalue() == ""
+
+
+def test_summary_table_per_target_and_threshold() -> None:
+    summary = RunSummary(Path("r.jsonl"), total=3, pass_mark=0.5, threshold=0.9)
+    for item in (row("a", score=1.0), row("a", score=0.2), row("b", status="error", score=None)):
+        summary.add(item)
+    table = summary_table(summary).splitlines()
+    assert table[0].split() == [
+        "target",
+        "cases",
+        "mean",
+        "passed",
+        "errors",
+        "lossless",
+        "tokens",
+        "in/out",
+    ]
+    assert table[1].split() == ["a", "2", "0.600", "1/2", "0", "2/2", "6/4"]
+    assert table[2].split() == ["b", "1", "-", "0/0", "1", "1/1", "3/2"]
+    assert "mean score 0.600 BELOW the threshold 0.9" in table
+    assert summary.exit_code() == 1

@@ -1,0 +1,57 @@
+"""The built-in checks: each scores 1 or 0 and says why."""
+
+from __future__ import annotations
+
+import pytest
+
+from evalwright.evalfile.evaluator_specs import ContainsSpec, EqualsSpec, IsJsonSpec, RegexSpec
+from evalwright.evaluators.builtin import check
+
+
+def test_contains_needs_every_value() -> None:
+    spec = ContainsSpec(name="c", type="contains", value=["loop", "bug"])
+    assert check(spec, "the loop has a bug").score == 1.0
+    missing = check(spec, "the loop is fine")
+    assert missing.score == 0.0
+    assert missing.hits == ["contains 'loop'"]
+    assert missing.misses == ["missing 'bug'"]
+    assert missing.reasoning == "1 of 2 required values found"
+
+
+def test_contains_case_and_single_value() -> None:
+    insensitive = ContainsSpec(name="c", type="contains", value="LOOP", case_sensitive=False)
+    assert check(insensitive, "a loop").score == 1.0
+    assert check(ContainsSpec(name="c", type="contains", value="LOOP"), "a loop").score == 0.0
+
+
+@pytest.mark.parametrize(
+    ("pattern", "sensitive", "answer", "score"),
+    [
+        ("^Answer: \\d+$", True, "Answer: 42", 1.0),
+        ("answer", True, "Answer", 0.0),
+        ("answer", False, "ANSWER", 1.0),
+        ("\\bzero\\b", True, "nonzero", 0.0),
+    ],
+)
+def test_regex_searches(pattern: str, sensitive: bool, answer: str, score: float) -> None:
+    spec = RegexSpec(name="r", type="regex", value=pattern, case_sensitive=sensitive)
+    verdict = check(spec, answer)
+    assert verdict.score == score
+    assert (verdict.hits if score else verdict.misses)[0].endswith(f"/{pattern}/")
+
+
+def test_equals_tidies_both_sides() -> None:
+    spec = EqualsSpec(name="e", type="equals", value="\n  42  \r\n\n")
+    assert check(spec, "  42\n\n").score == 1.0
+    assert check(spec, "43").score == 0.0
+    loose = EqualsSpec(name="e", type="equals", value="Paris", case_sensitive=False)
+    assert check(loose, "PARIS").score == 1.0
+    assert check(EqualsSpec(name="e", type="equals", value="Paris"), "paris").score == 0.0
+
+
+def test_is_json() -> None:
+    spec = IsJsonSpec(name="j", type="is_json")
+    assert check(spec, ' {"a": [1, 2]} ').score == 1.0
+    broken = check(spec, '{"a": ')
+    assert broken.score == 0.0
+    assert broken.misses[0].startswith("is not valid JSON")
