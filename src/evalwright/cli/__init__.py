@@ -38,13 +38,20 @@ def _positive(text: str) -> int:
     return value
 
 
+def _command(commands: Any, name: str, help_text: str, description: str) -> Any:
+    parser = commands.add_parser(name, help=help_text, description=description)
+    parser.set_defaults(module=name)
+    return parser
+
+
 def _add_eval(commands: Any) -> None:
-    run: argparse.ArgumentParser = commands.add_parser(
+    run = _command(
+        commands,
         "eval",
-        help="run eval files against targets and write the results",
-        description="Run eval cases against targets, judge the answers and write one JSON "
-        "line per case and target. Exit 0 when every case ran and the threshold (if any) "
-        "holds, 1 otherwise, 2 for a configuration error.",
+        "run eval files against targets and write the results",
+        "Run eval cases against targets, judge the answers and write one JSON line per case "
+        "and target. Exit 0 when every case ran and the threshold (if any) holds, 1 otherwise, "
+        "2 for a configuration error.",
     )
     run.add_argument("paths", nargs="+", metavar="PATH", help="eval files or directories")
     run.add_argument(
@@ -62,18 +69,6 @@ def _add_eval(commands: Any) -> None:
         metavar="N",
         help="cases running at once (default 8)",
     )
-    run.add_argument("--out", metavar="FILE", help="the results file (JSON Lines)")
-    run.add_argument(
-        "--resume",
-        metavar="FILE",
-        help="rerun the missing and errored rows of an earlier results file",
-    )
-    run.add_argument(
-        "--cache",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="reuse cached answers (default: config.yaml's cache)",
-    )
     run.add_argument(
         "--dry-run", action="store_true", help="answer every target and judge with the offline mock"
     )
@@ -90,25 +85,32 @@ def _add_eval(commands: Any) -> None:
         metavar="X",
         help="fail the run when the mean score is below X",
     )
-    run.add_argument("--quiet", action="store_true", help="print no progress")
-    run.set_defaults(module="eval")
+    _add_eval_output(run)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full option parser."""
-    parser = argparse.ArgumentParser(
-        prog="evalwright", description="Evaluate LLMs and AI agents from YAML eval files."
+def _add_eval_output(run: Any) -> None:
+    run.add_argument("--out", metavar="FILE", help="the results file (JSON Lines)")
+    run.add_argument(
+        "--resume",
+        metavar="FILE",
+        help="rerun the missing and errored rows of an earlier results file",
     )
-    parser.add_argument("--version", action="version", version=f"evalwright {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    _add_eval(commands)
+    run.add_argument(
+        "--cache",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="reuse cached answers (default: config.yaml's cache)",
+    )
+    run.add_argument("--quiet", action="store_true", help="print no progress")
 
-    validate = commands.add_parser(
+
+def _add_checks(commands: Any) -> None:
+    validate = _command(
+        commands,
         "validate",
-        help="check eval files, config and targets for every problem",
-        description="Check eval files (and their project's config and targets) and report "
-        "every problem as path:line:col. Exit 0 when there are no errors (warnings alone "
-        "pass), 1 otherwise.",
+        "check eval files, config and targets for every problem",
+        "Check eval files (and their project's config and targets) and report every problem "
+        "as path:line:col. Exit 0 when there are no errors (warnings alone pass), 1 otherwise.",
     )
     validate.add_argument(
         "paths",
@@ -116,12 +118,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="eval files, targets files, or directories to search",
     )
-    validate.set_defaults(module="validate")
-
-    prompt = commands.add_parser(
+    prompt = _command(
+        commands,
         "prompt",
-        help="show what a case will send, without calling anything",
-        description="Show each selected case's question, guidelines and chat prompt.",
+        "show what a case will send, without calling anything",
+        "Show each selected case's question, guidelines and chat prompt.",
     )
     prompt.add_argument("eval_file", metavar="EVAL_FILE")
     prompt.add_argument("--eval-id", metavar="GLOB", help="select cases whose id matches")
@@ -135,20 +136,21 @@ def build_parser() -> argparse.ArgumentParser:
     prompt.add_argument(
         "--target", metavar="NAME", help="also show the exact wire request this target would send"
     )
-    prompt.set_defaults(module="prompt")
 
-    schema = commands.add_parser(
+
+def _add_tools(commands: Any) -> None:
+    schema = _command(
+        commands,
         "schema",
-        help="print the JSON Schema of a file format",
-        description="Print the JSON Schema generated from evalwright's models.",
+        "print the JSON Schema of a file format",
+        "Print the JSON Schema generated from evalwright's models.",
     )
     schema.add_argument("kind", nargs="?", choices=("eval", "targets", "config"), default="eval")
-    schema.set_defaults(module="schema")
-
-    cache = commands.add_parser(
+    cache = _command(
+        commands,
         "cache",
-        help="show or clear the response cache",
-        description="Show or clear the project's response cache.",
+        "show or clear the response cache",
+        "Show or clear the project's response cache.",
     )
     cache.add_argument("action", choices=("stats", "clear"))
     cache.add_argument(
@@ -158,7 +160,18 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="a directory of the project (default: the current one)",
     )
-    cache.set_defaults(module="cache")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full option parser."""
+    parser = argparse.ArgumentParser(
+        prog="evalwright", description="Evaluate LLMs and AI agents from YAML eval files."
+    )
+    parser.add_argument("--version", action="version", version=f"evalwright {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    _add_eval(commands)
+    _add_checks(commands)
+    _add_tools(commands)
     return parser
 
 

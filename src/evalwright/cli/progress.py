@@ -83,7 +83,7 @@ class Progress:
 
 def summary_table(summary: RunSummary) -> str:
     """Per target: cases, mean score, passed, errors, lossless deliveries, tokens, and time."""
-    head = ("target", "cases", "mean", "passed", "errors", "lossless", "tokens in/out")
+    head = ("target", "cases", "mean", "passed", "errors", "lossless", "tokens in/out", "wall")
     rows: list[tuple[str, ...]] = [head]
     for name, stats in summary.targets.items():
         mean = "-" if stats.mean is None else f"{stats.mean:.3f}"
@@ -96,6 +96,7 @@ def summary_table(summary: RunSummary) -> str:
                 str(stats.errors),
                 f"{stats.lossless}/{stats.cases}",
                 f"{stats.input_tokens}/{stats.output_tokens}",
+                f"{summary.target_wall(name):.1f}s",
             )
         )
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]

@@ -44,17 +44,9 @@ class TargetCaller:
         provider = self.registry.provider(name)
         key = None
         if self.cache is not None and isinstance(provider, ChatProvider):
-            prepared = provider.prepare(request)
-            wire = prepared.wire_request
-            key = cache_key(
-                request.purpose, provider.kind, provider.url, wire["model"], wire["body"]
-            )
-            hit = self.cache.get(key) if use_cache else None
+            key, hit = self._lookup(provider, request, use_cache)
             if hit is not None:
-                usage = Usage(**hit.usage) if hit.usage else None
-                return ProviderResponse(
-                    hit.text, hit.finish_reason, usage, 0.0, wire, prepared.notes, attempts=0
-                ), "hit"
+                return hit, "hit"
         target = self.registry.target(name)
         settings = getattr(target, "retry", None)
         async with self._limit(name):
@@ -75,6 +67,23 @@ class TargetCaller:
                 key, request.purpose, CachedReply(response.text, response.finish_reason, usage)
             )
         return response, "miss"
+
+    def _lookup(
+        self, provider: ChatProvider, request: ProviderRequest, use_cache: bool
+    ) -> tuple[str, ProviderResponse | None]:
+        """The request's cache key, and its stored answer (``attempts`` 0) if there is one."""
+        assert self.cache is not None
+        prepared = provider.prepare(request)
+        wire = prepared.wire_request
+        key = cache_key(request.purpose, provider.kind, provider.url, wire["model"], wire["body"])
+        hit = self.cache.get(key) if use_cache else None
+        if hit is None:
+            return key, None
+        usage = Usage(**hit.usage) if hit.usage else None
+        response = ProviderResponse(
+            hit.text, hit.finish_reason, usage, 0.0, wire, prepared.notes, attempts=0
+        )
+        return key, response
 
     async def judge(
         self,

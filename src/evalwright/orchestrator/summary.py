@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,8 @@ class TargetStats:
     cached: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    last_row_at: float = 0.0
+    """``time.monotonic()`` when this target's last row was written."""
 
     @property
     def ok(self) -> int:
@@ -41,6 +44,7 @@ class RunSummary:
     threshold: float | None = None
     targets: dict[str, TargetStats] = field(default_factory=dict[str, TargetStats])
     wall_seconds: float = 0.0
+    started_at: float = field(default_factory=time.monotonic)
     interrupted: bool = False
     exact_total: bool = True
     """False while ``total`` is only an estimate (a streamed suite with ``--eval-id``)."""
@@ -60,6 +64,11 @@ class RunSummary:
         usage: dict[str, Any] = row["usage"] or {}
         stats.input_tokens += usage.get("input_tokens") or 0
         stats.output_tokens += usage.get("output_tokens") or 0
+        stats.last_row_at = time.monotonic()
+
+    def target_wall(self, name: str) -> float:
+        """Seconds from the start of the run to the target's last row."""
+        return max(0.0, self.targets[name].last_row_at - self.started_at)
 
     @property
     def done(self) -> int:

@@ -119,19 +119,21 @@ def chat_prompt(
                     role=message.role, content=content_text(message), tool_calls=message.tool_calls
                 )
             )
-    notes: list[DeliveryNote] = []
-    for index in mid_system:
-        last = index == len(entries) - 1
-        if last:
-            entries[index] = ChatMessage(role="user", content=entries[index].content)
-        turn = "a user turn, as the last entry" if last else "an assistant turn"
-        notes.append(
-            DeliveryNote(
-                rule="system_mid_conversation",
-                detail=(
-                    f"chat_prompt[{index}]: a system message after the conversation started "
-                    f"is sent as {turn}, marked @[System]:"
-                ),
-            )
-        )
+    notes = [_place_mid_system(entries, index) for index in mid_system]
     return tuple(entries), tuple(notes)
+
+
+def _place_mid_system(entries: list[ChatMessage], index: int) -> DeliveryNote:
+    """Keep a late system message in place: an assistant turn, or a user turn when last
+    (an assistant entry in last place would be continued by the model as its own words)."""
+    last = index == len(entries) - 1
+    if last:
+        entries[index] = ChatMessage(role="user", content=entries[index].content)
+    turn = "a user turn, as the last entry" if last else "an assistant turn"
+    return DeliveryNote(
+        rule="system_mid_conversation",
+        detail=(
+            f"chat_prompt[{index}]: a system message after the conversation started is sent as "
+            f"{turn}, marked @[System]:"
+        ),
+    )
