@@ -788,3 +788,16 @@ def test_a_shared_resolver_loads_several_files(project: ProjectDir) -> None:
     second = load_eval_file(project.root / "two.yaml", first.project, first.resolver)
     assert second.resolver is first.resolver
     assert second.cases[0].input_messages == first.cases[0].input_messages
+
+
+def test_a_results_file_in_a_directory_is_not_an_eval_file(project: ProjectDir) -> None:
+    from evalwright.evalfile.discovery import find_eval_files
+
+    project.write("evals/cases.jsonl", '{"id": "a", "expected_outcome": "x", "input": "y"}\n')
+    project.write("evals/results.jsonl", '{"run_id": "r", "eval_id": "a", "status": "ok"}\n')
+    project.write("evals/broken.jsonl", "{not json\n")
+    project.write("evals/empty.jsonl", "\n")
+    project.write("evals/notes.yaml", "title: not an eval\n")
+    project.write("evals/.hidden/skip.jsonl", "{}\n")
+    names = [p.name for p in find_eval_files(project.root / "evals")]
+    assert names == ["broken.jsonl", "cases.jsonl", "empty.jsonl"]

@@ -138,7 +138,9 @@ def _error_message(body: bytes) -> str:
             details = cast(dict[str, Any], error)
             parts = [str(details[k]) for k in ("code", "type", "status") if details.get(k)]
             parts.append(str(details.get("message", "")))
-            return ": ".join(p for p in parts if p)[:1000]
+            joined = ": ".join(p for p in parts if p)
+            if joined:
+                return joined[:1000]
     return text[:500]
 
 
@@ -155,5 +157,9 @@ def retry_after(headers: dict[str, str]) -> float | None:
     try:
         return max(0.0, float(value))
     except ValueError:
-        when = email.utils.parsedate_to_datetime(value) if value else None
-        return max(0.0, when.timestamp() - time.time()) if when else None
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None  # a header we cannot read: back off as if it were absent
+    return max(0.0, when.timestamp() - time.time())
