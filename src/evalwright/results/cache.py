@@ -59,9 +59,23 @@ class ResponseCache:
         self.path = directory / CACHE_FILE
         self.redact = redact or Redactor()
         self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(_SCHEMA)
+        self._prepare()
+
+    def _prepare(self) -> None:
+        """WAL mode and the table. Switching a new file to WAL needs a lock SQLite does not
+        wait for, so two runs starting at once take turns here."""
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if self._db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                    self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=NORMAL")
+                self._db.execute(_SCHEMA)
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
 
     def get(self, key: str) -> CachedReply | None:
         """The stored answer for ``key``, if any."""
