@@ -82,7 +82,7 @@ class Plan:
             reader = source.reader
             for case in source.cases:
                 _raise_errors(reader)
-                if self.options.eval_id and not fnmatch.fnmatchcase(case.id, self.options.eval_id):
+                if not selected(case, self.options.eval_id):
                     continue
                 for target in targets_of(case, self.options):
                     self._check(case, target)
@@ -107,6 +107,11 @@ class Plan:
                 continue
             self._checked.add((name, spec.target))
             _check_judge(self.registry.target(spec.target or _default_judge(target)))
+
+
+def selected(case: EvalCase, eval_id: str | None) -> bool:
+    """Whether ``--eval-id`` (a glob, or ``None`` for every case) selects ``case``."""
+    return eval_id is None or fnmatch.fnmatchcase(case.id, eval_id)
 
 
 def _raise_errors(reader: SuiteReader) -> None:
@@ -160,7 +165,7 @@ def _survey(plan: Plan, source: _Source) -> None:
     options = plan.options
     if isinstance(source.cases, list):
         for case in source.cases:
-            if options.eval_id is None or fnmatch.fnmatchcase(case.id, options.eval_id):
+            if selected(case, options.eval_id):
                 for target in targets_of(case, options):
                     plan._check(case, target)  # pyright: ignore[reportPrivateUsage]
                     plan.estimated += 1

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import fnmatch
 import os
 from typing import Any
 
 from evalwright.errors import ConfigError
 from evalwright.evalfile.loader import load_eval_file
 from evalwright.evalfile.resolved import EvalCase, EvalSuite
+from evalwright.orchestrator.plan import selected
 from evalwright.orchestrator.requests import candidate_request, case_inputs
 from evalwright.orchestrator.targets import TargetRegistry
 from evalwright.prompts import build_prompt
@@ -17,9 +17,7 @@ from evalwright.prompts.render import Mode
 
 def select_cases(suite: EvalSuite, eval_id: str | None) -> list[EvalCase]:
     """The suite's cases whose id matches the glob ``eval_id`` (all when ``None``)."""
-    if eval_id is None:
-        return list(suite.cases)
-    chosen = [c for c in suite.cases if fnmatch.fnmatchcase(c.id, eval_id)]
+    chosen = [case for case in suite.cases if selected(case, eval_id)]
     if not chosen:
         raise ConfigError(f"no case of {suite.display_path} matches --eval-id {eval_id!r}")
     return chosen
