@@ -6,12 +6,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 
 from evalwright.orchestrator.retry import with_retries
 from evalwright.orchestrator.targets import TargetRegistry
-from evalwright.providers.base import ProviderRequest, ProviderResponse, Usage
+from evalwright.prompts import DeliveryNote
+from evalwright.providers.base import (
+    Provider,
+    ProviderRequest,
+    ProviderResponse,
+    Usage,
+    WireRequest,
+)
 from evalwright.providers.chat import ChatProvider
 from evalwright.results.cache import CachedReply, ResponseCache, cache_key
 from evalwright.results.rows import CacheState
@@ -43,19 +50,20 @@ class TargetCaller:
         """Ask target ``name``; a cached answer costs no request (``latency_ms`` 0)."""
         provider = self.registry.provider(name)
         key = None
-        if self.cache is not None and isinstance(provider, ChatProvider):
-            key, hit = self._lookup(provider, request, use_cache)
-            if hit is not None:
-                return hit, "hit"
+        if isinstance(provider, ChatProvider):
+            # Converted once: the same body gives the cache key and goes out on every attempt.
+            wire, notes = provider.convert(request)
+            if self.cache is not None:
+                key, hit = self._lookup(provider, request, wire, notes, use_cache)
+                if hit is not None:
+                    return hit, "hit"
+            attempt_once = self._sender(provider, request, wire, notes)
+        else:
+            attempt_once = self._generator(provider, request)
         target = self.registry.target(name)
-        settings = getattr(target, "retry", None)
         async with self._limit(name):
             response, attempts = await with_retries(
-                lambda attempt: provider.generate(
-                    request if attempt == 1 else dataclasses.replace(request, attempt=attempt)
-                ),
-                settings,
-                target.timeout,
+                attempt_once, getattr(target, "retry", None), target.timeout
             )
         if attempts != response.attempts:
             response = dataclasses.replace(response, attempts=attempts)
@@ -68,20 +76,47 @@ class TargetCaller:
             )
         return response, "miss"
 
+    @staticmethod
+    def _sender(
+        provider: ChatProvider,
+        request: ProviderRequest,
+        wire: WireRequest,
+        notes: list[DeliveryNote],
+    ) -> Callable[[int], Awaitable[ProviderResponse]]:
+        return lambda _attempt: provider.send(request, wire, notes)
+
+    @staticmethod
+    def _generator(
+        provider: Provider, request: ProviderRequest
+    ) -> Callable[[int], Awaitable[ProviderResponse]]:
+        # Agents see the attempt number ({ATTEMPT}), so each attempt gets its own request.
+        return lambda attempt: provider.generate(
+            request if attempt == 1 else dataclasses.replace(request, attempt=attempt)
+        )
+
     def _lookup(
-        self, provider: ChatProvider, request: ProviderRequest, use_cache: bool
+        self,
+        provider: ChatProvider,
+        request: ProviderRequest,
+        wire: WireRequest,
+        notes: list[DeliveryNote],
+        use_cache: bool,
     ) -> tuple[str, ProviderResponse | None]:
         """The request's cache key, and its stored answer (``attempts`` 0) if there is one."""
         assert self.cache is not None
-        prepared = provider.prepare(request)
-        wire = prepared.wire_request
-        key = cache_key(request.purpose, provider.kind, provider.url, wire["model"], wire["body"])
+        key = cache_key(request.purpose, provider.kind, provider.url, wire.model, wire.body)
         hit = self.cache.get(key) if use_cache else None
         if hit is None:
             return key, None
         usage = Usage(**hit.usage) if hit.usage else None
         response = ProviderResponse(
-            hit.text, hit.finish_reason, usage, 0.0, wire, prepared.notes, attempts=0
+            hit.text,
+            hit.finish_reason,
+            usage,
+            0.0,
+            wire.to_json(),
+            (*request.notes, *notes),
+            attempts=0,
         )
         return key, response
 

@@ -81,8 +81,14 @@ class ChatProvider(Provider):
         return Prepared(wire.to_json(), (*request.notes, *notes))
 
     async def generate(self, request: ProviderRequest) -> ProviderResponse:
-        """Send the converted body once and map the reply."""
+        """Convert the request, send it once and map the reply."""
         wire, notes = self.convert(request)
+        return await self.send(request, wire, notes)
+
+    async def send(
+        self, request: ProviderRequest, wire: WireRequest, notes: list[DeliveryNote]
+    ) -> ProviderResponse:
+        """Send an already converted request once and map the reply."""
         started = time.perf_counter()
         if self._endpoint is None:
             self._endpoint = Endpoint(self.url, self.headers)
