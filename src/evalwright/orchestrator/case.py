@@ -60,7 +60,7 @@ class CaseRunner:
         item, inputs, response, cache = asked.item, asked.inputs, asked.response, asked.cache
         if response is None or inputs is None:
             assert asked.failure is not None
-            return self.failed_row(item, asked.failure)
+            return self.failed_row(item, asked.failure, inputs)
         context = eval_context(
             item.suite,
             item.case,
@@ -75,9 +75,15 @@ class CaseRunner:
         error = error_json("evaluator_error", problem) if problem else None
         return self._row(item, inputs, response, cache, results, score, error)
 
-    def failed_row(self, item: WorkItem, exc: ProviderError) -> dict[str, Any]:
-        """The row of a case whose target failed: what was sent, and the error."""
-        inputs = case_inputs(item.case, self.plan.registry.target(item.target))
+    def failed_row(
+        self, item: WorkItem, exc: ProviderError, inputs: PromptInputs | None = None
+    ) -> dict[str, Any]:
+        """The row of a case whose target failed: what was sent, and the error.
+
+        ``inputs`` is the prompt already built for the case, when there is one.
+        """
+        if inputs is None:
+            inputs = case_inputs(item.case, self.plan.registry.target(item.target))
         request = candidate_request(item.case, inputs)
         prepared = self.plan.registry.provider(item.target).prepare(request)
         response = ProviderResponse(

@@ -191,7 +191,7 @@ class _Pipeline:
         try:
             row = await self.runner.finish(asked)
         except Exception as exc:  # a bug must cost one row, not the run
-            row = self.runner.failed_row(asked.item, _internal(exc))
+            row = self.runner.failed_row(asked.item, _internal(exc), asked.inputs)
         finally:
             self.slots.release()
         self._record(asked.item, row)
