@@ -18,8 +18,9 @@ from evalwright.cli import main
 from evalwright.evalfile import EvalSuite, check_eval_file, load_eval_file
 from evalwright.evalfile.diagnostics import Diagnostic
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
 REPO = Path(__file__).resolve().parents[1]
+DATA = REPO / "tests" / "data"
+"""Test data copied from other projects, each with its licence (see its README)."""
 
 
 @dataclass

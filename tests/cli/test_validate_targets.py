@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SHARED, CliResult, ProjectDir, run_cli
+from tests.conftest import DATA, CliResult, ProjectDir, run_cli
 
 TARGETS = ".evalwright/targets.yaml"
 UNSET = ("EW_TEST_UNSET_KEY", "EW_TEST_UNSET_HOST", "EW_TEST_UNSET_ARG", "EW_TEST_FROM_DOTENV")
@@ -253,7 +253,7 @@ def test_agentv_corpus_validates_without_errors(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
 ) -> None:
     copy = tmp_path / name
-    shutil.copytree(SHARED / "data" / "agentv-0.13-examples" / name, copy)
+    shutil.copytree(DATA / "agentv-0.13-examples" / name, copy)
     for path in [copy, *copy.rglob("*")]:
         path.chmod(path.stat().st_mode | stat.S_IWUSR)
     monkeypatch.chdir(copy)

@@ -53,7 +53,7 @@ from evalwright.evalfile.variables import (
     substitute,
     variables_in,
 )
-from tests.conftest import SHARED, ProjectDir
+from tests.conftest import DATA, ProjectDir
 
 TARGETS = ".evalwright/targets.yaml"
 T = TypeVar("T")
@@ -1020,7 +1020,7 @@ def test_a_legacy_key_with_its_new_form_is_one_error(
 
 @pytest.mark.parametrize("project_name", ["simple", "showcase"])
 def test_agentv_corpus_targets_load_with_warnings_only(tmp_path: Path, project_name: str) -> None:
-    source = SHARED / "data" / "agentv-0.13-examples" / project_name
+    source = DATA / "agentv-0.13-examples" / project_name
     copy = tmp_path / project_name
     shutil.copytree(source, copy)
     for path in [copy, *copy.rglob("*")]:

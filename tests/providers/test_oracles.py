@@ -16,11 +16,11 @@ from evalwright.evalfile import EvalCase, load_eval_file
 from evalwright.orchestrator.requests import candidate_request, case_inputs
 from evalwright.prompts import ChatMessage
 from evalwright.providers.base import ProviderRequest
-from tests.conftest import SHARED, ProjectDir
+from tests.conftest import DATA, ProjectDir
 from tests.providers.wire_cases import chat_provider
 from tests.scenarios import SCENARIOS, write_scenarios
 
-OPENAPI = SHARED / "data" / "openai-openapi.json"
+OPENAPI = DATA / "openai-openapi.json"
 SCHEMAS = "urn:openai-openapi#/components/schemas/"
 VERDICT = {
     "type": "object",
