@@ -22,6 +22,11 @@ from evalwright.evalfile.evaluator_specs import default_judge
 from evalwright.evalfile.models import EvalCaseSpec, JsonlHeader, raw_field
 from evalwright.evalfile.models import _FileHeader as FileHeader  # pyright: ignore[reportPrivateUsage]
 from evalwright.evalfile.project import Project, display_path, find_project_root, read_text
+from evalwright.evalfile.reading import (
+    MAX_JSONL_LINE_BYTES,
+    UnreadableFile,
+    open_regular,
+)
 from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.resolved import EvalCase, EvalSuite, Evaluator, SuiteInfo
 from evalwright.evalfile.source import Positions, parse_json_line, parse_yaml
@@ -139,9 +144,9 @@ class SuiteReader:
 def _count_lines(path: Path) -> int:
     """A cheap count of a JSONL file's non-blank lines (an estimate of its cases)."""
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             return sum(1 for line in handle if line.strip())
-    except OSError:
+    except (OSError, UnreadableFile):
         return 0
 
 
@@ -170,23 +175,50 @@ def _yaml_items(text: str, reader: SuiteReader) -> Iterator[Item]:
 def _jsonl_items(path: Path, report: Report) -> Iterator[Item]:
     seen_case = False
     first = True
-    number = 0
     try:
-        with open(path, encoding="utf-8-sig") as lines:
-            for number, line in enumerate(lines, start=1):
-                if not line.strip():
-                    continue
-                is_first, first = first, False
-                item = _jsonl_item(line.rstrip("\n"), number, report, is_first)
-                if item is not None:
-                    seen_case = seen_case or item[0] == "case"
-                    yield item
-    except UnicodeDecodeError:
-        report.error(number + 1, 1, "", "the file is not valid UTF-8")
-    except OSError as exc:
-        report.error(1, 1, "", f"cannot read the file: {exc.strerror or exc}")
+        for number, line in _jsonl_lines(path):
+            if not line.strip():
+                continue
+            is_first, first = first, False
+            item = _jsonl_item(line, number, report, is_first)
+            if item is not None:
+                seen_case = seen_case or item[0] == "case"
+                yield item
+    except _BadLine as exc:
+        report.error(exc.line, 1, "", str(exc))
+    except UnreadableFile as exc:
+        report.error(1, 1, "", str(exc))
     if not seen_case and not report.errors:
         report.error(1, 1, "", "the file has no eval cases")
+
+
+class _BadLine(Exception):
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+def _jsonl_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """Numbered lines (UTF-8, without their line end), none longer than the limit."""
+    with open_regular(path) as handle:
+        number = 0
+        while True:
+            try:
+                raw = handle.readline(MAX_JSONL_LINE_BYTES + 1)
+            except OSError as exc:
+                raise UnreadableFile(f"cannot read the file: {exc.strerror or exc}") from None
+            if not raw:
+                return
+            number += 1
+            if len(raw) > MAX_JSONL_LINE_BYTES:
+                raise _BadLine(number, f"line is longer than {MAX_JSONL_LINE_BYTES} bytes")
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise _BadLine(number, "the file is not valid UTF-8") from None
+            if number == 1:
+                line = line.removeprefix("\ufeff")
+            yield number, line.rstrip("\n").removesuffix("\r")
 
 
 def _jsonl_item(line: str, number: int, report: Report, is_first: bool) -> Item | None:

@@ -10,6 +10,7 @@ from typing import Any
 from evalwright.evalfile.diagnostics import Report
 from evalwright.evalfile.globs import GlobSet
 from evalwright.evalfile.models import ProjectConfig
+from evalwright.evalfile.reading import MAX_EVAL_FILE_BYTES, UnreadableFile, read_limited
 from evalwright.evalfile.source import Positions, PosNode, parse_yaml
 from evalwright.evalfile.text import normalize_newlines
 from evalwright.evalfile.validation import validate
@@ -50,9 +51,9 @@ def display_path(path: str | os.PathLike[str]) -> str:
 def read_text(path: Path, report: Report) -> str | None:
     """A user file's text (UTF-8, BOM removed, LF line ends); ``None`` after an error."""
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        report.error(1, 1, "", f"cannot read the file: {exc.strerror or exc}")
+        data = read_limited(path, MAX_EVAL_FILE_BYTES)
+    except UnreadableFile as exc:
+        report.error(1, 1, "", str(exc))
         return None
     try:
         text = data.decode("utf-8")

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from evalwright.evalfile.project import Project, display_path
+from evalwright.evalfile.reading import UnreadableFile, read_limited
 from evalwright.evalfile.text import normalize_newlines, tidy
 
 _BINARY = "binary file: images and other binary attachments are not supported"
@@ -79,7 +80,9 @@ class FileResolver:
         tried: list[str] = []
         for base in bases:
             candidate = os.path.normpath(os.path.join(base, relative))
-            if os.path.isdir(candidate) if want_dir else os.path.isfile(candidate):
+            # Anything but a directory is taken as the file: a FIFO or a device is then
+            # reported as "not a regular file", not as missing.
+            if os.path.isdir(candidate) if want_dir else _exists_not_dir(candidate):
                 return candidate
             tried.append(display_path(candidate))
         kind = "directory" if want_dir else "file"
@@ -108,15 +111,9 @@ class FileResolver:
     def _read(self, real: str) -> str:
         limit = self.project.config.max_file_bytes
         try:
-            size = os.stat(real).st_size
-            if size > limit:
-                raise ReferenceProblem(
-                    f"file is too large: {size} bytes (max_file_bytes is {limit})"
-                )
-            with open(real, "rb") as handle:
-                data = handle.read()
-        except OSError as exc:
-            raise ReferenceProblem(f"cannot read the file: {exc.strerror or exc}") from None
+            data = read_limited(real, limit, "max_file_bytes")
+        except UnreadableFile as exc:
+            raise ReferenceProblem(str(exc)) from None
         if b"\x00" in data:
             raise ReferenceProblem(_BINARY)
         try:
@@ -124,6 +121,10 @@ class FileResolver:
         except UnicodeDecodeError:
             raise ReferenceProblem(_BINARY) from None
         return tidy(normalize_newlines(text.removeprefix("\ufeff")))
+
+
+def _exists_not_dir(path: str) -> bool:
+    return os.path.exists(path) and not os.path.isdir(path)
 
 
 def _inside(path: str, root: str) -> bool:

@@ -7,7 +7,11 @@ import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from evalwright.errors import ConfigError
+from evalwright.evalfile.reading import UnreadableFile, read_limited
+
 VARIABLE = re.compile(r"\$\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+DOTENV_MAX_BYTES = 1024 * 1024
 _ASSIGNMENT = re.compile(r"\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)")
 
 
@@ -39,10 +43,12 @@ def substitute(text: str, lookup: Mapping[str, str]) -> str:
 def read_dotenv(path: Path) -> dict[str, str]:
     """Parse a ``.env`` file: ``NAME=value`` lines, ``export`` allowed, ``#`` comments, quotes."""
     values: dict[str, str] = {}
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except OSError:
+    if not os.path.lexists(path):
         return values
+    try:
+        text = read_limited(path, DOTENV_MAX_BYTES).decode("utf-8-sig", errors="replace")
+    except UnreadableFile as exc:
+        raise ConfigError(f"{path}: {exc}") from None
     for line in text.splitlines():
         match = _ASSIGNMENT.fullmatch(line)
         if not match or line.lstrip().startswith("#"):

@@ -12,6 +12,7 @@ from evalwright.evalfile.diagnostics import Diagnostic, Report, format_field
 from evalwright.evalfile.discovery import find_eval_files
 from evalwright.evalfile.loader import check_eval_file
 from evalwright.evalfile.project import CONFIG_DIRS, Project, display_path, find_project_root
+from evalwright.evalfile.reading import MAX_EVAL_FILE_BYTES, UnreadableFile, read_limited
 from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.resolved import EvalSuite
 from evalwright.evalfile.targets import CliTarget, TargetsFile, split_command
@@ -127,8 +128,8 @@ def _project_file(path: Path) -> str | None:
         return path.name
     if path.suffix.lower() in (".yaml", ".yml"):
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
+            text = read_limited(path, MAX_EVAL_FILE_BYTES).decode("utf-8", errors="replace")
+        except UnreadableFile:
             return None
         if _TARGETS_KEY.search(text) and not re.search(r"^evalcases\s*:", text, re.MULTILINE):
             return "targets.yaml"
