@@ -7,6 +7,7 @@
     │   └── LoadError      one or more diagnostics (file, line, column, field, message)
     └── ProviderError      a target or judge call failed; recorded on the row, the run goes on
         ├── ProviderTimeout
+        ├── ResponseTooLarge  the answer was over the target's max_response_bytes
         └── BlockedError   the API refused the prompt itself
 
 Only ``ConfigError`` stops a run.
@@ -69,6 +70,23 @@ class ProviderTimeout(ProviderError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message, retryable=True)
+
+
+class ResponseTooLarge(ProviderError):
+    """The answer was larger than the target's ``max_response_bytes``; it was read no further.
+
+    Never retried: the same request would most likely get the same answer.
+    """
+
+    error_type = "response_too_large"
+
+    def __init__(self, limit: int, seen: int | None = None) -> None:
+        size = f"{seen} bytes" if seen is not None else "more than that"
+        super().__init__(
+            f"the response is larger than max_response_bytes ({limit}): {size}; "
+            "read no further (raise the target's max_response_bytes if it is expected)",
+            retryable=False,
+        )
 
 
 class BlockedError(ProviderError):

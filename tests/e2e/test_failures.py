@@ -100,7 +100,8 @@ def test_a_target_failure_is_a_row_not_a_crash(e2e: E2E) -> None:
     e2e.server.enqueue(Fault(401, body={"error": {"message": "bad key"}}))
     (row,) = _run(e2e)
     assert (row["status"], row["score"]) == ("error", None)
-    assert row["error"] == {"type": "target_error", "message": "HTTP 401: bad key"}
+    url = f"{e2e.server.url}/v1/chat/completions"
+    assert row["error"] == {"type": "target_error", "message": f"HTTP 401 from {url}: bad key"}
     assert row["evaluator_results"] == []
     assert row["wire_request"]["api"] == "openai.chat.completions"
     assert row["attempts"] == 1

@@ -90,8 +90,9 @@ def test_no_secret_reaches_a_file_or_the_output(e2e: E2E) -> None:
     assert {r.header("authorization") for r in e2e.judges()} == {f"Bearer {JUDGE_KEY}"}
     rows = {r["eval_id"]: r for r in e2e.rows("second.jsonl")}
     assert rows["echoed"]["cache"] == "hit"
-    assert (
-        rows["rejected"]["error"]["message"] == "HTTP 401: Incorrect API key provided: [REDACTED]"
+    assert rows["rejected"]["error"]["message"] == (
+        f"HTTP 401 from {e2e.server.url}/v1/chat/completions: Incorrect API key provided: "
+        "[REDACTED]"
     )
     assert rows["echoed"]["candidate_answer"] == (
         "fake answer: key [REDACTED], tokens [REDACTED] [REDACTED]"

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -462,6 +463,28 @@ def test_nonzero_exit_is_an_error_with_the_stderr_tail(e2e: E2E, tmp_path: Path)
     assert len(message) < 2300  # the tail, not all of stderr
     assert row["wire_request"]["api"] == "cli"
     assert row["wire_request"]["argv"] == [str(fake), "hi"]
+
+
+FLOOD = "import sys\nwhile True:\n    sys.stdout.write('x' * 65536)\n"
+
+
+@pytest.mark.parametrize("where", ["stdout", "output-file"])
+def test_an_answer_over_max_response_bytes_is_an_error_row(
+    e2e: E2E, tmp_path: Path, where: str
+) -> None:
+    """A command that never stops printing is killed at the limit, its answer never held."""
+    if where == "stdout":
+        command = [sys.executable, "-c", FLOOD]
+    else:
+        script = "open(sys.argv[1], 'wb').truncate(3 * 2**30)"
+        command = [sys.executable, "-c", f"import sys; {script}", "{OUTPUT_FILE}"]
+    block = target_block("flood", "cli", command=command, max_response_bytes=1048576)
+    add_targets(e2e, block)
+    write_cases(e2e.project, "evals/c.jsonl", [{"id": "c", "input": "hi"}], ANY_ANSWER)
+    (row,) = run_eval(e2e, "evals/c.jsonl", "--target", "flood")
+    assert row["error"]["type"] == "response_too_large"
+    assert "max_response_bytes (1048576)" in row["error"]["message"]
+    assert row["candidate_answer"] == ""
 
 
 def test_timeout_kills_the_whole_process_group(e2e: E2E, tmp_path: Path) -> None:

@@ -376,6 +376,24 @@ def test_codex_timeout_kills_it(e2e: E2E, tmp_path: Path) -> None:
     assert_child_killed(tmp_path / "child.pid", tmp_path / "late.txt", 2.0)
 
 
+@pytest.mark.parametrize("line", [1000, 3_000_000], ids=["many-lines", "one-huge-line"])
+def test_an_endless_event_stream_is_cut_at_max_response_bytes(
+    e2e: E2E, tmp_path: Path, line: int
+) -> None:
+    """Codex is killed once its output passes the limit; what it printed is not held."""
+    event = {"type": "item.completed", "item": {"type": "agent_message", "text": "x" * line}}
+    flood = f"import json, sys\nwhile True:\n    print(json.dumps({event!r}), flush=True)\n"
+    fake = write_script(tmp_path / "bin" / "codex", flood, {})
+    block = target_block("codex", "codex", executable=str(fake), max_response_bytes=1048576)
+    add_targets(e2e, block)
+    write_cases(e2e.project, "evals/one.jsonl", [{"id": "one", "input": "Go"}], ANY_ANSWER)
+    started = time.monotonic()
+    (row,) = run_eval(e2e, "evals/one.jsonl", "--target", "codex")
+    assert time.monotonic() - started < 30
+    assert row["error"]["type"] == "response_too_large"
+    assert row["attempts"] == 1
+
+
 def test_prompt_target_codex_shows_the_wire_request_and_runs_nothing(
     e2e: E2E, tmp_path: Path
 ) -> None:

@@ -11,6 +11,7 @@ import re
 import shlex
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, ConfigDict, Discriminator, Field, Tag, model_validator
 
@@ -33,11 +34,47 @@ class RetrySettings(FileModel):
     retryable_status_codes: list[int] = Field(default_factory=lambda: list(DEFAULT_RETRYABLE))
 
 
+DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+
+
+def url_problem(value: str) -> str | None:
+    """Why ``value`` cannot be an API's base URL, or ``None``.
+
+    Credentials never go in a URL (they would be sent and shown wherever the URL is):
+    ``api_key`` carries them.
+    """
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return f"expected an http:// or https:// URL with a host, got {value!r}"
+    if parts.username is not None or parts.password is not None:
+        return "a URL must not hold a user name or password (user:pass@): use api_key"
+    if parts.query or parts.fragment:
+        return "a base URL must not have a query string or fragment"
+    try:
+        parts.port  # noqa: B018 - raises on a port that is not a number
+    except ValueError as exc:
+        return f"invalid port: {exc}"
+    return None
+
+
+def _url(value: str) -> str:
+    if "${{" not in value:  # a variable's value is checked when the target is resolved
+        problem = url_problem(value)
+        if problem:
+            raise field_error("url", problem)
+    return value
+
+
+ApiUrl = Annotated[NonEmptyStr, AfterValidator(_url)]
+"""An http(s) URL without credentials, query or fragment (or one holding ``${{ VAR }}``)."""
+
+
 class _Target(FileModel):
     name: TargetName
     judge_target: TargetName | None = None
     workers: Annotated[int, Field(gt=0)] | None = None
     timeout_seconds: Annotated[float, Field(gt=0)] | None = None
+    max_response_bytes: Annotated[int, Field(gt=0)] = DEFAULT_MAX_RESPONSE_BYTES
 
     @property
     def is_agent(self) -> bool:
@@ -71,7 +108,7 @@ class OpenAITarget(_OpenAIWire):
 
     provider: Literal["openai"]
     model: NonEmptyStr
-    base_url: NonEmptyStr | None = None
+    base_url: ApiUrl | None = None
 
 
 def _azure_schema(schema: dict[str, Any]) -> None:
@@ -90,6 +127,7 @@ class AzureTarget(_OpenAIWire):
 
     provider: Literal["azure"]
     endpoint: NonEmptyStr
+    """A URL (checked like ``base_url`` once variables are filled), or a bare resource name."""
     deployment: NonEmptyStr
     api_version: NonEmptyStr = "2024-10-21"
 
@@ -108,7 +146,7 @@ class AnthropicTarget(_ChatTarget):
 
     provider: Literal["anthropic"]
     model: NonEmptyStr
-    base_url: NonEmptyStr | None = None
+    base_url: ApiUrl | None = None
 
 
 class GeminiTarget(_ChatTarget):
@@ -116,7 +154,7 @@ class GeminiTarget(_ChatTarget):
 
     provider: Literal["gemini"]
     model: NonEmptyStr
-    base_url: NonEmptyStr | None = None
+    base_url: ApiUrl | None = None
     temperature: Annotated[float, Field(ge=0)] | None = None
 
 

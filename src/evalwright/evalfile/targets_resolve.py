@@ -12,7 +12,7 @@ from typing import Any, TypeVar, cast
 from pydantic import BaseModel
 
 from evalwright.errors import ConfigError
-from evalwright.evalfile.targets import AzureTarget, OpenAITarget, Target
+from evalwright.evalfile.targets import AzureTarget, OpenAITarget, Target, url_problem
 from evalwright.evalfile.variables import UnsetVariable, substitute, variables_in
 
 KEY_VARIABLES: dict[str, tuple[str, ...]] = {
@@ -40,6 +40,7 @@ def resolve_target(
     if isinstance(filled, AzureTarget) and "://" not in filled.endpoint:
         bare = filled.endpoint.strip("/")
         filled = filled.model_copy(update={"endpoint": f"https://{bare}.openai.azure.com"})
+    _check_urls(filled)
     variables = KEY_VARIABLES.get(filled.provider)
     if variables is None or getattr(filled, "api_key", None):
         return filled
@@ -54,6 +55,14 @@ def resolve_target(
         f"target '{target.name}': no API key: set api_key in the targets file or "
         f"{' or '.join(variables)} in the environment or the project's .env"
     )
+
+
+def _check_urls(target: Target) -> None:
+    for key in ("base_url", "endpoint"):
+        value = getattr(target, key, None)
+        problem = url_problem(value) if isinstance(value, str) else None
+        if problem:
+            raise ConfigError(f"target '{target.name}': {key}: {problem}")
 
 
 def _fill_model(

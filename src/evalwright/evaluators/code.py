@@ -11,7 +11,7 @@ from typing import Any
 
 from evalwright.evalfile.evaluator_specs import CodeSpec
 from evalwright.evaluators.base import EvalContext, EvaluatorFailure, Verdict, parse_verdict
-from evalwright.providers.process import run_command
+from evalwright.providers.process import OutputTooLarge, run_command
 
 
 def script_argv(spec: CodeSpec) -> list[str]:
@@ -28,6 +28,8 @@ async def run_script(spec: CodeSpec, cwd: str, ctx: EvalContext) -> tuple[Verdic
         finished = await run_command(argv, cwd=cwd, stdin=payload, timeout=spec.timeout_seconds)
     except OSError as exc:
         raise EvaluatorFailure(f"cannot run {argv[0]!r}: {exc.strerror or exc}", raw) from None
+    except OutputTooLarge as exc:
+        raise EvaluatorFailure(str(exc), raw) from None
     tail = finished.stderr_tail()
     if finished.timed_out:
         raise EvaluatorFailure(_with_tail(f"timed out after {spec.timeout_seconds:g} s", tail), raw)

@@ -75,6 +75,10 @@ class ChatProvider(Provider):
     def parse(self, data: Any) -> Reply:
         """The answer from the native response body (pure); raise on a blocked prompt."""
 
+    def error_hint(self, status: int) -> str | None:  # noqa: ARG002 - overridden where known
+        """A hint for an HTTP error status from this target, where one is known."""
+        return None
+
     def prepare(self, request: ProviderRequest) -> Prepared:
         """The wire request and all notes, without sending anything."""
         wire, notes = self.convert(request)
@@ -91,16 +95,18 @@ class ChatProvider(Provider):
         """Send an already converted request once and map the reply."""
         started = time.perf_counter()
         if self._endpoint is None:
-            self._endpoint = Endpoint(self.url, self.headers)
-        reply = await self.pool.post_json(self._endpoint, wire.body)
+            self._endpoint = Endpoint(self.url, self.headers, self.chat_target.max_response_bytes)
+        endpoint = self._endpoint
+        reply = await self.pool.post_json(endpoint, wire.body)
         latency_ms = (time.perf_counter() - started) * 1000
         if reply.status >= 400:
-            raise http_error(reply)
+            raise http_error(reply, endpoint.shown, self.error_hint(reply.status))
         try:
             data = json.loads(reply.body)
         except (UnicodeDecodeError, json.JSONDecodeError):
             raise ProviderError(
-                f"HTTP {reply.status}: the response body is not valid JSON", retryable=True
+                f"HTTP {reply.status} from {endpoint.shown}: the response body is not valid JSON",
+                retryable=True,
             ) from None
         try:
             parsed = self.parse(data)
@@ -118,13 +124,14 @@ class ChatProvider(Provider):
         )
 
 
-def http_error(reply: HttpReply) -> ProviderError:
-    """An HTTP error status as a ProviderError, with the API's message and ``retry_after``."""
+def http_error(reply: HttpReply, url: str, hint: str | None = None) -> ProviderError:
+    """An HTTP error status as a ProviderError naming ``url``, with the API's message, a
+    hint where one is known, and ``retry_after``."""
     message = _error_message(reply.body)
     if reply.status == 400 and "content_filter" in message:
-        return BlockedError(f"HTTP 400: {message}")
+        return BlockedError(f"HTTP 400 from {url}: {message}")
     return ProviderError(
-        f"HTTP {reply.status}: {message}",
+        f"HTTP {reply.status} from {url}: {message}" + (f" (hint: {hint})" if hint else ""),
         status=reply.status,
         retry_after=retry_after(reply.headers),
     )

@@ -8,14 +8,19 @@ are prepared once, so a request costs the body and little else.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from evalwright.errors import ProviderError
+from evalwright.errors import ProviderError, ResponseTooLarge
+from evalwright.evalfile.targets import DEFAULT_MAX_RESPONSE_BYTES
 
 if TYPE_CHECKING:
     import aiohttp
+    import yarl
+
+MAX_REDIRECTS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,14 +38,26 @@ def encode_json(body: dict[str, Any]) -> bytes:
 
 
 class Endpoint:
-    """A URL and the headers sent with every request to it, parsed once."""
+    """A URL and the headers sent with every request to it, parsed once.
 
-    def __init__(self, url: str, headers: Mapping[str, str]) -> None:
+    ``shown`` is the URL as error messages name it: no user info and no query string.
+    """
+
+    def __init__(
+        self, url: str, headers: Mapping[str, str], max_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
+    ) -> None:
         from multidict import CIMultiDict
         from yarl import URL
 
         self.url = URL(url)
         self.headers = CIMultiDict({"content-type": "application/json", **headers})
+        self.max_bytes = max_bytes
+        self.shown = shown_url(self.url)
+
+
+def shown_url(url: yarl.URL) -> str:
+    """``scheme://host[:port]/path``: what an error may print of a URL."""
+    return str(url.with_user(None).with_query(None).with_fragment(None))
 
 
 class HttpPool:
@@ -65,25 +82,92 @@ class HttpPool:
         return self._session
 
     async def post_json(self, endpoint: Endpoint, body: dict[str, Any]) -> HttpReply:
-        """POST ``body`` as JSON; connection failures raise a retryable ProviderError."""
+        """POST ``body`` as JSON and read the reply, no more than ``endpoint.max_bytes``.
+
+        Redirects are followed only to the same origin and only when they keep the method
+        and body (307, 308): a POST carries the credential, so it never goes elsewhere.
+        Connection failures raise a retryable ProviderError naming the URL.
+        """
         import aiohttp
 
         session = self._get_session()
+        data = encode_json(body)
+        url = endpoint.url
         try:
-            async with session.post(
-                endpoint.url, data=encode_json(body), headers=endpoint.headers
-            ) as resp:
-                raw = await resp.read()
-                headers = (
-                    {k.lower(): v for k, v in resp.headers.items()} if resp.status >= 400 else {}
-                )
-                return HttpReply(resp.status, headers, raw)
+            for _ in range(MAX_REDIRECTS + 1):
+                async with session.post(
+                    url, data=data, headers=endpoint.headers, allow_redirects=False
+                ) as resp:
+                    if 300 <= resp.status < 400:
+                        url = _redirect_target(endpoint, url, resp.status, resp.headers)
+                        continue
+                    raw = await _read_body(resp, endpoint.max_bytes)
+                    headers = (
+                        {k.lower(): v for k, v in resp.headers.items()}
+                        if resp.status >= 400
+                        else {}
+                    )
+                    return HttpReply(resp.status, headers, raw)
         except aiohttp.ClientError as exc:
-            reason = str(exc) or type(exc).__name__
-            raise ProviderError(f"connection failed: {reason}", retryable=True) from None
+            raise ProviderError(
+                f"{connection_problem(exc)} ({endpoint.shown})", retryable=True
+            ) from None
+        raise ProviderError(f"more than {MAX_REDIRECTS} redirects from {endpoint.shown}")
 
     async def aclose(self) -> None:
         """Close the session if this pool created it."""
         if self._session is not None and self._owned:
             await self._session.close()
         self._session = None
+
+
+def _redirect_target(
+    endpoint: Endpoint, url: yarl.URL, status: int, headers: Mapping[str, str]
+) -> yarl.URL:
+    """Where a same-origin 307/308 leads; anything else is an error naming both URLs."""
+    from yarl import URL
+
+    location = headers.get("location")
+    if location is None:
+        raise ProviderError(f"HTTP {status} without a Location from {endpoint.shown}")
+    target = url.join(URL(location))
+    if status in (307, 308) and target.origin() == url.origin():
+        return target
+    raise ProviderError(
+        f"HTTP {status} from {endpoint.shown} redirects to {shown_url(target)}: evalwright "
+        "does not follow a POST to another origin or as another method; set the target's URL "
+        "to where the API really is"
+    )
+
+
+async def _read_body(resp: aiohttp.ClientResponse, limit: int) -> bytes:
+    """The whole body, or :class:`ResponseTooLarge` as soon as it passes ``limit`` bytes (the
+    connection is then closed, not drained)."""
+    declared = resp.content_length
+    if declared is not None and declared > limit:
+        resp.close()
+        raise ResponseTooLarge(limit, declared)
+    chunks: list[bytes] = []
+    total = 0
+    async for chunk in resp.content.iter_chunked(1 << 16):
+        total += len(chunk)
+        if total > limit:
+            resp.close()
+            raise ResponseTooLarge(limit)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def connection_problem(exc: aiohttp.ClientError) -> str:
+    """What went wrong with a connection, in words (not aiohttp's ``ssl:default`` jargon)."""
+    import aiohttp
+
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        error = exc.os_error
+        reason = os.strerror(error.errno) if error.errno else str(error) or type(error).__name__
+        return f"cannot connect to {exc.host}:{exc.port}: {reason}"
+    if isinstance(exc, aiohttp.ServerDisconnectedError):
+        return "the server closed the connection without answering"
+    if isinstance(exc, aiohttp.ClientPayloadError):
+        return f"the response was cut off: {exc}"
+    return f"connection failed: {str(exc) or type(exc).__name__}"

@@ -14,6 +14,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 STDERR_TAIL = 2000
+STDERR_KEPT = 64 * 1024
+"""Bytes of stderr kept (only its tail is ever shown)."""
+DEFAULT_MAX_STDOUT = 16 * 1024 * 1024
+
+
+class OutputTooLarge(Exception):
+    """The command printed more than its limit on stdout; it was killed."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"the command printed more than {limit} bytes on stdout")
+        self.limit = limit
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,8 +48,10 @@ async def run_command(
     env: Mapping[str, str] | None = None,
     stdin: bytes | None = None,
     timeout: float | None = None,
+    max_stdout: int = DEFAULT_MAX_STDOUT,
 ) -> Finished:
-    """Run ``argv``; raise OSError when it cannot start."""
+    """Run ``argv``; raise OSError when it cannot start, and :class:`OutputTooLarge` (the
+    command killed) when it prints more than ``max_stdout`` bytes."""
     process = await asyncio.create_subprocess_exec(
         *argv,
         cwd=cwd,
@@ -49,7 +62,7 @@ async def run_command(
         start_new_session=True,
     )
     try:
-        return await _communicate(process, stdin, timeout)
+        return await _communicate(process, stdin, timeout, max_stdout)
     except BaseException:
         kill_group(process)
         with contextlib.suppress(ProcessLookupError):
@@ -58,28 +71,68 @@ async def run_command(
 
 
 async def _communicate(
-    process: asyncio.subprocess.Process, stdin: bytes | None, timeout: float | None
+    process: asyncio.subprocess.Process, stdin: bytes | None, timeout: float | None, limit: int
 ) -> Finished:
     assert process.stdout is not None
     assert process.stderr is not None
+    stdout = _Capped(limit)
+    # The pipes are read to their end even after a kill: the process only counts as exited
+    # once they are closed.
     reads = (
-        asyncio.ensure_future(process.stdout.read()),
-        asyncio.ensure_future(process.stderr.read()),
+        asyncio.ensure_future(stdout.read(process.stdout)),
+        asyncio.ensure_future(read_tail(process.stderr, STDERR_KEPT)),
     )
     if stdin is not None and process.stdin is not None:
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             process.stdin.write(stdin)
             await process.stdin.drain()
         process.stdin.close()
-    timed_out = False
+    exited = asyncio.ensure_future(process.wait())
+    overflow = asyncio.ensure_future(stdout.over.wait())
     try:
-        await asyncio.wait_for(process.wait(), timeout)
-    except TimeoutError:
-        timed_out = True
+        done, _ = await asyncio.wait(
+            [exited, overflow], timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+        )
+    finally:
+        overflow.cancel()
+    timed_out = not done
+    if exited not in done:
         kill_group(process)
-        await process.wait()
-    out, err = await asyncio.gather(*reads)
+        await exited
+    # Shielded: a cancelled caller must leave the pipes being read (see above).
+    out, err = await asyncio.gather(*(asyncio.shield(read) for read in reads))
+    if stdout.over.is_set():
+        raise OutputTooLarge(limit)
     return Finished(process.returncode, out, err, timed_out)
+
+
+class _Capped:
+    """Reads a stream to its end, keeping at most ``limit`` bytes; ``over`` is set (and
+    nothing kept) once the stream passes the limit."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.over = asyncio.Event()
+
+    async def read(self, stream: asyncio.StreamReader) -> bytes:
+        chunks: list[bytes] = []
+        total = 0
+        while chunk := await stream.read(1 << 16):
+            total += len(chunk)
+            if total <= self.limit:
+                chunks.append(chunk)
+            elif not self.over.is_set():
+                chunks.clear()
+                self.over.set()
+        return b"".join(chunks)
+
+
+async def read_tail(stream: asyncio.StreamReader, keep: int) -> bytes:
+    """Everything the stream gives, of which only the last ``keep`` bytes are kept."""
+    tail = b""
+    while chunk := await stream.read(1 << 16):
+        tail = (tail + chunk)[-keep:]
+    return tail
 
 
 def kill_group(process: asyncio.subprocess.Process) -> None:

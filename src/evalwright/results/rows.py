@@ -35,7 +35,9 @@ ROW_KEYS = (
     "cache",
     "error",
 )
-ErrorType = Literal["target_error", "timeout", "blocked", "evaluator_error", "config_error"]
+ErrorType = Literal[
+    "target_error", "timeout", "blocked", "response_too_large", "evaluator_error", "config_error"
+]
 CacheState = Literal["hit", "miss", "off"]
 
 

@@ -105,6 +105,21 @@ class Drop:
 
 
 @dataclass(frozen=True)
+class Flood:
+    """Answer 200 OK with a body of ``size`` bytes, sent in chunks as the client reads.
+
+    With ``declare_length`` the head carries ``Content-Length``; otherwise the body is chunked
+    (so its size is unknown until the end). Sending stops when the client leaves.
+    ``sent`` counts the body bytes written so far, across every request that took it.
+    """
+
+    size: int
+    declare_length: bool = False
+    latency_ms: float | None = None
+    sent: list[int] = field(default_factory=lambda: [0], compare=False)
+
+
+@dataclass(frozen=True)
 class Malformed:
     """Answer 200 OK with a body that is not valid JSON."""
 
@@ -121,7 +136,9 @@ class Blocked:
 Answer: TypeAlias = Text | FunctionCall | Fault | Malformed | Blocked
 """An action that sends a response (after the latency)."""
 
-Action: TypeAlias = Text | Verdict | FunctionCall | Fault | Stall | Drop | Malformed | Blocked
+Action: TypeAlias = (
+    Text | Verdict | FunctionCall | Fault | Stall | Drop | Flood | Malformed | Blocked
+)
 """Anything a test can queue for a request."""
 
 

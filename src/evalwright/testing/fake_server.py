@@ -15,7 +15,7 @@ from collections.abc import Callable, Generator, Mapping
 from types import TracebackType
 from typing import Any, Self
 
-from evalwright.testing.actions import Action, Drop, Stall, Text, Verdict, verdict_json
+from evalwright.testing.actions import Action, Drop, Flood, Stall, Text, Verdict, verdict_json
 from evalwright.testing.apis import error_body, not_found, render
 from evalwright.testing.common import dumps
 from evalwright.testing.http11 import (
@@ -231,12 +231,14 @@ class FakeServer:
             reply, keep_alive = Reply(500, dumps(error_body(request.api, 500, message))), False
         if reply is None:
             return False
+        if isinstance(reply, Flood):
+            keep_alive = False  # its head says so: the body may end anywhere
         await _send(writer, reply, keep_alive)
         return keep_alive
 
     async def _reply_for(
         self, request: ReceivedRequest, reader: asyncio.StreamReader
-    ) -> Reply | StreamReply | None:
+    ) -> Reply | StreamReply | Flood | None:
         """The reply to ``request``, or None to close the connection without one."""
         if request.api == "health":
             return _HEALTH
@@ -245,6 +247,8 @@ class FakeServer:
         action = self._choose(request)
         if isinstance(action, Drop):
             return None
+        if isinstance(action, Flood):
+            return action
         if isinstance(action, Stall):
             if await _client_leaves(reader, action.seconds):
                 return None
@@ -277,7 +281,36 @@ class FakeServer:
         return Text(self.default_text)
 
 
-async def _send(writer: asyncio.StreamWriter, reply: Reply | StreamReply, keep_alive: bool) -> None:
+_FLOOD_CHUNK = b"x" * (1 << 20)
+
+
+async def _flood(writer: asyncio.StreamWriter, flood: Flood) -> None:
+    """Send ``flood.size`` bytes of body; a client that leaves ends it (ConnectionError)."""
+    if flood.declare_length:
+        head = f"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {flood.size}"
+        writer.write((head + "\r\nconnection: close\r\n\r\n").encode("ascii"))
+    else:
+        writer.write(
+            encode_stream_head(200, content_type="application/json", headers=(), keep_alive=False)
+        )
+    left = flood.size
+    while left > 0:
+        chunk = _FLOOD_CHUNK[: min(left, len(_FLOOD_CHUNK))]
+        writer.write(chunk if flood.declare_length else encode_chunk(chunk))
+        await writer.drain()
+        flood.sent[0] += len(chunk)
+        left -= len(chunk)
+    if not flood.declare_length:
+        writer.write(encode_chunk(b""))
+        await writer.drain()
+
+
+async def _send(
+    writer: asyncio.StreamWriter, reply: Reply | StreamReply | Flood, keep_alive: bool
+) -> None:
+    if isinstance(reply, Flood):
+        await _flood(writer, reply)
+        return
     if isinstance(reply, Reply):
         head_and_body = encode_response(
             reply.status,

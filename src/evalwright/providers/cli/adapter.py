@@ -11,7 +11,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from evalwright.errors import ProviderError
+from evalwright.errors import ProviderError, ResponseTooLarge
+from evalwright.evalfile.reading import FileTooLarge, UnreadableFile, read_limited
 from evalwright.evalfile.targets import CliTarget
 from evalwright.prompts import PromptInputs
 from evalwright.providers.base import (
@@ -22,7 +23,7 @@ from evalwright.providers.base import (
     ProviderResponse,
 )
 from evalwright.providers.cli.placeholders import fill, split_command, uses
-from evalwright.providers.process import run_command
+from evalwright.providers.process import OutputTooLarge, run_command
 
 HEALTHCHECK_SECONDS = 30
 # Shown by ``prompt --target`` where a temporary file will be at run time.
@@ -76,10 +77,15 @@ class CliProvider(Provider):
             files = _write_files(Path(scratch), request)
             argv = self._argv(request, files)
             started = time.perf_counter()
+            limit = self.cli.max_response_bytes
             try:
-                finished = await run_command(argv, cwd=self.cwd, env=self._env(request))
+                finished = await run_command(
+                    argv, cwd=self.cwd, env=self._env(request), max_stdout=limit
+                )
             except OSError as exc:
                 raise ProviderError(f"cannot run {argv[0]!r}: {exc.strerror or exc}") from None
+            except OutputTooLarge:
+                raise ResponseTooLarge(limit) from None
             latency = (time.perf_counter() - started) * 1000
             if finished.returncode != 0:
                 tail = finished.stderr_tail()
@@ -93,10 +99,14 @@ class CliProvider(Provider):
 
     def _answer(self, output_file: str, stdout: bytes) -> str:
         if uses(self.argv, "OUTPUT_FILE"):
+            limit = self.cli.max_response_bytes
             try:
-                text = Path(output_file).read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                raise ProviderError("the command did not write {OUTPUT_FILE}") from None
+                data = read_limited(output_file, limit)
+            except FileTooLarge as exc:
+                raise ResponseTooLarge(limit, exc.size) from None
+            except UnreadableFile as exc:
+                raise ProviderError(f"the command did not write {{OUTPUT_FILE}}: {exc}") from None
+            text = data.decode("utf-8", errors="replace")
         else:
             text = stdout.decode("utf-8", errors="replace")
         return text.rstrip()

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import IO
 
-from evalwright.errors import ProviderError
+from evalwright.errors import ProviderError, ResponseTooLarge
 from evalwright.evalfile.targets import CodexTarget
 from evalwright.prompts import prompt_document
 from evalwright.providers.base import (
@@ -24,7 +24,7 @@ from evalwright.providers.base import (
     Usage,
 )
 from evalwright.providers.codex.events import Transcript, parse_line
-from evalwright.providers.process import kill_group
+from evalwright.providers.process import STDERR_KEPT, kill_group, read_tail
 
 DEFAULT_LOG_DIR = ".evalwright/logs/codex"
 SCRATCH = "<a scratch directory per case>"
@@ -115,6 +115,7 @@ class CodexProvider(Provider):
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 start_new_session=True,
+                limit=self.codex.max_response_bytes,  # the longest event line read
             )
         except OSError as exc:
             raise ProviderError(f"cannot run {self.argv[0]!r}: {exc.strerror or exc}") from None
@@ -122,28 +123,52 @@ class CodexProvider(Provider):
         assert process.stdin is not None
         assert process.stdout is not None
         assert process.stderr is not None
-        errors = asyncio.ensure_future(process.stderr.read())
+        # Both pipes are read to their end, whatever happens: the process only counts as
+        # exited once they are closed, so a reader stopped early would hang its reaping.
+        reader = asyncio.ensure_future(self._read_events(process, transcript, log))
+        errors = asyncio.ensure_future(read_tail(process.stderr, STDERR_KEPT))
         try:
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                 process.stdin.write(document.encode("utf-8"))
                 await process.stdin.drain()
             process.stdin.close()
-            async for raw in process.stdout:
-                line = raw.decode("utf-8", errors="replace")
-                self._log(log, line)
-                event = parse_line(line)
-                if event is not None:
-                    transcript.add(event)
+            await asyncio.shield(reader)
             code = await process.wait()
-            stderr = (await errors).decode("utf-8", errors="replace")
+            stderr = (await asyncio.shield(errors)).decode("utf-8", errors="replace")
         except BaseException:
             kill_group(process)  # a timeout or Ctrl-C must not leave Codex running
-            errors.cancel()
             # Reap it while the loop runs, or its transport is closed on a dead loop.
             with contextlib.suppress(ProcessLookupError):
                 await asyncio.shield(process.wait())
             raise
         return transcript, code, stderr
+
+    async def _read_events(
+        self, process: asyncio.subprocess.Process, transcript: Transcript, log: IO[str]
+    ) -> None:
+        """Log and parse the event stream to its end; past ``max_response_bytes`` Codex is
+        killed, the rest discarded, and :class:`ResponseTooLarge` raised at the end."""
+        assert process.stdout is not None
+        limit = self.codex.max_response_bytes
+        total = 0
+        while True:
+            try:
+                raw = await process.stdout.readline()
+            except ValueError:  # one line longer than the stream's limit
+                raw, total = b"\n", limit + 1
+            if not raw:
+                break
+            total += len(raw)
+            if total > limit:
+                kill_group(process)
+                continue
+            line = raw.decode("utf-8", errors="replace")
+            self._log(log, line)
+            event = parse_line(line)
+            if event is not None:
+                transcript.add(event)
+        if total > limit:
+            raise ResponseTooLarge(limit)
 
     def _problem(
         self, transcript: Transcript, code: int | None, stderr: str, log_path: Path

@@ -28,6 +28,13 @@ class OpenAIProvider(ChatProvider):
         """``{base_url}/chat/completions``."""
         return (self.openai.base_url or DEFAULT_BASE_URL).rstrip("/") + "/chat/completions"
 
+    def error_hint(self, status: int) -> str | None:
+        """A 404 from a compatible server whose ``base_url`` lacks ``/v1``: the usual slip."""
+        base = (self.openai.base_url or "").rstrip("/")
+        if status == 404 and base and not base.endswith("/v1"):
+            return f"OpenAI-compatible servers usually answer under /v1: try base_url: {base}/v1"
+        return None
+
     def auth_headers(self) -> dict[str, str]:
         """A bearer token."""
         return {"authorization": f"Bearer {self.openai.api_key or ''}"}

@@ -8,7 +8,8 @@ import shutil
 import time
 from pathlib import Path
 
-from evalwright.errors import ProviderError
+from evalwright.errors import ProviderError, ResponseTooLarge
+from evalwright.evalfile.reading import FileTooLarge, UnreadableFile, read_limited
 from evalwright.evalfile.targets import VSCodeTarget
 from evalwright.prompts import prompt_document
 from evalwright.providers.base import (
@@ -18,7 +19,7 @@ from evalwright.providers.base import (
     ProviderRequest,
     ProviderResponse,
 )
-from evalwright.providers.process import run_command
+from evalwright.providers.process import OutputTooLarge, run_command
 from evalwright.providers.vscode.workspace import (
     DONE_FILE,
     REQUEST_FILE,
@@ -90,7 +91,7 @@ class VSCodeProvider(Provider):
             async with self._launch:
                 await self._step([self.command, "--new-window", str(opened)], workspace)
                 await self._step(self._chat_argv(workspace), workspace)
-            answer = await _wait_for_answer(workspace)
+            answer = await _wait_for_answer(workspace, self.vscode.max_response_bytes)
         latency = (time.perf_counter() - started) * 1000
         shutil.rmtree(workspace, ignore_errors=True)
         command = " ".join(self._chat_argv(workspace)[:2])
@@ -102,21 +103,25 @@ class VSCodeProvider(Provider):
     async def _step(self, argv: list[str], workspace: Path) -> None:
         try:
             finished = await run_command(argv, cwd=str(workspace), timeout=LAUNCH_SECONDS)
-        except OSError as exc:
-            raise ProviderError(f"cannot run {argv[0]!r}: {exc.strerror or exc}") from None
+        except (OSError, OutputTooLarge) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise ProviderError(f"cannot run {argv[0]!r}: {reason}") from None
         if finished.timed_out or finished.returncode != 0:
             what = "timed out" if finished.timed_out else f"exited {finished.returncode}"
             raise ProviderError(f"{argv[0]} {argv[1]} {what}: {finished.stderr_tail(500)}")
 
 
-async def _wait_for_answer(workspace: Path) -> str:
+async def _wait_for_answer(workspace: Path, limit: int) -> str:
     """Poll until the agent marks its answer done (the retry policy's timeout bounds it)."""
     done = workspace / DONE_FILE
     while not done.exists():
         await asyncio.sleep(POLL_SECONDS)
     try:
-        return (workspace / RESPONSE_FILE).read_text(encoding="utf-8").rstrip()
-    except OSError:
+        data = read_limited(workspace / RESPONSE_FILE, limit)
+    except FileTooLarge as exc:
+        raise ResponseTooLarge(limit, exc.size) from None
+    except UnreadableFile as exc:
         raise ProviderError(
-            f"the agent marked its answer done but wrote no {RESPONSE_FILE}"
+            f"the agent marked its answer done but wrote no usable {RESPONSE_FILE}: {exc}"
         ) from None
+    return data.decode("utf-8", errors="replace").rstrip()
