@@ -608,6 +608,39 @@ BROKEN: tuple[Broken, ...] = (
         "equals, is_json)",
     ),
     Broken(
+        "evaluator-type-mapping",
+        {"e.yaml": evaluators("        - name: r", "          type: {a: 1}")},
+        f"8:17 {EVALUATOR_FIELD}.type",
+        "expected a string naming the type, got mapping",
+    ),
+    Broken(
+        "evaluator-type-list",
+        {"e.yaml": evaluators("        - name: r", "          type: [contains]")},
+        f"8:17 {EVALUATOR_FIELD}.type",
+        "expected a string naming the type, got list",
+    ),
+    Broken(
+        "jsonl-evaluator-type-mapping",
+        {
+            "e.jsonl": '{"id": "a", "expected_outcome": "o", "input": "hi", '
+            '"execution": {"evaluators": [{"name": "x", "type": {"a": 1}}]}}\n'
+        },
+        "1:104 execution.evaluators[0].type",
+        "expected a string naming the type, got mapping",
+    ),
+    Broken(
+        "part-type-list",
+        {"e.yaml": file_part("x").replace("- type: file", "- type: [file]")},
+        "7:19 evalcases[0].input_messages[0].content[0].type",
+        "expected a string naming the type, got list",
+    ),
+    Broken(
+        "role-mapping",
+        {"e.yaml": case("    input_messages:", "      - role: {a: 1}", "        content: hi")},
+        "5:15 evalcases[0].input_messages[0].role",
+        f"{ROLE_LIST}, got mapping",
+    ),
+    Broken(
         "evaluator-without-type",
         {"e.yaml": evaluators("        - name: r")},
         f"7:11 {EVALUATOR_FIELD}",

@@ -557,6 +557,15 @@ def test_unknown_provider_names_the_supported_ones(project: ProjectDir) -> None:
         assert provider in error.message
 
 
+@pytest.mark.parametrize(("value", "kind"), [("{x: 1}", "mapping"), ("[openai]", "list")])
+def test_a_provider_that_is_not_a_string_is_located(
+    project: ProjectDir, value: str, kind: str
+) -> None:
+    error = only_error(project, one_target(f"provider: {value}", "model: m"))
+    assert (error.field, error.line, error.col) == ("targets[0].provider", 3, 15)
+    assert error.message == f"expected a string naming the provider, got {kind}"
+
+
 def test_missing_provider_is_a_missing_key(project: ProjectDir) -> None:
     error = only_error(project, one_target("model: m"))
     assert error.line == 2

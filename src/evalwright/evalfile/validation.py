@@ -163,7 +163,8 @@ def _message(
         return f"expected one of {', '.join(options)}, got {_show(value)}"
     if kind == "union_tag_invalid":
         options = re.findall(r"'([^']*)'", str(ctx.get("expected_tags", "")))
-        return f"expected one of {', '.join(options)}, got {_show(ctx.get('tag'))}"
+        given = value.get("role") if isinstance(value, dict) else ctx.get("tag")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        return f"expected one of {', '.join(options)}, got {_show(given)}"
     if kind == "union_tag_not_found":
         return (
             "missing required key 'role'"
@@ -207,6 +208,8 @@ def _variant_message(kind: str, value: Any) -> str:
     if "type" not in value:
         return "missing required key 'type'"
     given = value["type"]  # pyright: ignore[reportUnknownVariableType]
+    if not isinstance(given, str):
+        return f"expected a string naming the type, got {type_name(given)}"
     if kind == "part_type":
         return f"unsupported part type {_show(given)} (supported: text, file)"
     if given in AGENTV_EVALUATOR_TYPES:
@@ -221,8 +224,10 @@ def _provider_message(value: Any) -> str:
         return f"expected a mapping, got {type_name(value)}"
     if "provider" not in value:
         return "missing required key 'provider'"
-    given = _show(value["provider"])  # pyright: ignore[reportUnknownArgumentType]
-    return f"unknown provider {given} (supported: {', '.join(PROVIDERS)})"
+    given = value["provider"]  # pyright: ignore[reportUnknownVariableType]
+    if not isinstance(given, str):
+        return f"expected a string naming the provider, got {type_name(given)}"
+    return f"unknown provider {_show(given)} (supported: {', '.join(PROVIDERS)})"
 
 
 def _unknown_key(model: Any, loc: tuple[int | str, ...], key: str) -> str:
