@@ -63,6 +63,7 @@ CHAT_KEYS = (
     "judge_target",
     "workers",
     "timeout_seconds",
+    "max_response_bytes",
     "api_key",
     "retry",
     "system_prompt",

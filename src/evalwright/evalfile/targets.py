@@ -74,7 +74,6 @@ class _Target(FileModel):
     judge_target: TargetName | None = None
     workers: Annotated[int, Field(gt=0)] | None = None
     timeout_seconds: Annotated[float, Field(gt=0)] | None = None
-    max_response_bytes: Annotated[int, Field(gt=0)] = DEFAULT_MAX_RESPONSE_BYTES
 
     @property
     def is_agent(self) -> bool:
@@ -89,7 +88,11 @@ class _Target(FileModel):
         return 1800.0 if self.is_agent else 120.0
 
 
+MaxResponseBytes = Annotated[int, Field(gt=0)]
+
+
 class _ChatTarget(_Target):
+    max_response_bytes: MaxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES
     api_key: str | None = Field(default=None, repr=False, exclude=True)
     retry: RetrySettings = Field(default_factory=RetrySettings)
     system_prompt: str | None = None
@@ -229,6 +232,7 @@ class Healthcheck(FileModel):
 
 
 class _AgentTarget(_Target):
+    max_response_bytes: MaxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES
     @property
     def is_agent(self) -> bool:
         """Agents read files themselves and answer in their own way."""
