@@ -1,5 +1,40 @@
-"""``python -m evalwright`` runs the command line."""
+"""``python -m evalwright`` and the ``evalwright`` command's entry point."""
 
-from evalwright.cli import main
+from __future__ import annotations
 
-raise SystemExit(main())
+import contextlib
+import os
+import signal
+import sys
+from types import FrameType
+
+
+def _interrupted_early(signum: int, frame: FrameType | None) -> None:  # noqa: ARG001
+    # Nothing has started yet, so there is nothing to clean up: leave at once, quietly.
+    os.write(2, b"evalwright: interrupted\n")
+    os._exit(130)
+
+
+def console() -> None:
+    """Run the command line and exit with its code.
+
+    Ctrl-C exits 130 without a traceback from the first moment: while the command line is
+    imported, by leaving at once; afterwards through :func:`evalwright.cli.main`.
+    """
+    signal.signal(signal.SIGINT, _interrupted_early)
+    from evalwright.cli import INTERRUPTED, main
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    code = main()
+    if code == INTERRUPTED:
+        # The interpreter would turn an interrupt caught in some places into a death by
+        # SIGINT at exit; the exit status stays 130 instead.
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+        os._exit(code)
+    raise SystemExit(code)
+
+
+if __name__ == "__main__":
+    console()

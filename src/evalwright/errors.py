@@ -15,10 +15,28 @@ Only ``ConfigError`` stops a run.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from evalwright.evalfile.diagnostics import Diagnostic
+
+
+# C0 and C1 controls, DEL, and the bidirectional marks, overrides and isolates ("trojan
+# source"); tab and line feed are kept unless the text must stay on one line.
+_CONTROLS = "\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_UNPRINTABLE = re.compile(f"[{_CONTROLS}]")
+_ONE_LINE = re.compile(f"[{_CONTROLS}\t\n]")
+
+
+def printable(text: str, *, one_line: bool = False) -> str:
+    """``text`` safe for a terminal: control characters shown as escapes (``\\x1b``), so a
+    name or message taken from a file or a server cannot set the title, move the cursor or
+    reorder what is shown. ``one_line`` escapes line breaks and tabs too."""
+    pattern = _UNPRINTABLE if not one_line else _ONE_LINE
+    if not pattern.search(text):
+        return text
+    return pattern.sub(lambda m: repr(m.group(0))[1:-1], text)
 
 
 class EvalwrightError(Exception):

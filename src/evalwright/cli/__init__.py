@@ -16,6 +16,8 @@ from typing import Any
 from evalwright import __version__
 
 CONFIG_ERROR = 2
+INTERRUPTED = 130
+BROKEN_PIPE = 141
 
 
 def _fraction(text: str) -> float:
@@ -176,24 +178,39 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code."""
+    """Run the command line; returns the exit code.
+
+    Ctrl-C at any moment exits 130, and a reader that stops reading (``prompt --json |
+    head``) ends the command quietly with 141, as other command-line tools do; neither
+    prints a traceback.
+    """
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:
+        print("evalwright: interrupted", file=sys.stderr)
+        return INTERRUPTED
+    except BrokenPipeError:
+        # Nothing more can be written; keep the interpreter's last flush from failing too.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return BROKEN_PIPE
+
+
+def _run(argv: Sequence[str] | None) -> int:
     # Our models are file formats, not a place for pydantic plugins; looking them up scans
     # every installed package's entry points (tens of milliseconds at each start).
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     args = build_parser().parse_args(argv)
-    from evalwright.errors import ConfigError, LoadError
+    from evalwright.errors import ConfigError, LoadError, printable
 
-    command = importlib.import_module(f"evalwright.cli.{args.module}")
     try:
+        command = importlib.import_module(f"evalwright.cli.{args.module}")
         code: int = command.run(args)
     except LoadError as exc:
         for diagnostic in exc.diagnostics:
             print(diagnostic, file=sys.stderr)
         return CONFIG_ERROR
     except ConfigError as exc:
-        print(f"evalwright: error: {exc}", file=sys.stderr)
+        print(f"evalwright: error: {printable(str(exc))}", file=sys.stderr)
         return CONFIG_ERROR
-    except KeyboardInterrupt:
-        print("evalwright: interrupted", file=sys.stderr)
-        return 130
     return code

@@ -7,6 +7,7 @@ import sys
 import time
 from typing import Any, TextIO
 
+from evalwright.errors import printable
 from evalwright.evalfile.project import display_path
 from evalwright.orchestrator.summary import RunSummary
 
@@ -51,11 +52,8 @@ class Progress:
             return
         if row["status"] == "error":
             error: dict[str, Any] = row["error"] or {}
-            print(
-                f"error: {row['eval_id']} on {row['target']}: {error.get('message', '')}",
-                file=self.stream,
-                flush=True,
-            )
+            line = f"error: {row['eval_id']} on {row['target']}: {error.get('message', '')}"
+            print(printable(line, one_line=True), file=self.stream, flush=True)
         if now - self._last >= _LINE_SECONDS or last:
             self._last = now
             print(self._status(summary, bar=False), file=self.stream, flush=True)
@@ -110,4 +108,4 @@ def summary_table(summary: RunSummary) -> str:
         state = "BELOW" if summary.below_threshold else "meets"
         lines.append(f"mean score {mean} {state} the threshold {summary.threshold:g}")
     lines.append(f"results: {display_path(summary.results_path)}")
-    return "\n".join(lines)
+    return printable("\n".join(lines))

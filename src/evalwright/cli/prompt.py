@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import Any
 
+from evalwright.errors import printable
 from evalwright.orchestrator.preview import preview
 
 
@@ -19,7 +20,7 @@ def run(args: argparse.Namespace) -> int:
             for item in objects:
                 print(json.dumps(item, ensure_ascii=False))
         return 0
-    print("\n\n".join(format_case(item) for item in objects))
+    print(printable("\n\n".join(format_case(item) for item in objects)))
     return 0
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from evalwright.errors import LoadError
+from evalwright.errors import LoadError, printable
 
 Severity = Literal["error", "warning"]
 
@@ -23,7 +23,8 @@ class Diagnostic:
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}:{self.col}: {self.severity}: "
-        return where + (f"{self.field}: {self.message}" if self.field else self.message)
+        text = where + (f"{self.field}: {self.message}" if self.field else self.message)
+        return printable(text, one_line=True)
 
 
 @dataclass(slots=True)

@@ -233,6 +233,7 @@ class Healthcheck(FileModel):
 
 class _AgentTarget(_Target):
     max_response_bytes: MaxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES
+
     @property
     def is_agent(self) -> bool:
         """Agents read files themselves and answer in their own way."""
