@@ -1,4 +1,4 @@
-"""The acceptance scenarios of delivery-contract.md section 10, as data shared by the tests.
+"""The worked examples of docs/delivery.md#worked-examples, as data shared by the tests.
 
 ``G`` is a guideline ``style.instructions.md`` holding ``Be concise.``; ``F`` a file ``code.js``
 holding ``console.log('test')``. ``D`` is the default system prompt, ``GB(x)`` the guidelines
@@ -27,7 +27,7 @@ RUN_C1 = {"id": "c1", "name": "run", "arguments": {"cmd": "ls"}}
 
 
 def gb(text: str) -> str:
-    """The guidelines block of rule 7.1.2."""
+    """The guidelines block (docs/delivery.md#the-system-message)."""
     return "[[ ## Guidelines ## ]]\n\n" + text
 
 
@@ -47,7 +47,7 @@ def entry(role: str, content: str, **extra: Any) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Scenario:
-    """One row of section 10: the input and the expected question and chat prompt."""
+    """One worked example: the input and the expected question and chat prompt."""
 
     number: int
     messages: list[dict[str, Any]]

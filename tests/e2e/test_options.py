@@ -254,8 +254,8 @@ def test_a_directory_path_finds_its_eval_files(e2e: E2E) -> None:
 
 
 def test_out_holds_one_run(e2e: E2E) -> None:
-    """files.md: one results file per run. Running again with the same --out must not mix
-    two runs in it (which --resume would then keep as duplicate rows)."""
+    """docs/running.md#the-results-file: one results file per run. Running again with the
+    same --out must not mix two runs in it (which --resume would then keep as duplicate rows)."""
     e2e.project.write(EVAL_FILE, _cases(["one", "two"]))
     for _ in range(2):
         result = e2e.run("eval", EVAL_FILE, "--target", "oa", "--out", "r.jsonl")

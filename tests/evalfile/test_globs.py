@@ -1,4 +1,4 @@
-"""The guideline pattern dialect of contract section 2 (globs.py)."""
+"""The guideline pattern dialect of docs/eval-files.md#guideline-patterns (globs.py)."""
 
 from __future__ import annotations
 

@@ -139,8 +139,8 @@ def test_dot_dot_out_of_the_root_is_rejected(project: ProjectDir) -> None:
 
 
 def test_dot_dot_that_stays_inside_the_root_is_fine(project: ProjectDir) -> None:
-    target = project.write("shared/a.md", "A")
-    assert resolve(project, "../shared/a.md", "evals").path == real(target)
+    target = project.write("common/a.md", "A")
+    assert resolve(project, "../common/a.md", "evals").path == real(target)
 
 
 def test_a_symlink_to_outside_the_root_is_rejected(project: ProjectDir) -> None:

@@ -1,4 +1,5 @@
-"""Rules 7.1 and 7.2 beyond the scenarios: the system base, and tool-call rendering."""
+"""docs/delivery.md#the-chat-prompt beyond the worked examples: the system base, and tool-call
+rendering."""
 
 from __future__ import annotations
 

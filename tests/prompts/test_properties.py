@@ -1,4 +1,4 @@
-"""Property-based tests of prompt building over generated conversations (contract 1 to 7.2).
+"""Property-based tests of prompt building over generated conversations (docs/delivery.md).
 
 Every example is a real project in a temporary directory: a root marked by ``.git``, referenced
 files (guidelines ``*.instructions.md`` among them, some empty, some with a BOM, CRLF or blank
@@ -170,7 +170,7 @@ PLAIN_NAMES = st.sampled_from(("{}.md", "{}.txt", "{}.instructions.txt", "{}-ins
 
 
 # ``guideline_patterns`` of config.yaml (None: no config file) and, for the files generated
-# here, which root-relative paths each one matches (section 2's dialect).
+# here, which root-relative paths each one matches (docs/eval-files.md#guideline-patterns).
 PATTERNS: dict[tuple[str, ...] | None, Callable[[str], bool]] = {
     None: lambda rel: rel.endswith(".instructions.md"),
     ("**/*.instructions.md",): lambda rel: rel.endswith(".instructions.md"),
@@ -215,7 +215,8 @@ def _json_values() -> st.SearchStrategy[JsonValue]:
 
 ARGUMENTS = st.dictionaries(st.text(KEY_ALPHABET, max_size=6), _json_values(), max_size=3)
 ARGUMENT_FORMS = st.sampled_from(("mapping", "string", "omitted"))
-# ^[A-Za-z0-9_-]{1,64}$ and ^[A-Za-z_][A-Za-z0-9_-]{0,63}$ (section 1), drawn cheaply.
+# ^[A-Za-z0-9_-]{1,64}$ and ^[A-Za-z_][A-Za-z0-9_-]{0,63}$, drawn cheaply
+# (docs/eval-files.md#messages-and-parts).
 ID_ALPHABET = string.ascii_letters + string.digits + "_-"
 CALL_IDS = st.text(ID_ALPHABET, min_size=1, max_size=64)
 TOOL_NAMES = st.builds(
@@ -325,7 +326,8 @@ def case_specs(draw: st.DrawFn) -> CaseSpec:
 
 
 def visible(message: MessageSpec, files: Sequence[FileSpec]) -> bool:
-    """Section 3: a text or non-guideline file segment, or (assistant) a tool call."""
+    """A text or non-guideline file segment, or (assistant) a tool call
+    (docs/delivery.md#what-is-built-for-each-case)."""
     if message.tool_calls:
         return True
     for part in message.parts:
@@ -423,12 +425,12 @@ def load(spec: CaseSpec) -> tuple[EvalCase, Oracle]:
     return suite.cases[0], Oracle(spec, str(root))
 
 
-# --- What the contract says the result is -----------------------------------------------------
+# --- What docs/delivery.md says the result is ------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Segment:
-    """A segment (section 3) as the contract defines it."""
+    """One rendered item of a message (docs/delivery.md#lm-mode-and-agent-mode)."""
 
     kind: Literal["text", "file", "guideline"]
     text: str  # the text, or the file's display path
@@ -438,13 +440,14 @@ class Segment:
 
 
 def call_line(call_id: str, name: str, arguments: object) -> str:
-    """Section 5: ``<tool_call id="ID" name="NAME">ARGUMENTS</tool_call>``."""
+    """``<tool_call id="ID" name="NAME">ARGUMENTS</tool_call>``
+    (docs/delivery.md#lm-mode-and-agent-mode)."""
     args = json.dumps(arguments, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
     return f'<tool_call id="{call_id}" name="{name}">{args}</tool_call>'
 
 
 def render(segment: Segment, mode: Mode) -> str:
-    """Section 5: one segment as text."""
+    """One segment as text (docs/delivery.md#lm-mode-and-agent-mode)."""
     if segment.kind == "text":
         return segment.text
     if segment.kind == "guideline":
@@ -467,7 +470,7 @@ class Entry:
 
 
 class Oracle:
-    """Sections 3 to 7.2 applied to a generated case, written from the contract alone."""
+    """docs/delivery.md applied to a generated case, written from the docs alone."""
 
     def __init__(self, spec: CaseSpec, root: str) -> None:
         self.spec = spec
@@ -501,7 +504,7 @@ class Oracle:
         return os.path.join(self.root, *file.rel.split("/"))
 
     def visible(self, i: int) -> bool:
-        """Section 3."""
+        """docs/delivery.md#what-is-built-for-each-case."""
         return bool(self.messages[i].tool_calls) or any(
             s.kind != "guideline" for s in self.segments[i]
         )
@@ -520,21 +523,23 @@ class Oracle:
         return [call_line(c.id, c.name, c.arguments) for c in self.messages[i].tool_calls]
 
     def block(self, i: int, mode: Mode) -> str:
-        """Section 5: rendered segments, then the tool-call lines, joined by ``\\n``."""
+        """docs/delivery.md#lm-mode-and-agent-mode: rendered segments, then the tool-call lines,
+        joined by ``\\n``."""
         return "\n".join([render(s, mode) for s in self.segments[i]] + self.call_lines(i))
 
     def turn(self, i: int, mode: Mode) -> str:
-        """Section 6: ``@[Role]:\\n`` + block."""
+        """``@[Role]:\\n`` + block (docs/delivery.md#the-question-flat-or-with-role-markers)."""
         return f"@[{self.messages[i].role.capitalize()}]:\n{self.block(i, mode)}"
 
     @property
     def markers(self) -> bool:
-        """Section 6: markers iff an assistant or tool turn, or several visible messages."""
+        """Markers iff an assistant or tool turn, or several visible messages
+        (docs/delivery.md#the-question-flat-or-with-role-markers)."""
         roles = {m.role for m in self.messages}
         return bool(roles & {"assistant", "tool"}) or len(self.visible_indexes) > 1
 
     def question(self, mode: Mode) -> str:
-        """Section 6: the transcript."""
+        """The transcript (docs/delivery.md#the-question-flat-or-with-role-markers)."""
         if self.markers:
             return "\n\n".join(self.turn(i, mode) for i in self.visible_indexes)
         blocks = (self.block(i, mode) for i in range(len(self.messages)))
@@ -551,14 +556,15 @@ class Oracle:
 
     @property
     def guidelines(self) -> str:
-        """Section 4: the guideline file blocks joined by a blank line."""
+        """The guideline file blocks joined by a blank line
+        (docs/delivery.md#what-is-built-for-each-case)."""
         return "\n\n".join(
             f'<file path="{g.text}">\n{g.content}\n</file>'
             for g in self.distinct_files("guideline").values()
         )
 
     def system_content(self) -> str:
-        """Rule 7.1.2: the base and the guidelines block."""
+        """docs/delivery.md#the-system-message: the base and the guidelines block."""
         blocks = [self.block(i, "lm") for i in range(self.leading) if self.visible(i)]
         system_prompt = self.spec.system_prompt
         if blocks:
@@ -570,12 +576,13 @@ class Oracle:
 
     @property
     def needs_chat(self) -> bool:
-        """Section 7: a chat prompt iff a role other than user, or several visible messages."""
+        """A chat prompt iff a role other than user, or several visible messages
+        (docs/delivery.md#the-chat-prompt)."""
         others = any(m.role != "user" for m in self.messages)
         return others or len(self.visible_indexes) > 1
 
     def chat_prompt(self) -> list[Entry]:
-        """Rule 7.1: the expected chat prompt (LM mode)."""
+        """docs/delivery.md#the-chat-prompt: the expected chat prompt (LM mode)."""
         system = self.system_content()
         entries = [Entry(None, "system", system)] if system else []
         for i in range(self.leading, len(self.messages)):
@@ -648,7 +655,8 @@ def whole_pieces_in_order(text: str, pieces: Sequence[str], separator: str) -> b
 @SETTINGS
 @given(case_specs())
 def test_each_visible_message_is_one_whole_question_turn_in_order(spec: CaseSpec) -> None:
-    """Section 6 (property 1): ``@[Role]:\\n`` + block per visible message, blank-line joined."""
+    """docs/delivery.md#the-question-flat-or-with-role-markers (property 1): ``@[Role]:\\n`` +
+    block per visible message, blank-line joined."""
     case, oracle = load(spec)
     for mode in MODES:
         question = build(case, spec, mode).question
@@ -664,8 +672,9 @@ def test_each_visible_message_is_one_whole_question_turn_in_order(spec: CaseSpec
 @SETTINGS
 @given(case_specs())
 def test_each_visible_message_is_one_whole_chat_entry_in_order(spec: CaseSpec) -> None:
-    """Rule 7.1 (property 1): leading system blocks form the system entry; every later visible
-    message is exactly one entry, in authored order; tool results are always kept."""
+    """docs/delivery.md#the-chat-prompt (property 1): leading system blocks form the system
+    entry; every later visible message is exactly one entry, in authored order; tool results
+    are always kept."""
     case, oracle = load(spec)
     inputs = build(case, spec, "lm")
     assert (inputs.chat_prompt is not None) == oracle.needs_chat
@@ -688,8 +697,8 @@ def test_each_visible_message_is_one_whole_chat_entry_in_order(spec: CaseSpec) -
 @SETTINGS
 @given(case_specs())
 def test_at_most_one_system_entry_and_it_is_first(spec: CaseSpec) -> None:
-    """Rules 7.1.2 and 7.1.3 (property 2): a later system message is never a system entry; it
-    becomes an assistant entry ``@[System]:\\n...``, or a user entry when last."""
+    """docs/delivery.md#the-chat-prompt (property 2): a later system message is never a system
+    entry; it becomes an assistant entry ``@[System]:\\n...``, or a user entry when last."""
     case, oracle = load(spec)
     inputs = build(case, spec, "lm")
     if inputs.chat_prompt is None:
@@ -719,7 +728,8 @@ def test_at_most_one_system_entry_and_it_is_first(spec: CaseSpec) -> None:
 @SETTINGS
 @given(case_specs())
 def test_guideline_content_is_only_in_the_system_entry(spec: CaseSpec) -> None:
-    """Rule 7.1.2, section 6 (property 3): guideline text never reaches a turn or the question."""
+    """docs/delivery.md#guidelines (property 3): guideline text never reaches a turn or the
+    question."""
     case, oracle = load(spec)
     referenced = {s.token for s in oracle.distinct_files("guideline").values()}
     for mode in MODES:
@@ -745,8 +755,9 @@ def test_guideline_content_is_only_in_the_system_entry(spec: CaseSpec) -> None:
 @SETTINGS
 @given(case_specs())
 def test_chat_content_of_a_turn_equals_its_question_block(spec: CaseSpec) -> None:
-    """Rule 7.1.3 (property 4): a user, assistant or tool entry's content is its question
-    block; an assistant's tool calls stay structured and are its block's last lines."""
+    """docs/delivery.md#the-chat-prompt (property 4): a user, assistant or tool entry's content
+    is its question block; an assistant's tool calls stay structured and are its block's last
+    lines."""
     case, oracle = load(spec)
     inputs = build(case, spec, "lm")
     if inputs.chat_prompt is None:
@@ -780,7 +791,8 @@ def test_chat_content_of_a_turn_equals_its_question_block(spec: CaseSpec) -> Non
 def test_what_is_sent_has_one_system_message_first_and_ends_with_the_last_turn(
     spec: CaseSpec,
 ) -> None:
-    """Rule 7.2: at most one system message, first; the last visible turn ends the request
+    """docs/delivery.md#what-a-chat-api-is-sent: at most one system message, first; the last
+    visible turn ends the request
     (only tool results, which are always kept, may follow it)."""
     case, oracle = load(spec)
     inputs = build(case, spec, "lm")
@@ -818,7 +830,8 @@ def test_what_is_sent_has_one_system_message_first_and_ends_with_the_last_turn(
 @SETTINGS
 @given(case_specs())
 def test_agent_question_names_files_without_their_content(spec: CaseSpec) -> None:
-    """Sections 5 and 6: in agent mode a file is ``<file: path="DISPLAY">``; no chat prompt."""
+    """docs/delivery.md#lm-mode-and-agent-mode: in agent mode a file is ``<file: path="DISPLAY">``;
+    no chat prompt."""
     case, oracle = load(spec)
     lm = build(case, spec, "lm")
     agent = build(case, spec, "agent")
@@ -845,7 +858,8 @@ def test_agent_question_names_files_without_their_content(spec: CaseSpec) -> Non
 @SETTINGS
 @given(case_specs())
 def test_guidelines_and_files_are_distinct_in_order_of_first_reference(spec: CaseSpec) -> None:
-    """Section 4: ``guidelines``, ``guideline_paths`` and ``input_files``."""
+    """``guidelines``, ``guideline_paths`` and ``input_files``
+    (docs/delivery.md#what-is-built-for-each-case)."""
     case, oracle = load(spec)
     inputs = build(case, spec, "lm")
     assert inputs.guidelines == oracle.guidelines

@@ -1,5 +1,5 @@
-"""Contract section 10: each scenario's question and chat prompt, through the library and
-through ``evalwright prompt --json``."""
+"""docs/delivery.md#worked-examples: each example's question and chat prompt, through the
+library and through ``evalwright prompt --json``."""
 
 from __future__ import annotations
 

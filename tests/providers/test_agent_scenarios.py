@@ -1,6 +1,7 @@
-"""Every section 10 scenario through the ``cli`` and ``codex`` providers, with fakes that record
-what they receive: the cli gets the LM-mode question and the chat array, Codex the prompt
-document ending with the agent-mode question; each row's judge sees that same question."""
+"""Every worked example (docs/delivery.md#worked-examples) through the ``cli`` and ``codex``
+providers, with fakes that record what they receive: the cli gets the LM-mode question and the
+chat array, Codex the prompt document ending with the agent-mode question; each row's judge
+sees that same question."""
 
 from __future__ import annotations
 
@@ -82,7 +83,8 @@ def test_cli_receives_every_scenario_as_written(e2e: E2E, tmp_path: Path) -> Non
     for scenario in SCENARIOS:
         row, record = rows[scenario.id], seen[scenario.id]
         assert record["prompt"] == scenario.question, scenario.number  # LM mode, byte for byte
-        assert record["messages"] == scenario.sent, scenario.number  # the rule 7.2 array
+        # The array of docs/delivery.md#what-a-chat-api-is-sent:
+        assert record["messages"] == scenario.sent, scenario.number
         assert row["raw_request"]["question"] == scenario.question
         assert row["candidate_answer"] == "answer from cli"
         assert row["raw_request"]["question"] in judged

@@ -127,7 +127,7 @@ def recorder(
 
 
 def write_inputs(project: ProjectDir) -> None:
-    """``F`` and ``G`` of contract section 10, next to the eval files."""
+    """``F`` and ``G`` of docs/delivery.md#worked-examples, next to the eval files."""
     project.write("evals/code.js", "console.log('test')\n")
     project.write("evals/style.instructions.md", "Be concise.\n")
 

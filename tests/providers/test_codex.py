@@ -120,7 +120,7 @@ def uri(path: Path) -> str:
 
 
 def document(question: str, guidelines: Sequence[Path] = (), files: Sequence[Path] = ()) -> str:
-    """The prompt document of contract section 8, written out by hand."""
+    """The prompt document of docs/agents.md#the-prompt-document, written out by hand."""
     lines: list[str] = []
     if guidelines:
         lines += ["Read these guideline files first:", *(f"- {uri(p)}" for p in guidelines)]
@@ -131,7 +131,7 @@ def document(question: str, guidelines: Sequence[Path] = (), files: Sequence[Pat
 
 
 def write_inputs(project: ProjectDir) -> tuple[Path, Path]:
-    """``G`` and ``F`` of contract section 10."""
+    """``G`` and ``F`` of docs/delivery.md#worked-examples."""
     g = project.write("evals/style.instructions.md", "Be concise.\n")
     f = project.write("evals/code.js", "console.log('test')\n")
     return g, f
@@ -193,7 +193,7 @@ def test_codex_argv_prompt_document_workspace_answer_trace_usage_and_judge(
 
     rows = by_id(run_eval(e2e, "evals/agent.jsonl", "--target", "codex", "--workers", "4"))
     questions = {
-        "s13": 'Fix\n<file: path="code.js">',  # scenario 13
+        "s13": 'Fix\n<file: path="code.js">',  # docs/delivery.md#worked-examples, example 13
         "guided": 'Review this code\n<Attached: style.instructions.md>\n<file: path="code.js">',
         "plain": "What is 2+2?",
         "turns": "@[System]:\nBe brief.\n\n@[User]:\nHi\n\n@[Assistant]:\nHello!\n\n"
@@ -252,7 +252,8 @@ def test_codex_argv_prompt_document_workspace_answer_trace_usage_and_judge(
         }
         assert row["delivery_notes"] == []
     assert len(workspaces) == len(rows) == 4  # one workspace per case
-    # The judge of an agent target sees exactly the question the agent received (scenario 14).
+    # The judge of an agent target sees exactly the question the agent received
+    # (docs/delivery.md#worked-examples, example 14).
     judged = sorted(question_section(judge_user_text(r)) for r in e2e.judges())
     assert judged == sorted(questions.values())
     # A readable log per case under the default log_dir.

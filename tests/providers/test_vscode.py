@@ -122,7 +122,7 @@ def invocations(tmp_path: Path) -> list[dict[str, Any]]:
 
 
 def document(question: str, files: list[Path] | None = None) -> str:
-    """The prompt document of contract section 8 (attached files only)."""
+    """The prompt document of docs/agents.md#the-prompt-document (attached files only)."""
     if not files:
         return f"[[ ## user_query ## ]]\n\n{question}"
     listed = "\n".join(f"- {Path(os.path.realpath(p)).as_uri()}" for p in files)

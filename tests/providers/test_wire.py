@@ -1,4 +1,5 @@
-"""Contract 7.3 and 7.4: each section 10 scenario mapped onto each chat API's native body."""
+"""Each worked example (docs/delivery.md#worked-examples) mapped onto each chat API's native
+body (docs/delivery.md#how-each-chat-api-receives-the-conversation)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Evaluator specifications as written in an eval file (files.md, "Evaluators")."""
+"""Evaluator specifications as written in an eval file (docs/eval-files.md#evaluators)."""
 
 from __future__ import annotations
 

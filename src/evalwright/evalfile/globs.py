@@ -1,4 +1,4 @@
-"""The guideline pattern dialect (delivery contract section 2).
+"""The guideline pattern dialect (docs/eval-files.md#guideline-patterns).
 
 Case-sensitive; ``*`` and ``?`` never match ``/``; ``**`` as a whole segment matches zero or
 more segments, dot-directories included; ``[...]`` (``[!...]`` negates) and ``{a,b}``; the

@@ -1,4 +1,5 @@
-"""Messages and content parts as authored in an eval file (delivery contract section 1)."""
+"""Messages and content parts as authored in an eval file
+(docs/eval-files.md#messages-and-parts)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ class TextPart(FileModel):
 
 
 class FilePart(FileModel):
-    """A file part: ``{type: file, value: PATH}``; the path resolves per contract section 2."""
+    """A file part: ``{type: file, value: PATH}`` (docs/eval-files.md#file-references)."""
 
     type: Literal["file"]
     value: str

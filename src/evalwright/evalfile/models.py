@@ -1,4 +1,4 @@
-"""Eval files, eval cases and project config as written by users (files.md).
+"""Eval files, eval cases and project config as written by users (docs/eval-files.md).
 
 AgentV 0.13 forms are fields too, marked deprecated (editors strike them through); the
 loader warns "legacy key X: use Y" for each one it meets.

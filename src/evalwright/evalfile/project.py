@@ -1,4 +1,5 @@
-"""The project root, and where ``config.yaml`` and ``targets.yaml`` are read from (section 2)."""
+"""The project root, and where ``config.yaml`` and ``targets.yaml`` are read from
+(docs/eval-files.md#the-project-root-and-evalwrightconfigyaml)."""
 
 from __future__ import annotations
 

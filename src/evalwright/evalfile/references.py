@@ -1,4 +1,4 @@
-"""Resolve and read the files an eval case references (delivery contract section 2).
+"""Resolve and read the files an eval case references (docs/eval-files.md#file-references).
 
 A resolver lives for a whole run: each reference is resolved once per directory and each
 file read once, however many cases use it.

@@ -1,4 +1,4 @@
-"""Targets as written in ``.evalwright/targets.yaml`` (files.md, "targets.yaml").
+"""Targets as written in ``.evalwright/targets.yaml`` (docs/targets.md).
 
 One model per provider, discriminated by ``provider``: a key a provider does not use is an
 error naming the keys it does use. Strings may hold ``${{ VAR }}``; they are filled in only

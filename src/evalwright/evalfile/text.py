@@ -1,4 +1,5 @@
-"""Line ends and tidying, applied alike to file contents and text parts (contract section 2)."""
+"""Line ends and tidying, applied alike to file contents and text parts
+(docs/eval-files.md#file-references)."""
 
 from __future__ import annotations
 

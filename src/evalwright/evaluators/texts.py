@@ -1,4 +1,5 @@
-"""The judge's exact texts (files.md): the default template, the system prompt, the schema."""
+"""The judge's exact texts (docs/eval-files.md#the-judges-exact-texts): the default template,
+the system prompt, the schema."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ from evalwright.prompts.render import Mode, block, file_block, question
 
 @dataclass(frozen=True, slots=True)
 class PromptInputs:
-    """What a case sends, before any API mapping (contract sections 4 to 7.2)."""
+    """What a case sends, before any API mapping (docs/delivery.md#what-is-built-for-each-case)."""
 
     mode: Mode
     question: str
@@ -32,7 +32,8 @@ class PromptInputs:
 
     @property
     def messages(self) -> tuple[ChatMessage, ...]:
-        """Rule 7.2: the chat prompt, else ``[system content, user: the flat question]``."""
+        """The chat prompt, else ``[system content, user: the flat question]``
+        (docs/delivery.md#what-a-chat-api-is-sent)."""
         if self.chat_prompt is not None:
             if (
                 self.chat_prompt and self.chat_prompt[0].role == "system"
@@ -45,7 +46,7 @@ class PromptInputs:
         return (ChatMessage(role="system", content=self.system_content), user)
 
     def raw_request(self) -> dict[str, Any]:
-        """The row's ``raw_request`` (contract 7.5)."""
+        """The row's ``raw_request`` (docs/delivery.md#what-is-recorded)."""
         return {
             "question": self.question,
             "guidelines": self.guidelines,
@@ -97,7 +98,7 @@ def reference_answer(messages: tuple[CaseMessage, ...]) -> str:
 
 
 def prompt_document(inputs: PromptInputs) -> str:
-    """The document an agent target receives (contract section 8)."""
+    """The document an agent target receives (docs/agents.md#the-prompt-document)."""
     lines: list[str] = []
     if inputs.guideline_paths:
         lines.append("Read these guideline files first:")

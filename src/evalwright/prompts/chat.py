@@ -1,4 +1,4 @@
-"""The structured conversation a chat API receives (delivery contract sections 7.1 and 7.2)."""
+"""The structured conversation a chat API receives (docs/delivery.md#the-chat-prompt)."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ class ChatMessage:
 
 @dataclass(frozen=True, slots=True)
 class DeliveryNote:
-    """A change an API forced on the conversation, named by rule (contract 7.5)."""
+    """A change an API forced on the conversation (docs/delivery.md#the-five-delivery-notes)."""
 
     rule: NoteRule
     detail: str
@@ -64,7 +64,8 @@ class DeliveryNote:
 def system_content(
     messages: Sequence[CaseMessage], guidelines: str, system_prompt: str | None
 ) -> str:
-    """Rule 7.1.2: the base (leading system turns, else the target's prompt) plus guidelines."""
+    """The base (leading system turns, else the target's prompt) plus guidelines
+    (docs/delivery.md#the-system-message)."""
     blocks: list[str] = []
     for message in messages:
         if message.role != "system":
@@ -90,7 +91,7 @@ def chat_prompt(
     messages: Sequence[CaseMessage],
     system: str,
 ) -> tuple[tuple[ChatMessage, ...], tuple[DeliveryNote, ...]]:
-    """Rules 7.1.1 to 7.1.3: one system entry first, then every later turn in order."""
+    """One system entry first, then every later turn in order (docs/delivery.md#the-chat-prompt)."""
     entries: list[ChatMessage] = [ChatMessage(role="system", content=system)] if system else []
     start = 0
     while start < len(messages) and messages[start].role == "system":

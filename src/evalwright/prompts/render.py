@@ -1,4 +1,5 @@
-"""Render segments, blocks and the question (delivery contract sections 5 and 6)."""
+"""Render segments, blocks and the question (docs/delivery.md#lm-mode-and-agent-mode,
+docs/delivery.md#the-question-flat-or-with-role-markers)."""
 
 from __future__ import annotations
 

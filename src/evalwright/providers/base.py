@@ -29,7 +29,7 @@ class WireRequest:
     body: dict[str, Any]
 
     def to_json(self) -> dict[str, Any]:
-        """The row's ``wire_request`` (contract 7.5)."""
+        """The row's ``wire_request`` (docs/delivery.md#what-is-recorded)."""
         return {"api": self.api, "model": self.model, "url_path": self.url_path, "body": self.body}
 
 
@@ -47,7 +47,8 @@ class Usage:
 
 @dataclass(frozen=True, slots=True)
 class ProviderRequest:
-    """One call: the messages to send (rule 7.2, or a judge's two), and what they came from."""
+    """One call: the messages to send (docs/delivery.md#what-a-chat-api-is-sent, or a judge's
+    two), and what they came from."""
 
     case_id: str
     messages: tuple[ChatMessage, ...]

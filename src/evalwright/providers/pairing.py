@@ -1,4 +1,4 @@
-"""Tool-call pairing (delivery contract 7.3), shared by every chat API's converter.
+"""Tool-call pairing (docs/delivery.md#tool-call-pairing), shared by every chat API's converter.
 
 After pairing, every structured call of an assistant entry is answered by exactly one
 ``tool`` entry in the unbroken run right after it, and every ``tool`` entry answers one.

@@ -1,4 +1,5 @@
-"""Result rows (files.md, "Results"): one JSON object per case and target, every key always."""
+"""Result rows (docs/running.md#the-results-file): one JSON object per case and target,
+every key always."""
 
 from __future__ import annotations
 

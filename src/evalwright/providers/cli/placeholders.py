@@ -1,5 +1,6 @@
-"""The ``cli`` placeholders (files.md): replaced inside argv elements, never split, so no
-value can become a command. ``{FILES}`` is a whole element expanding to several."""
+"""The ``cli`` placeholders (docs/agents.md#cli-any-command-line): replaced inside argv
+elements, never split, so no value can become a command. ``{FILES}`` is a whole element
+expanding to several."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Pure conversions between our chat messages and Gemini generateContent bodies (7.4)."""
+"""Pure conversions between our chat messages and Gemini generateContent bodies
+(docs/delivery.md#how-each-chat-api-receives-the-conversation)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Pure conversions between our chat messages and Chat Completions bodies (contract 7.4).
+"""Pure conversions between our chat messages and Chat Completions bodies
+(docs/delivery.md#how-each-chat-api-receives-the-conversation).
 
 Shared by the ``openai`` and ``azure`` providers: both speak the same wire format.
 """
