@@ -382,6 +382,22 @@ def test_a_judge_prompt_file_is_resolved_and_parsed(project: ProjectDir) -> None
     ]
 
 
+def test_a_judge_template_without_the_answer_is_a_warning(project: ProjectDir) -> None:
+    project.write("grader.prompt", "Grade {{question}}")
+    project.write(
+        "e.yaml",
+        "execution:\n  evaluators:\n"
+        "    - {name: j, type: llm_judge, prompt: grader.prompt}\n"
+        "    - {name: k, type: llm_judge, prompt: 'Answer: {{candidate_answer}}'}\n" + cases("x"),
+    )
+    suite, diagnostics = project.check("e.yaml")
+    assert suite is not None
+    assert [(d.severity, d.line, d.field) for d in diagnostics] == [
+        ("warning", 3, "execution.evaluators[0].prompt")
+    ]
+    assert "never shows the judge the answer: add {{candidate_answer}}" in diagnostics[0].message
+
+
 def test_a_judge_prompt_with_an_unknown_variable_is_an_error(project: ProjectDir) -> None:
     project.write(
         "e.yaml",

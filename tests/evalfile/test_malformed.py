@@ -708,6 +708,18 @@ BROKEN: tuple[Broken, ...] = (
         "file not found: 'prompts/judge.md' (tried: prompts/judge.md)",
     ),
     Broken(
+        "judge-template-path-any-extension-missing",
+        {"e.yaml": judge("prompts/judge.prompt")},
+        f"9:19 {EVALUATOR_FIELD}.prompt",
+        "file not found: 'prompts/judge.prompt' (tried: prompts/judge.prompt)",
+    ),
+    Broken(
+        "judge-template-bare-name-missing",
+        {"e.yaml": judge("grader.yaml")},
+        f"9:19 {EVALUATOR_FIELD}.prompt",
+        "file not found: 'grader.yaml'",
+    ),
+    Broken(
         "code-evaluator-cwd-missing",
         {
             "e.yaml": evaluators(

@@ -40,7 +40,9 @@ def _may_spoof(text: str) -> bool:
     return "@[" in text or "<tool_call" in text or "<file path=" in text or "[[ ## " in text
 
 
-_TEMPLATE_FILE = re.compile(r"[^\s]+\.(md|txt|j2)")
+# One line without spaces or ``{{`` that names a path (a ``/`` or a file extension): meant as a
+# file, so it must resolve rather than silently become a one-word inline template.
+_TEMPLATE_FILE = re.compile(r"(?!.*\{\{)[^\s]*(/[^\s]*|\.[A-Za-z0-9]+)")
 _LEGACY_CASE_KEYS = {
     "outcome": "legacy key 'outcome': use 'expected_outcome'",
     "evaluators": "legacy key 'evaluators': use 'execution.evaluators'",
@@ -130,11 +132,17 @@ class CaseBuilder:
                 return None
             source = prompt
         try:
-            return parse_template(text, source)
+            template = parse_template(text, source)
         except TemplateProblem as exc:
             detail = f"{source} line {exc.line}: " if source != "inline" else ""
             self.error(where, f"{detail}{exc}")
             return None
+        if "candidate_answer" not in template.variables:
+            self.warning(
+                where,
+                "the template never shows the judge the answer: add {{candidate_answer}}",
+            )
+        return template
 
     def build(
         self,
