@@ -21,9 +21,7 @@ from evalwright.evalfile.project import Project, display_path, find_project_root
 from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.resolved import EvalCase, SuiteInfo
 from evalwright.evalfile.targets import Target
-from evalwright.orchestrator.targets import TargetRegistry
-
-DEFAULT_TARGET = "default"
+from evalwright.orchestrator.targets import DEFAULT_TARGET, TargetRegistry
 
 
 @dataclass(slots=True)

@@ -16,6 +16,9 @@ from evalwright.providers.base import Provider, ProviderContext
 from evalwright.providers.http import HttpPool
 from evalwright.providers.registry import create_provider
 
+DEFAULT_TARGET = "default"
+"""The target of a case that names none."""
+
 
 class TargetRegistry:
     """Targets of one project for one run."""
@@ -66,6 +69,13 @@ class TargetRegistry:
         found = self.file.get(name)
         if found is None:
             known = ", ".join(t.name for t in self.file.targets)
+            if name == DEFAULT_TARGET:
+                raise ConfigError(
+                    f"no target chosen: {display_path(self.path or self.project.root)} defines "
+                    f"{known}, none named '{DEFAULT_TARGET}'. Choose one with --target NAME, "
+                    "or 'target: NAME' in the eval file (or a case's execution), or name a "
+                    f"target '{DEFAULT_TARGET}'"
+                )
             raise ConfigError(f"unknown target '{name}' (defined: {known})")
         if self.dry_run:
             return found  # kept for its mode and system prompt; never called
