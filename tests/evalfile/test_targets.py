@@ -380,6 +380,32 @@ def test_unknown_key_names_the_keys_the_provider_uses(project: ProjectDir) -> No
     }
 
 
+@pytest.mark.parametrize(
+    ("key", "hint"),
+    [
+        ("max_tokens", "did you mean 'max_output_tokens'?"),
+        ("api_base", "did you mean 'base_url'?"),
+        ("timeout", "did you mean 'timeout_seconds'?"),
+        ("modle", "did you mean 'model'?"),
+        ("max_token_field", "did you mean 'max_tokens_field'?"),
+        ("organization", None),
+        ("api_version", None),
+    ],
+)
+def test_did_you_mean_suggests_only_close_keys_and_known_aliases(
+    project: ProjectDir, key: str, hint: str | None
+) -> None:
+    error = only_error(project, one_target("provider: openai", "model: m", f"{key}: 1"))
+    assert error.message.startswith(f"unknown key '{key}' (")
+    if hint is None:
+        assert "did you mean" not in error.message
+    else:
+        assert hint in error.message
+    assert "did you mean 'max_tokens_field'" not in error.message.replace(
+        "'max_token_field' (did you mean 'max_tokens_field'", ""
+    )
+
+
 def test_retry_belongs_to_chat_providers_only(project: ProjectDir) -> None:
     error = only_error(project, one_target("provider: mock", "retry: {max_retries: 1}"))
     assert where(error) == (4, 5, "targets[0].retry")

@@ -7,7 +7,6 @@ data along the location separates real keys from tags, so a field prints as
 
 from __future__ import annotations
 
-import difflib
 import re
 import types
 from typing import Annotated, Any, Union, cast, get_args, get_origin
@@ -236,9 +235,67 @@ def _unknown_key(model: Any, loc: tuple[int | str, ...], key: str) -> str:
     allowed = allowed_keys(model, loc[:-1])
     if not allowed:
         return f"unknown key '{key}'"
-    close = difflib.get_close_matches(key, allowed, n=1)
-    hint = f"did you mean '{close[0]}'? " if close else ""
+    close = suggestion(key, allowed)
+    hint = f"did you mean '{close}'? " if close else ""
     return f"unknown key '{key}' ({hint}expected one of: {', '.join(allowed)})"
+
+
+# Other tools' names for our keys (promptfoo, Inspect, the SDKs): suggested when allowed.
+KEY_ALIASES: dict[str, tuple[str, ...]] = {
+    "max_tokens": ("max_output_tokens",),
+    "max_completion_tokens": ("max_output_tokens",),
+    "max_new_tokens": ("max_output_tokens",),
+    "api_base": ("base_url",),
+    "apibase": ("base_url",),
+    "base_uri": ("base_url",),
+    "url": ("base_url",),
+    "host": ("base_url",),
+    "system": ("system_prompt",),
+    "system_message": ("system_prompt",),
+    "timeout": ("timeout_seconds",),
+    "concurrency": ("workers",),
+    "max_concurrency": ("workers",),
+    "max_connections": ("workers",),
+    "retries": ("retry", "max_retries"),
+    "model_name": ("model",),
+    "deployment_name": ("deployment",),
+    "messages": ("input_messages",),
+    "prompt": ("input",),
+    "expected": ("expected_outcome",),
+    "assert": ("evaluators",),
+    "tags": ("metadata",),
+    "cmd": ("command",),
+}
+
+
+def suggestion(key: str, allowed: list[str]) -> str | None:
+    """The allowed key ``key`` was probably meant to be: a known alias, or one at most a
+    typo or two away (never a merely similar key: ``max_tokens`` is not ``max_tokens_field``)."""
+    lowered = key.lower()
+    for alias in KEY_ALIASES.get(lowered, ()):
+        if alias in allowed:
+            return alias
+    scored = sorted((_typos(lowered, name.lower()), name) for name in allowed)
+    if scored and scored[0][0] <= max(1, len(key) // 5):
+        return scored[0][1]
+    return None
+
+
+def _typos(a: str, b: str) -> int:
+    """Edits (insert, delete, replace, swap two neighbours) that turn ``a`` into ``b``."""
+    if abs(len(a) - len(b)) > 2:
+        return 3
+    previous: list[int] = []
+    row = list(range(len(b) + 1))
+    for i, char in enumerate(a, start=1):
+        current = [i, *([0] * len(b))]
+        for j, other in enumerate(b, start=1):
+            cost = 0 if char == other else 1
+            current[j] = min(row[j] + 1, current[j - 1] + 1, row[j - 1] + cost)
+            if i > 1 and j > 1 and char == b[j - 2] and a[i - 2] == other:
+                current[j] = min(current[j], previous[j - 2] + 1)
+        previous, row = row, current
+    return row[-1]
 
 
 def allowed_keys(model: Any, loc: tuple[int | str, ...]) -> list[str]:
