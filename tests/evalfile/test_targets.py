@@ -708,10 +708,13 @@ def test_load_project_targets_raises_with_every_error(project: ProjectDir) -> No
     assert isinstance(caught.value, ConfigError)
 
 
-def test_load_project_targets_keeps_quiet_about_warnings(project: ProjectDir) -> None:
+def test_load_project_targets_returns_its_warnings(project: ProjectDir) -> None:
     path = project.write(TARGETS, one_target("provider: mock", "provider_batching: true"))
-    targets = load_project_targets(path)
+    targets, warnings = load_project_targets(path)
     assert isinstance(targets.targets[0], MockTarget)
+    assert [(w.line, w.message) for w in warnings] == [
+        (4, "legacy key 'provider_batching' is ignored")
+    ]
 
 
 def test_a_missing_file_is_an_error(project: ProjectDir) -> None:

@@ -8,6 +8,7 @@ import time
 from typing import Any, TextIO
 
 from evalwright.errors import printable
+from evalwright.evalfile.diagnostics import Diagnostic
 from evalwright.evalfile.project import display_path
 from evalwright.orchestrator.summary import RunSummary
 
@@ -37,6 +38,13 @@ class Progress:
         if not self.quiet and not self.tty:
             about = "" if summary.exact_total else "up to "
             print(f"running {about}{summary.total} case(s)", file=self.stream, flush=True)
+
+    def warning(self, diagnostic: Diagnostic) -> None:
+        """Print a warning about the run's files, located as ``validate`` prints it."""
+        if not self.quiet:
+            if self.tty and self._last:
+                self.stream.write("\r\x1b[K")  # not on top of the progress bar
+            print(diagnostic, file=self.stream, flush=True)
 
     def row(self, row: dict[str, Any], summary: RunSummary) -> None:
         """Redraw the bar, or print a line now and then (and each error)."""

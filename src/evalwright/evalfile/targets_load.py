@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any, cast
 
-from evalwright.evalfile.diagnostics import Report, format_field
+from evalwright.evalfile.diagnostics import Diagnostic, Report, format_field
 from evalwright.evalfile.project import read_yaml
 from evalwright.evalfile.source import Positions, PosNode
 from evalwright.evalfile.targets import TargetsFile
@@ -199,12 +199,12 @@ class _Normalizer:
             inner.warn("command", message, shown="command_template")
 
 
-def load_project_targets(path: Path) -> TargetsFile:
-    """Load a targets file for a run; raise LoadError with every error."""
+def load_project_targets(path: Path) -> tuple[TargetsFile, list[Diagnostic]]:
+    """Load a targets file for a run, with its warnings; raise LoadError with every error."""
     from evalwright.evalfile.project import display_path
 
     report = Report(display_path(path))
     targets = load_targets(path, report)
     report.raise_if_errors()
     assert targets is not None  # no errors means it loaded
-    return targets
+    return targets, report.warnings

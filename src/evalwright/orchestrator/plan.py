@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalwright.errors import ConfigError, LoadError
+from evalwright.evalfile.diagnostics import Diagnostic
 from evalwright.evalfile.discovery import find_eval_files
 from evalwright.evalfile.evaluator_specs import LlmJudgeSpec
 from evalwright.evalfile.loader import SuiteReader
@@ -66,7 +67,24 @@ class Plan:
     options: RunOptions
     estimated: int = 0
     exact: bool = True
+    config_warnings: list[Diagnostic] = field(default_factory=list[Diagnostic])
     _checked: set[tuple[str, str | None]] = field(default_factory=set[tuple[str, str | None]])
+    _told: dict[int, int] = field(default_factory=dict[int, int])
+
+    def new_warnings(self) -> list[Diagnostic]:
+        """The warnings ``validate`` would print for the run's files, found since the last
+        call: the config, the targets file, and each eval file as far as it has been read."""
+        sources = [
+            self.config_warnings,
+            self.registry.warnings,
+            *(source.reader.report.items for source in self.sources),
+        ]
+        found: list[Diagnostic] = []
+        for slot, items in enumerate(sources):
+            told = self._told.get(slot, 0)
+            found.extend(d for d in items[told:] if d.severity == "warning")
+            self._told[slot] = len(items)
+        return found
 
     @property
     def suites(self) -> list[SuiteInfo]:
@@ -148,10 +166,11 @@ def load_plan(options: RunOptions) -> Plan:
     project, config_report = Project.load(roots.pop())
     if config_report is not None and config_report.errors:
         raise LoadError(config_report.errors)
+    config_warnings = config_report.warnings if config_report is not None else []
     resolver = FileResolver(project)
     sources = [_open(path, project, resolver) for path in files]
     registry = TargetRegistry(project, targets_path=options.targets_file, dry_run=options.dry_run)
-    plan = Plan(project, sources, registry, options)
+    plan = Plan(project, sources, registry, options, config_warnings=config_warnings)
     for source in sources:
         _survey(plan, source)
     return plan

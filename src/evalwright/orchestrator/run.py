@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from evalwright.errors import ProviderError
+from evalwright.evalfile.diagnostics import Diagnostic
 from evalwright.evalfile.evaluator_specs import CodeSpec, LlmJudgeSpec
 from evalwright.orchestrator.calls import TargetCaller
 from evalwright.orchestrator.case import Asked, CaseRunner
@@ -33,6 +34,9 @@ class Reporter(Protocol):
     def start(self, summary: RunSummary) -> None:
         """The run begins; ``summary.total`` rows are planned."""
 
+    def warning(self, diagnostic: Diagnostic) -> None:
+        """A warning about the run's files (before the start, or as a streamed file is read)."""
+
     def row(self, row: dict[str, Any], summary: RunSummary) -> None:
         """A row finished and was written."""
 
@@ -42,6 +46,9 @@ class Reporter(Protocol):
 
 class _Silent:
     def start(self, summary: RunSummary) -> None:
+        pass
+
+    def warning(self, diagnostic: Diagnostic) -> None:
         pass
 
     def row(self, row: dict[str, Any], summary: RunSummary) -> None:
@@ -94,12 +101,13 @@ async def execute(plan: Plan, reporter: Reporter) -> RunSummary:
         summary.add(json.loads(line))
     finished: set[RowKey] = set()
     started = time.perf_counter()
+    _tell_warnings(plan, reporter)
     reporter.start(summary)
     try:
         pipeline = _Pipeline(
             runner, options, writer, summary, reporter, finished if options.resume else None
         )
-        await pipeline.run(_pending(plan, skipped, summary))
+        await pipeline.run(_pending(plan, skipped, summary, reporter))
     except asyncio.CancelledError:
         summary.interrupted = True
         raise
@@ -114,10 +122,18 @@ async def execute(plan: Plan, reporter: Reporter) -> RunSummary:
     return summary
 
 
-def _pending(plan: Plan, skipped: set[RowKey], summary: RunSummary) -> Iterator[WorkItem]:
+def _tell_warnings(plan: Plan, reporter: Reporter) -> None:
+    for diagnostic in plan.new_warnings():
+        reporter.warning(diagnostic)
+
+
+def _pending(
+    plan: Plan, skipped: set[RowKey], summary: RunSummary, reporter: Reporter
+) -> Iterator[WorkItem]:
     """The plan's items minus those a resumed file already holds; counts the exact total."""
     total = 0
     for item in plan.items():
+        _tell_warnings(plan, reporter)  # a streamed file's warnings, as its cases are read
         total += 1
         if not skipped or _key(item) not in skipped:
             yield item

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from evalwright.errors import ConfigError
+from evalwright.evalfile.diagnostics import Diagnostic
 from evalwright.evalfile.project import Project, display_path
 from evalwright.evalfile.targets import MockTarget, Target, TargetsFile
 from evalwright.evalfile.targets_load import load_project_targets
@@ -42,6 +43,8 @@ class TargetRegistry:
         self.dry_run = dry_run
         self.context = ProviderContext(project.root)
         self._file: TargetsFile | None = None
+        self.warnings: list[Diagnostic] = []
+        """The targets file's warnings (AgentV forms), once it is loaded."""
         self._targets: dict[str, Target] = {}
         self._providers: dict[str, Provider] = {}
 
@@ -54,7 +57,7 @@ class TargetRegistry:
                     f"no targets file: create {display_path(self.project.root)}/.evalwright/"
                     "targets.yaml (or pass --targets FILE)"
                 )
-            self._file = load_project_targets(self.path)
+            self._file, self.warnings = load_project_targets(self.path)
         return self._file
 
     def target(self, name: str) -> Target:
