@@ -253,3 +253,21 @@ def test_validate_warns_about_a_long_prompt_in_the_environment_variable(
     assert "$EVALWRIGHT_PROMPT_FILE" in warning
     quiet = run_cli("validate", e2e.root / "evals/by-env-file.jsonl")
     assert ": warning: " not in quiet.out
+
+
+def test_a_script_writing_the_output_file_variable_answers_through_it(
+    e2e: E2E, tmp_path: Path
+) -> None:
+    script = 'printf %s "$EVALWRIGHT_PROMPT" > "$EVALWRIGHT_OUTPUT_FILE"; echo not the answer'
+    add_targets(
+        e2e,
+        target_block("env-out", "cli", command=["sh", "-c", script]),
+        target_block("stdout", "cli", command=["sh", "-c", "echo EVALWRIGHT_OUTPUT_FILES"]),
+    )
+    write_cases(e2e.project, "evals/c.jsonl", [{"id": "c", "input": PROMPTS["subst"]}], ANY_ANSWER)
+
+    rows = by_id_target(run_eval(e2e, "evals/c.jsonl", "--target", "env-out", "--target", "stdout"))
+
+    assert rows["env-out"]["candidate_answer"] == PROMPTS["subst"]
+    assert rows["stdout"]["candidate_answer"] == "EVALWRIGHT_OUTPUT_FILES"  # another word
+    assert_nothing_ran(tmp_path)

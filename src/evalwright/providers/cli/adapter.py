@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import tempfile
 import time
 import urllib.request
@@ -24,6 +25,7 @@ from evalwright.providers.cli.placeholders import UnquotableValue, fill, split_c
 from evalwright.providers.process import ChildEnvironment, run_command
 
 HEALTHCHECK_SECONDS = 30
+_OUTPUT_VARIABLE = re.compile(r"\bEVALWRIGHT_OUTPUT_FILE\b")
 # Shown by ``prompt --target`` where a temporary file will be at run time.
 PREVIEW_FILES = {
     name: f"<{name.lower()}>"
@@ -42,6 +44,10 @@ class CliProvider(Provider):
         self.argv = split_command(target.command)
         self.cwd = str(context.root / target.cwd) if target.cwd else str(context.root)
         self.child_env: ChildEnvironment = context.child_env
+        # Naming the file as a placeholder or as the variable means the answer is in it.
+        self.answers_in_file = uses(self.argv, "OUTPUT_FILE") or any(
+            _OUTPUT_VARIABLE.search(element) for element in self.argv
+        )
         self._health: asyncio.Task[None] | None = None
 
     def _values(self, request: ProviderRequest, files: dict[str, str]) -> dict[str, str]:
@@ -99,11 +105,13 @@ class CliProvider(Provider):
         return ProviderResponse(answer, None, None, latency, wire, request.notes)
 
     def _answer(self, output_file: str, stdout: bytes) -> str:
-        if uses(self.argv, "OUTPUT_FILE"):
+        if self.answers_in_file:
             try:
                 text = Path(output_file).read_text(encoding="utf-8", errors="replace")
             except OSError:
-                raise ProviderError("the command did not write {OUTPUT_FILE}") from None
+                raise ProviderError(
+                    "the command did not write {OUTPUT_FILE} ($EVALWRIGHT_OUTPUT_FILE)"
+                ) from None
         else:
             text = stdout.decode("utf-8", errors="replace")
         return text.rstrip()
