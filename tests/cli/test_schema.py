@@ -76,6 +76,18 @@ def test_eval_schema_rejects_wrong_documents() -> None:
     assert problems("eval", {"evalcases": [], "bogus": 1})
 
 
+def test_eval_schema_knows_pass_env_of_code_evaluators() -> None:
+    def with_code(**keys: Any) -> dict[str, Any]:
+        code = {"name": "s", "type": "code", "script": ["python3", "s.py"], **keys}
+        case = {"id": "a", "expected_outcome": "o", "input": "hi"}
+        return {"execution": {"evaluators": [code]}, "evalcases": [case]}
+
+    assert problems("eval", with_code()) == []
+    assert problems("eval", with_code(pass_env=["MY_API_KEY", "_x1"])) == []
+    assert problems("eval", with_code(pass_env="MY_API_KEY"))
+    assert problems("eval", with_code(pass_env=["not a name"]))
+
+
 def test_targets_schema_accepts_the_quickstart_targets_file() -> None:
     document = read_yaml(QUICKSTART / ".evalwright" / "targets.yaml")
     assert document["targets"][0]["provider"] == "mock"
@@ -94,6 +106,7 @@ def test_targets_schema_accepts_the_quickstart_targets_file() -> None:
         {"name": "a", "provider": "mock", "responses": {"c": "x"}},
         {"name": "a", "provider": "cli", "command": ["run", "{PROMPT}"]},
         {"name": "a", "provider": "cli", "command": "run {PROMPT}", "healthcheck": {"url": "u"}},
+        {"name": "a", "provider": "cli", "command": ["sh", "-c", "x"], "pass_env": ["A_TOKEN"]},
         {"name": "a", "provider": "codex", "args": ["--x"]},
         {"name": "a", "provider": "vscode-insiders", "dry_run": True},
     ],
@@ -117,6 +130,8 @@ def test_targets_schema_accepts_each_provider(target: dict[str, Any]) -> None:
             ]
         },
         {"targets": [{"name": "a b", "provider": "mock"}]},
+        {"targets": [{"name": "a", "provider": "cli", "command": "x", "pass_env": ["A-B"]}]},
+        {"targets": [{"name": "a", "provider": "codex", "pass_env": ["A"]}]},
         {"targets": [{"name": "a", "provider": "mock"}], "extra": 1},
         {"$schema": "something-else", "targets": []},
         {},

@@ -3,7 +3,9 @@ token, a judge quoting one; every such value is ``[REDACTED]`` in results, cache
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
+from urllib.parse import quote
 
 from evalwright.testing import Fault, ReceivedRequest, Text
 from tests.conftest import CliResult
@@ -37,7 +39,7 @@ EVAL = """evalcases:
     input: Third question?
     execution:
       evaluators:
-        - {name: leaky, type: code, script: [python3, leaky.py]}
+        - {name: leaky, type: code, script: [python3, leaky.py], pass_env: [MY_SERVICE_TOKEN]}
 """
 
 
@@ -113,3 +115,44 @@ def test_no_secret_reaches_a_file_or_the_output(e2e: E2E) -> None:
             assert secret not in result.out, f"{secret} leaked to stdout"
             assert secret not in result.err, f"{secret} leaked to stderr"
     assert "[REDACTED]" in first.err, "the error lines show where a secret was"
+
+
+SHARED_NAME = "DEPLOY_TOKEN"
+PROCESS_VALUE = "process-deploy-token-1"
+DOTENV_VALUE = "dotenv-Deploy/Token+2"
+
+
+def _spelled(secret: str) -> list[str]:
+    """The spellings a secret takes in logs, URLs and headers."""
+    b64 = base64.b64encode
+    return [
+        repr({"token": secret}),
+        quote(secret, safe=""),
+        f"https://{secret.lower()}.example.com/",
+        b64(f"Bearer {secret}".encode()).decode(),
+        base64.urlsafe_b64encode(f"user:{secret}".encode()).decode(),
+    ]
+
+
+def test_secrets_in_other_spellings_and_a_shadowed_dotenv_value(e2e: E2E) -> None:
+    """The process sets DEPLOY_TOKEN; the .env value of the same name is redacted too, in
+    every spelling a model or an API might echo it in."""
+    e2e.env[SHARED_NAME] = PROCESS_VALUE
+    e2e.project.write(".env", f"{SHARED_NAME}={DOTENV_VALUE}\n")
+    e2e.project.write(
+        "evals/spelled.yaml",
+        "evalcases:\n  - id: spelled\n    expected_outcome: Answers.\n    input: Spell it.\n"
+        "    execution:\n      evaluators:\n        - {name: any, type: regex, value: '^'}\n",
+    )
+    spelled = [s for secret in (OPENAI_KEY, PROCESS_VALUE, DOTENV_VALUE) for s in _spelled(secret)]
+    e2e.server.responder = lambda _request: Text(" | ".join(spelled))
+
+    result = e2e.run("eval", "evals/spelled.yaml", "--target", "oa", "--cache", "--out", "s.jsonl")
+
+    assert result.code == 0, result.err
+    (row,) = e2e.rows("s.jsonl")
+    assert row["candidate_answer"].count("[REDACTED]") == len(spelled)
+    written = b"".join(_files(e2e.root).values())
+    for text in spelled:
+        core = text.strip("=/").split("//")[-1]
+        assert core.encode() not in written, f"{text} leaked"

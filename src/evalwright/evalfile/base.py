@@ -84,3 +84,5 @@ def _non_empty(value: str) -> str:
 
 NonEmptyStr = Annotated[str, AfterValidator(_non_empty), Field(min_length=1)]
 """A string with at least one non-blank character."""
+EnvName = Annotated[str, Pattern(r"[A-Za-z_][A-Za-z0-9_]*", "variable name")]
+"""The name of an environment variable (``pass_env``)."""

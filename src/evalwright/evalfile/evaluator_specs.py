@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Discriminator, Field, Tag
 
-from evalwright.evalfile.base import FileModel, NonEmptyStr, field_error, field_tag
+from evalwright.evalfile.base import EnvName, FileModel, NonEmptyStr, field_error, field_tag
 
 EVALUATOR_TYPES = ("llm_judge", "code", "contains", "regex", "equals", "is_json")
 # AgentV evaluator types we recognise but do not implement: a clear error, not "unknown".
@@ -55,12 +55,14 @@ def _script(value: list[str] | str) -> list[str] | str:
 
 
 class CodeSpec(_Evaluator):
-    """A script scoring the answer: JSON on stdin, one JSON object on stdout."""
+    """A script scoring the answer: JSON on stdin, one JSON object on stdout. Secrets stay
+    out of its environment unless named in ``pass_env``."""
 
     type: Literal["code"]
     script: Annotated[list[str] | str, AfterValidator(_script)]
     cwd: str | None = None
     timeout_seconds: Annotated[float, Field(gt=0)] = 60.0
+    pass_env: list[EnvName] = Field(default_factory=list[str])
 
 
 def _values(value: list[str] | str) -> list[str] | str:

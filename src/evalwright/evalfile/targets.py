@@ -7,7 +7,6 @@ for the targets a run uses (:mod:`evalwright.evalfile.variables`).
 
 from __future__ import annotations
 
-import re
 import shlex
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
@@ -15,7 +14,15 @@ from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, ConfigDict, Discriminator, Field, Tag, model_validator
 
-from evalwright.evalfile.base import FileModel, NonEmptyStr, Pattern, field_error, field_tag
+from evalwright.evalfile.base import (
+    EnvName,
+    FileModel,
+    NonEmptyStr,
+    Pattern,
+    field_error,
+    field_tag,
+)
+from evalwright.evalfile.commands import PLACEHOLDER, script_problem, shell_scripts
 
 CHAT_PROVIDERS = ("openai", "azure", "anthropic", "gemini")
 AGENT_PROVIDERS = ("cli", "codex", "vscode", "vscode-insiders")
@@ -182,8 +189,6 @@ CLI_PLACEHOLDERS = (
     "MESSAGES_FILE",
     "FILES",
 )
-# ``{NAME}``, but not the inside of a ``${{ VAR }}`` variable.
-PLACEHOLDER = re.compile(r"(?<![{$])\{([A-Z][A-Z_]*)\}(?!\})")
 
 
 def split_command(command: Sequence[str] | str) -> list[str]:
@@ -193,13 +198,15 @@ def split_command(command: Sequence[str] | str) -> list[str]:
 
 def command_problem(argv: Sequence[str]) -> str | None:
     """Why a ``cli`` command template is wrong, or ``None``."""
-    for element in argv:
+    scripts = shell_scripts(argv)
+    for index, element in enumerate(argv):
         for name in PLACEHOLDER.findall(element):
             if name not in CLI_PLACEHOLDERS:
                 return f"unknown placeholder {{{name}}} (known: {', '.join(CLI_PLACEHOLDERS)})"
-        if "{FILES}" in element and element != "{FILES}":
+        embedded = "{FILES}" in element and element != "{FILES}"
+        if embedded and scripts.get(index) != "sh":
             return "{FILES} must be a whole argument: it expands to one or more"
-    return None
+    return script_problem(argv)
 
 
 def _argv(value: list[str] | str) -> list[str] | str:
@@ -241,13 +248,15 @@ class _AgentTarget(_Target):
 
 
 class CliTarget(_AgentTarget):
-    """Any command line: placeholders are replaced inside argv elements, no shell runs."""
+    """Any command line: placeholders are replaced inside argv elements (quoted for the
+    shell inside a shell script); secrets stay out of its environment unless passed."""
 
     provider: Literal["cli"]
     command: Command
     files_format: NonEmptyStr = "{path}"
     cwd: NonEmptyStr | None = None
     healthcheck: Healthcheck | None = None
+    pass_env: list[EnvName] = Field(default_factory=list[str])
 
 
 class CodexTarget(_AgentTarget):

@@ -73,6 +73,11 @@ class Environment(Mapping[str, str]):
         self._dotenv: dict[str, str] | None = None
 
     @property
+    def process(self) -> Mapping[str, str]:
+        """The process environment alone, without ``.env``."""
+        return self._environ
+
+    @property
     def dotenv(self) -> dict[str, str]:
         """The values of the project's ``.env`` file (empty when there is none)."""
         if self._dotenv is None:

@@ -8,6 +8,7 @@ from functools import cached_property
 from typing import Any, Literal, Protocol
 
 from evalwright.providers.base import ProviderRequest, ProviderResponse
+from evalwright.providers.process import ChildEnvironment
 
 Status = Literal["ok", "error"]
 
@@ -49,6 +50,7 @@ class EvalContext:
     )
     judge_target: str | None = None
     judge: JudgeCaller | None = None
+    child_env: ChildEnvironment = field(default_factory=ChildEnvironment.current, repr=False)
 
     @cached_property
     def _messages(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

@@ -1,7 +1,8 @@
 """The ``code`` evaluator: a script reads the case as JSON on stdin and prints a verdict.
 
 An argv list runs without a shell; a string runs with ``/bin/sh -c``. The script runs in its
-own process group so a timeout stops everything it started.
+own process group so a timeout stops everything it started, with no secret in its
+environment unless ``pass_env`` names it.
 """
 
 from __future__ import annotations
@@ -25,7 +26,13 @@ async def run_script(spec: CodeSpec, cwd: str, ctx: EvalContext) -> tuple[Verdic
     raw: dict[str, Any] = {"argv": argv, "cwd": cwd}
     payload = json.dumps(ctx.script_input(), ensure_ascii=False).encode("utf-8")
     try:
-        finished = await run_command(argv, cwd=cwd, stdin=payload, timeout=spec.timeout_seconds)
+        finished = await run_command(
+            argv,
+            cwd=cwd,
+            env=ctx.child_env.build(spec.pass_env),
+            stdin=payload,
+            timeout=spec.timeout_seconds,
+        )
     except OSError as exc:
         raise EvaluatorFailure(f"cannot run {argv[0]!r}: {exc.strerror or exc}", raw) from None
     except OutputTooLarge as exc:

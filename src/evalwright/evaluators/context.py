@@ -9,6 +9,7 @@ from evalwright.evalfile.references import FileResolver, ReferenceProblem
 from evalwright.evalfile.resolved import EvalCase, SuiteInfo
 from evalwright.evaluators.base import EvalContext, JudgeCaller
 from evalwright.prompts import PromptInputs, reference_answer
+from evalwright.providers.process import ChildEnvironment
 
 
 def authored_messages(
@@ -69,6 +70,7 @@ def eval_context(
     answer: str,
     judge_target: str | None,
     judge: JudgeCaller | None,
+    child_env: ChildEnvironment | None = None,
 ) -> EvalContext:
     """The context every evaluator of ``case`` sees for ``answer``."""
     base_dir = str(suite.path.parent)
@@ -84,4 +86,5 @@ def eval_context(
         authored=lambda: authored_messages(case, suite.resolver, base_dir),
         judge_target=judge_target,
         judge=judge,
+        child_env=child_env or ChildEnvironment.current(),
     )

@@ -68,6 +68,7 @@ class CaseRunner:
             response.text,
             self.plan.judge_target(item.target),
             self.caller.judge,
+            self.plan.registry.child_env,
         )
         verdicts = await evaluate(item.case.evaluators, context)
         score, problem = case_score(verdicts)

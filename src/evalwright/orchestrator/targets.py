@@ -3,6 +3,7 @@ provider when first used."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from evalwright.evalfile.targets_resolve import resolve_target
 from evalwright.evalfile.variables import Environment
 from evalwright.providers.base import Provider, ProviderContext
 from evalwright.providers.http import HttpPool
+from evalwright.providers.process import ChildEnvironment
 from evalwright.providers.registry import create_provider
 
 DEFAULT_TARGET = "default"
@@ -41,7 +43,7 @@ class TargetRegistry:
         self.require_keys = require_keys
         # A dry run answers every target and judge with the mock, needing no key or variable.
         self.dry_run = dry_run
-        self.context = ProviderContext(project.root)
+        self._redact: Callable[[str], str] | None = None
         self._file: TargetsFile | None = None
         self.warnings: list[Diagnostic] = []
         """The targets file's warnings (AgentV forms), once it is loaded."""
@@ -93,9 +95,24 @@ class TargetRegistry:
             self._providers[name] = create_provider(target, self.pool, self.context)
         return self._providers[name]
 
+    @property
+    def context(self) -> ProviderContext:
+        """What agent adapters get: the root, the redactor, the commands' environment."""
+        if self._redact is None:
+            return ProviderContext(self.project.root, child_env=self.child_env)
+        return ProviderContext(self.project.root, self._redact, self.child_env)
+
     def use_redactor(self, redact: Callable[[str], str]) -> None:
         """Keep secrets out of the logs adapters write (set before the first provider)."""
-        self.context = ProviderContext(self.project.root, redact)
+        self._redact = redact
+
+    @functools.cached_property
+    def child_env(self) -> ChildEnvironment:
+        """The environment of cli commands and code evaluators: no secrets, no API keys."""
+        keys = frozenset(self.all_api_keys())
+        if isinstance(self.env, Environment):
+            return ChildEnvironment(self.env.process, self.env.dotenv, keys)
+        return ChildEnvironment(self.env, {}, keys)
 
     def all_api_keys(self) -> list[str]:
         """Every API key the targets file gives, however set (for redaction)."""

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evalwright.evalfile.commands import scripted_placeholders
 from evalwright.evalfile.diagnostics import Diagnostic, Report, format_field
 from evalwright.evalfile.discovery import find_eval_files
 from evalwright.evalfile.loader import check_eval_file
@@ -15,6 +16,7 @@ from evalwright.evalfile.project import CONFIG_DIRS, Project, display_path, find
 from evalwright.evalfile.reading import MAX_EVAL_FILE_BYTES, UnreadableFile, read_limited
 from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.resolved import EvalSuite
+from evalwright.evalfile.source import Positions
 from evalwright.evalfile.targets import CliTarget, TargetsFile, split_command
 from evalwright.evalfile.targets_load import load_targets_located
 from evalwright.evalfile.targets_resolve import unset_variables
@@ -26,8 +28,11 @@ PROMPT_ARG_LIMIT = 100 * 1024
 
 
 def uses_placeholder(target: CliTarget, name: str) -> bool:
-    """Whether a cli target's command mentions ``{NAME}``."""
-    return any("{" + name + "}" in part for part in split_command(target.command))
+    """Whether a cli target's command mentions ``{NAME}`` or ``EVALWRIGHT_NAME``."""
+    variable = re.compile(rf"\bEVALWRIGHT_{name}\b")
+    return any(
+        "{" + name + "}" in part or variable.search(part) for part in split_command(target.command)
+    )
 
 
 @dataclass(slots=True)
@@ -86,8 +91,9 @@ class _ProjectCheck:
                         1,
                         "warning",
                         "",
-                        f"case {case.id!r}: {{PROMPT}} for target '{target.name}' is {size} bytes "
-                        f"(over {PROMPT_ARG_LIMIT // 1024} KiB): use {{PROMPT_FILE}}",
+                        f"case {case.id!r}: the prompt for target '{target.name}' is {size} "
+                        f"bytes (over {PROMPT_ARG_LIMIT // 1024} KiB), too long for {{PROMPT}} "
+                        "or $EVALWRIGHT_PROMPT: use {PROMPT_FILE} or $EVALWRIGHT_PROMPT_FILE",
                     )
                 )
         return found
@@ -108,6 +114,8 @@ def check_targets_file(
         targets, positions = loaded
         env = Environment(find_project_root(path))
         for index, target in enumerate(targets.targets):
+            if isinstance(target, CliTarget):
+                _warn_shell_placeholders(target, index, positions, report)
             for field_path, name in unset_variables(target, env):
                 full = ("targets", index, *field_path)
                 line, col = positions.value(full)
@@ -116,6 +124,23 @@ def check_targets_file(
     result.diagnostics.extend(sorted(report.items, key=lambda d: (d.line, d.col)))
     result.files += 1
     return loaded[0] if loaded else None
+
+
+def _warn_shell_placeholders(
+    target: CliTarget, index: int, positions: Positions, report: Report
+) -> None:
+    """A placeholder inside a shell script works (it is quoted for the shell), but the
+    environment variable is simpler to reason about."""
+    for element, names in scripted_placeholders(split_command(target.command)):
+        at = ("targets", index, "command")
+        line, col = positions.value((*at, element) if isinstance(target.command, list) else at)
+        shown = ", ".join(dict.fromkeys(f"{{{name}}}" for name in names))
+        variables = " ".join(dict.fromkeys(f'"$EVALWRIGHT_{name}"' for name in names))
+        message = (
+            f"{shown} inside a shell script is quoted for the shell; prefer the environment "
+            f"variable: {variables}"
+        )
+        report.warning(line, col, format_field(at), message)
 
 
 _TARGETS_KEY = re.compile(r"^targets\s*:", re.MULTILINE)

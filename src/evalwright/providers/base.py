@@ -15,6 +15,7 @@ from typing import Any, ClassVar, Literal
 from evalwright.evalfile.targets import Target
 from evalwright.prompts import ChatMessage, DeliveryNote, PromptInputs
 from evalwright.prompts.render import Mode
+from evalwright.providers.process import ChildEnvironment
 
 Purpose = Literal["candidate", "judge"]
 
@@ -87,11 +88,12 @@ def _unchanged(text: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ProviderContext:
-    """What agent adapters need beyond their target: where the project is, and how to keep
-    secrets out of the logs they write."""
+    """What agent adapters need beyond their target: where the project is, how to keep
+    secrets out of the logs they write, and the environment for the commands they run."""
 
     root: Path
     redact: Callable[[str], str] = _unchanged
+    child_env: ChildEnvironment = field(default_factory=ChildEnvironment.current)
 
 
 class Provider(ABC):

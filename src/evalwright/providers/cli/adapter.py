@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
+import re
 import tempfile
 import time
 import urllib.request
@@ -22,10 +22,11 @@ from evalwright.providers.base import (
     ProviderRequest,
     ProviderResponse,
 )
-from evalwright.providers.cli.placeholders import fill, split_command, uses
-from evalwright.providers.process import OutputTooLarge, run_command
+from evalwright.providers.cli.placeholders import UnquotableValue, fill, split_command, uses
+from evalwright.providers.process import ChildEnvironment, OutputTooLarge, run_command
 
 HEALTHCHECK_SECONDS = 30
+_OUTPUT_VARIABLE = re.compile(r"\bEVALWRIGHT_OUTPUT_FILE\b")
 # Shown by ``prompt --target`` where a temporary file will be at run time.
 PREVIEW_FILES = {
     name: f"<{name.lower()}>"
@@ -43,6 +44,11 @@ class CliProvider(Provider):
         self.cli = target
         self.argv = split_command(target.command)
         self.cwd = str(context.root / target.cwd) if target.cwd else str(context.root)
+        self.child_env: ChildEnvironment = context.child_env
+        # Naming the file as a placeholder or as the variable means the answer is in it.
+        self.answers_in_file = uses(self.argv, "OUTPUT_FILE") or any(
+            _OUTPUT_VARIABLE.search(element) for element in self.argv
+        )
         self._health: asyncio.Task[None] | None = None
 
     def _values(self, request: ProviderRequest, files: dict[str, str]) -> dict[str, str]:
@@ -56,15 +62,21 @@ class CliProvider(Provider):
         }
 
     def _argv(self, request: ProviderRequest, files: dict[str, str]) -> list[str]:
-        inputs = _inputs(request)
-        listed = [*inputs.guideline_paths, *inputs.input_files]
-        return fill(self.argv, self._values(request, files), listed, self.cli.files_format)
+        try:
+            values = self._values(request, files)
+            return fill(self.argv, values, _listed(request), self.cli.files_format)
+        except UnquotableValue as exc:
+            raise ProviderError(f"{exc}: use %EVALWRIGHT_PROMPT_FILE% or a script") from None
 
     def prepare(self, request: ProviderRequest) -> Prepared:
         """The argv with temporary files named by role (they exist only at run time)."""
+        try:
+            argv = self._argv(request, PREVIEW_FILES)
+        except ProviderError:
+            argv = list(self.argv)  # shown unfilled; running it fails with the reason
         wire = {
             "api": "cli",
-            "argv": self._argv(request, PREVIEW_FILES),
+            "argv": argv,
             "cwd": self.cwd,
             "prompt_document": None,
         }
@@ -79,9 +91,8 @@ class CliProvider(Provider):
             started = time.perf_counter()
             limit = self.cli.max_response_bytes
             try:
-                finished = await run_command(
-                    argv, cwd=self.cwd, env=self._env(request), max_stdout=limit
-                )
+                env = self._env(request, files)
+                finished = await run_command(argv, cwd=self.cwd, env=env, max_stdout=limit)
             except OSError as exc:
                 raise ProviderError(f"cannot run {argv[0]!r}: {exc.strerror or exc}") from None
             except OutputTooLarge:
@@ -98,26 +109,27 @@ class CliProvider(Provider):
         return ProviderResponse(answer, None, None, latency, wire, request.notes)
 
     def _answer(self, output_file: str, stdout: bytes) -> str:
-        if uses(self.argv, "OUTPUT_FILE"):
+        if self.answers_in_file:
             limit = self.cli.max_response_bytes
             try:
                 data = read_limited(output_file, limit)
             except FileTooLarge as exc:
                 raise ResponseTooLarge(limit, exc.size) from None
             except UnreadableFile as exc:
-                raise ProviderError(f"the command did not write {{OUTPUT_FILE}}: {exc}") from None
+                raise ProviderError(
+                    f"the command did not write {{OUTPUT_FILE}} ($EVALWRIGHT_OUTPUT_FILE): {exc}"
+                ) from None
             text = data.decode("utf-8", errors="replace")
         else:
             text = stdout.decode("utf-8", errors="replace")
         return text.rstrip()
 
-    def _env(self, request: ProviderRequest) -> dict[str, str]:
-        return {
-            **os.environ,
-            "EVALWRIGHT_EVAL_ID": request.case_id,
-            "EVALWRIGHT_TARGET": self.cli.name,
-            "EVALWRIGHT_ATTEMPT": str(request.attempt),
-        }
+    def _env(self, request: ProviderRequest, files: dict[str, str]) -> dict[str, str]:
+        """Every placeholder as ``EVALWRIGHT_NAME`` too (a value too long to pass is unset)."""
+        values = {**self._values(request, files), "FILES": "\n".join(_listed(request))}
+        extra = {f"EVALWRIGHT_{name}": value for name, value in values.items()}
+        extra["EVALWRIGHT_TARGET"] = self.cli.name
+        return self.child_env.build(self.cli.pass_env, extra)
 
     async def _healthcheck(self) -> None:
         """Run the healthcheck once; every case then shares its verdict."""
@@ -135,7 +147,8 @@ class CliProvider(Provider):
             return
         argv = split_command(check.command or [])
         try:
-            finished = await run_command(argv, cwd=self.cwd, timeout=HEALTHCHECK_SECONDS)
+            env = self.child_env.build(self.cli.pass_env)
+            finished = await run_command(argv, cwd=self.cwd, env=env, timeout=HEALTHCHECK_SECONDS)
         except OSError as exc:
             raise ProviderError(f"healthcheck cannot run {argv[0]!r}: {exc}") from None
         if finished.timed_out or finished.returncode != 0:
@@ -147,6 +160,12 @@ def _inputs(request: ProviderRequest) -> PromptInputs:
     if request.inputs is None:
         raise ProviderError("a cli target needs the case's prompt inputs")
     return request.inputs
+
+
+def _listed(request: ProviderRequest) -> list[str]:
+    """The files of ``{FILES}``: guidelines first, then attachments (absolute paths)."""
+    inputs = _inputs(request)
+    return [*inputs.guideline_paths, *inputs.input_files]
 
 
 def _write_files(scratch: Path, request: ProviderRequest) -> dict[str, str]:
