@@ -42,7 +42,7 @@ def test_the_readme_installs_with_pip_in_editable_mode() -> None:
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     for extra in extras:
         assert extra[2:-1] in project["optional-dependencies"], f"no extra {extra}"
-    assert project["scripts"]["evalwright"] == "evalwright.cli:main"
+    assert project["scripts"]["evalwright"] == "evalwright.__main__:console"
 
 
 def test_the_readme_runs_the_tests() -> None:
