@@ -26,6 +26,10 @@ def _yaml(ids: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _targets(*names: str) -> str:
+    return "targets:\n" + "".join(f"  - name: {n}\n    provider: mock\n" for n in names)
+
+
 def _summary_line(out: str) -> str:
     return next(line for line in out.splitlines() if " case(s) run" in line)
 
@@ -44,6 +48,35 @@ def test_a_jsonl_without_header_counts_every_line(project: ProjectDir) -> None:
     result = run_cli("eval", path, "--dry-run", "--out", project.root / "r.jsonl")
     assert result.code == 0, result.err
     assert result.err.splitlines()[0] == "running 3 case(s)"
+
+
+def test_resume_counts_only_the_planned_targets_rows(project: ProjectDir) -> None:
+    project.write(".evalwright/targets.yaml", _targets("one", "two"))
+    path = project.write("evals/suite.yaml", _yaml([f"c{i}" for i in range(5)]))
+    out = project.root / "r.jsonl"
+    first = run_cli("eval", path, "--target", "one", "--out", out)
+    assert first.code == 0, first.err
+
+    second = run_cli("eval", path, "--target", "two", "--resume", out)
+
+    assert second.code == 0, second.err
+    assert _summary_line(second.out).startswith("5 of 5 case(s) run")
+    table = [line.split() for line in second.out.splitlines()]
+    assert [row[:2] for row in table if row[0] in ("one", "two")] == [["two", "5"]]
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert sorted((r["target"], r["eval_id"]) for r in rows) == sorted(
+        (t, f"c{i}") for t in ("one", "two") for i in range(5)
+    ), "the other target's rows stay in the file"
+
+
+def test_resume_counts_only_the_selected_cases_rows(project: ProjectDir) -> None:
+    path = project.write("evals/suite.yaml", _yaml(["a1", "a2", "b1", "b2"]))
+    out = project.root / "r.jsonl"
+    assert run_cli("eval", path, "--dry-run", "--out", out).code == 0
+    result = run_cli("eval", path, "--dry-run", "--eval-id", "a*", "--resume", out)
+    assert result.code == 0, result.err
+    assert _summary_line(result.out).startswith("2 of 2 case(s) run")
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 4
 
 
 def test_eval_id_given_twice_selects_the_union(project: ProjectDir) -> None:

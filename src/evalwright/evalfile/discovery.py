@@ -24,7 +24,7 @@ def find_eval_files(directory: Path) -> Iterator[Path]:
             path = Path(current, name)
             suffix = path.suffix.lower()
             if suffix == ".jsonl":
-                if not _is_results_file(path):  # a results file (--out) is not an eval file
+                if not is_results_file(path):  # a results file (--out) is not an eval file
                     yield path
             elif suffix in EVAL_SUFFIXES and _looks_like_eval(path):
                 yield path
@@ -38,7 +38,7 @@ def _looks_like_eval(path: Path) -> bool:
         return True  # let the loader report why it cannot be read
 
 
-def _is_results_file(path: Path) -> bool:
+def is_results_file(path: str | os.PathLike[str]) -> bool:
     """Whether the first non-blank line is a results row (it has ``run_id`` and ``eval_id``)."""
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:

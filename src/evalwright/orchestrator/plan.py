@@ -76,6 +76,11 @@ class Plan:
         """The eval files of the run."""
         return [source.reader.info for source in self.sources]
 
+    @property
+    def resolver(self) -> FileResolver:
+        """The one resolver every eval file of the run reads its references with."""
+        return self.sources[0].reader.info.resolver
+
     def items(self) -> Iterator[WorkItem]:
         """The work, lazily, in file and case order; raise on a load or target error."""
         produced = 0
