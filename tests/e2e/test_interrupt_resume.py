@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from evalwright.testing import Fault, Text
-from tests.e2e.background import complete_lines, start_eval, wait_for_rows, wait_until
+from tests.e2e.background import complete_lines, start_eval, wait_for_rows
 from tests.e2e.harness import E2E
 
 CASES = 10
@@ -203,17 +203,12 @@ def test_an_interrupted_resume_keeps_the_file_whole(e2e: E2E) -> None:
         e2e, "eval", EVAL_FILE, "--target", "oa", "--workers", "1", "--resume", path
     )
 
-    def temporary() -> list[Path]:
-        return [p for p in e2e.root.iterdir() if p.name.startswith(f".{RESULTS}.")]
-
-    def rerun_one() -> bool:
-        if process.poll() is not None:
-            raise AssertionError(f"the resume ended early: {process.returncode}")
-        found = temporary()
-        return bool(found) and len(complete_lines(found[0])) > len(kept)
+    def beside() -> list[str]:
+        return sorted(p.name for p in e2e.root.iterdir() if p.name.startswith(f".{RESULTS}."))
 
     try:
-        wait_until(rerun_one, timeout=20, what="the first rerun row")
+        # The rerun row is appended to the results file itself, after the errored row.
+        wait_for_rows(path, len(kept) + 2, process)
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=10)
     finally:
@@ -222,7 +217,7 @@ def test_an_interrupted_resume_keeps_the_file_whole(e2e: E2E) -> None:
             process.communicate()
     assert process.returncode == 130, err
     assert "Traceback" not in err
-    assert temporary() == [], "the temporary file was renamed over the results"
+    assert beside() == [], "no temporary or lock file is left"
 
     rows = _parse(complete_lines(path))
     assert path.read_text(encoding="utf-8").endswith("\n")
@@ -243,3 +238,113 @@ def test_an_interrupted_resume_keeps_the_file_whole(e2e: E2E) -> None:
 
     e2e.server.latency_ms = 0
     _resume(e2e, 8)
+
+
+def _first_run_with_gaps(e2e: E2E, count: int) -> tuple[list[str], str]:
+    """A run whose first case errored; the file then loses its last rows (as if cut off).
+
+    Returns the kept lines (case-00 errored, case-01 and case-02 ok) and the run id.
+    """
+    e2e.project.write(EVAL_FILE, _eval_text(count))
+    e2e.server.enqueue(Fault(400, body={"error": {"message": "bad request"}}))
+    first = e2e.run("eval", EVAL_FILE, "--target", "oa", "--workers", "1", "--out", RESULTS)
+    assert first.code == 1, first.err
+    lines = complete_lines(e2e.root / RESULTS)[:3]
+    (e2e.root / RESULTS).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert [json.loads(line)["status"] for line in lines] == ["error", "ok", "ok"]
+    e2e.server.clear()
+    return lines, json.loads(lines[0])["run_id"]
+
+
+def _beside(e2e: E2E) -> list[str]:
+    """Hidden files beside the results file (temporary files, the lock)."""
+    return sorted(p.name for p in e2e.root.iterdir() if p.name.startswith(f".{RESULTS}."))
+
+
+def test_a_killed_resume_keeps_every_row_it_finished(e2e: E2E) -> None:
+    kept, run_id = _first_run_with_gaps(e2e, CASES)
+    path = e2e.root / RESULTS
+    e2e.server.latency_ms = 300
+    process = start_eval(
+        e2e, "eval", EVAL_FILE, "--target", "oa", "--workers", "1", "--resume", RESULTS
+    )
+    try:
+        # Each rerun row lands in the results file itself as soon as it is finished.
+        wait_for_rows(path, len(kept) + 2, process)
+        process.kill()
+        process.communicate(timeout=10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == -signal.SIGKILL
+    lines = complete_lines(path)
+    assert lines[: len(kept)] == kept, "the earlier rows are untouched"
+    appended = _parse(lines[len(kept) :])
+    assert len(appended) >= 2
+    assert appended[0]["eval_id"] == "case-00", "the errored row is rerun first"
+    assert all(r["status"] == "ok" and r["run_id"] == run_id for r in appended)
+    finished = {r["eval_id"] for r in appended}
+    assert ".results.jsonl.lock" in _beside(e2e), "a killed run cannot remove its lock"
+
+    e2e.server.latency_ms = 0
+    e2e.server.clear()
+    rows = _resume(e2e, CASES)
+
+    assert {r["run_id"] for r in rows} == {run_id}
+    asked = _rerun_ids(e2e, rows)
+    assert asked == {k[1] for k in _keys(CASES)} - finished - {"case-01", "case-02"}
+    assert not asked & finished, "what the killed run finished is not asked again"
+    final = complete_lines(path)
+    assert all(line in final for line in kept[1:]), "ok rows are kept as they were"
+    assert all(json.dumps(r, ensure_ascii=False, separators=(",", ":")) in final for r in appended)
+    assert [json.loads(line)["eval_id"] for line in final][:3] == ["case-00", "case-01", "case-02"]
+    assert _beside(e2e) == [], "compacted, and the stale lock removed"
+
+
+def test_resume_takes_the_rows_of_files_an_interrupted_run_left(e2e: E2E) -> None:
+    kept, run_id = _first_run_with_gaps(e2e, 6)
+    # A complete run gives real rows for the temporary files an interrupted resume left.
+    other = e2e.run("eval", EVAL_FILE, "--target", "oa", "--out", "other.jsonl")
+    assert other.code == 0, other.err
+    done = {r["eval_id"]: {**r, "run_id": run_id} for r in e2e.rows("other.jsonl")}
+    (e2e.root / "other.jsonl").unlink()
+    older_error = {**json.loads(kept[0]), "eval_id": "case-02", "timestamp": "2000-01-01T00:00Z"}
+
+    def dumps(row: dict[str, Any]) -> str:
+        return json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+
+    # As an earlier release left them: the kept rows, then rerun rows, then a cut-off row.
+    e2e.project.write(
+        f".{RESULTS}.k3v9x_2q",
+        "\n".join([*kept[1:], dumps(done["case-00"]), dumps(done["case-03"])])
+        + "\n"
+        + dumps(done["case-04"])[:40],
+    )
+    # As a compaction interrupted before its rename leaves it; an older error never wins.
+    e2e.project.write(f".{RESULTS}.a1b2c3d4", dumps(done["case-03"]) + "\n" + dumps(older_error))
+    e2e.project.write(f".{RESULTS}.a1b2c3d4.keep", "not ours\n")
+    e2e.server.clear()
+
+    rows = _resume(e2e, 6)
+
+    assert _rerun_ids(e2e, rows) == {"case-04", "case-05"}
+    by_id = {r["eval_id"]: r for r in rows}
+    assert by_id["case-00"] == done["case-00"]
+    assert by_id["case-03"] == done["case-03"]
+    assert by_id["case-02"] == json.loads(kept[2])
+    assert sorted(p.name for p in e2e.root.iterdir() if p.name.startswith(".results")) == [
+        f".{RESULTS}.a1b2c3d4.keep"
+    ]
+
+
+def test_a_new_out_run_removes_the_leftovers_of_the_file_it_replaces(e2e: E2E) -> None:
+    e2e.project.write(EVAL_FILE, _eval_text(2))
+    e2e.project.write(RESULTS, "")
+    e2e.project.write(f".{RESULTS}.zz99yy88", '{"run_id": "old", "eval_id": "case-09"}\n')
+    result = e2e.run("eval", EVAL_FILE, "--target", "oa", "--out", RESULTS)
+    assert result.code == 0, result.err
+    assert _beside(e2e) == []
+    resumed = e2e.run("eval", EVAL_FILE, "--target", "oa", "--resume", RESULTS)
+    assert resumed.code == 0, resumed.err
+    assert sorted(r["eval_id"] for r in e2e.rows(RESULTS)) == ["case-00", "case-01"]

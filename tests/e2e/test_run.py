@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any
 
 from evalwright.results.rows import ROW_KEYS
@@ -231,11 +232,13 @@ def test_default_results_path_and_summary(e2e: E2E) -> None:
     assert result.code == 0, result.err
     found = list((e2e.root / ".evalwright" / "results").glob("e2e-*.jsonl"))
     assert len(found) == 1
-    assert found[0].name[4:-6].endswith("Z")
-    assert "results: .evalwright/results/e2e-" in result.out
+    row = json.loads(found[0].read_text(encoding="utf-8"))
+    assert found[0].name == f"e2e-{row['run_id']}.jsonl", "the default name holds the run id"
+    assert re.fullmatch(r"\d{8}T\d{6}Z-[0-9a-f]{8}", row["run_id"])
+    assert f"results: .evalwright/results/e2e-{row['run_id']}.jsonl" in result.out
+    assert sorted(p.name for p in found[0].parent.iterdir()) == [found[0].name], "no lock left"
     header = result.out.splitlines()[0].split()
     assert header[:4] == ["target", "cases", "mean", "passed"]
     line = next(ln for ln in result.out.splitlines() if ln.startswith("an "))
     assert line.split()[1:5] == ["1", "0.950", "1/1", "0"]
-    row = json.loads(found[0].read_text(encoding="utf-8"))
     assert row["score"] == 0.95

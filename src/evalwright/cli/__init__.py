@@ -63,7 +63,12 @@ def _add_eval(commands: Any) -> None:
         help="run every case on this target (repeatable)",
     )
     run.add_argument("--targets", metavar="FILE", help="the targets file to use")
-    run.add_argument("--eval-id", metavar="GLOB", help="run only cases whose id matches")
+    run.add_argument(
+        "--eval-id",
+        action="append",
+        metavar="GLOB",
+        help="run only cases whose id matches (repeatable: any of the globs)",
+    )
     run.add_argument(
         "--workers",
         type=_positive,
@@ -127,7 +132,12 @@ def _add_checks(commands: Any) -> None:
         "Show each selected case's question, guidelines and chat prompt.",
     )
     prompt.add_argument("eval_file", metavar="EVAL_FILE")
-    prompt.add_argument("--eval-id", metavar="GLOB", help="select cases whose id matches")
+    prompt.add_argument(
+        "--eval-id",
+        action="append",
+        metavar="GLOB",
+        help="select cases whose id matches (repeatable: any of the globs)",
+    )
     prompt.add_argument(
         "--mode",
         choices=("lm", "agent"),

@@ -18,9 +18,9 @@ def options_from(args: argparse.Namespace) -> RunOptions:
     """The run's options from the parsed command line."""
     return RunOptions(
         paths=list(args.paths),
-        targets=list(args.target or []),
+        targets=list(dict.fromkeys(args.target or ())),  # a target named twice runs once
         targets_file=Path(args.targets) if args.targets else None,
-        eval_id=args.eval_id,
+        eval_id=tuple(args.eval_id or ()),
         workers=args.workers,
         out=Path(args.out) if args.out else None,
         resume=Path(args.resume) if args.resume else None,

@@ -12,7 +12,9 @@ from evalwright.orchestrator.preview import preview
 
 def run(args: argparse.Namespace) -> int:
     """Print each selected case as JSON or as readable sections."""
-    objects = preview(args.eval_file, eval_id=args.eval_id, mode=args.mode, target=args.target)
+    objects = preview(
+        args.eval_file, eval_id=tuple(args.eval_id or ()), mode=args.mode, target=args.target
+    )
     if args.json:
         if len(objects) == 1:
             print(json.dumps(objects[0], ensure_ascii=False, indent=2))

@@ -33,7 +33,7 @@ def find_eval_files(directory: Path) -> Iterator[Path]:
             if suffix not in EVAL_SUFFIXES or not is_regular_file(path):
                 continue
             if suffix == ".jsonl":
-                if not _is_results_file(path):  # a results file (--out) is not an eval file
+                if not is_results_file(path):  # a results file (--out) is not an eval file
                     yield path
             elif _looks_like_eval(path):
                 yield path
@@ -48,7 +48,7 @@ def _looks_like_eval(path: Path) -> bool:
     return bool(_YAML_EVAL.search(head))
 
 
-def _is_results_file(path: Path) -> bool:
+def is_results_file(path: str | os.PathLike[str]) -> bool:
     """Whether the first non-blank line is a results row (it has ``run_id`` and ``eval_id``)."""
     try:
         with open_regular(path) as handle:

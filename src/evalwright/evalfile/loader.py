@@ -8,6 +8,7 @@ never holds a large JSONL suite in memory; :func:`check_eval_file` reads a whole
 from __future__ import annotations
 
 import itertools
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -142,12 +143,25 @@ class SuiteReader:
 
 
 def _count_lines(path: Path) -> int:
-    """A cheap count of a JSONL file's non-blank lines (an estimate of its cases)."""
+    """A cheap count of a JSONL file's cases: its non-blank lines, less a header line (a
+    first line holding an object without ``id``)."""
     try:
         with open_regular(path) as handle:
-            return sum(1 for line in handle if line.strip())
+            lines = (line for line in handle if line.strip())
+            first = next(lines, None)
+            if first is None:
+                return 0
+            return (0 if _is_header_line(first) else 1) + sum(1 for _ in lines)
     except (OSError, UnreadableFile):
         return 0
+
+
+def _is_header_line(line: bytes) -> bool:
+    try:
+        data = json.loads(line.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError):
+        return False
+    return isinstance(data, dict) and "id" not in data
 
 
 def _yaml_items(text: str, reader: SuiteReader) -> Iterator[Item]:

@@ -41,6 +41,16 @@ class FileResolver:
         self.real_root = os.path.realpath(self.root)
         self._resolved: dict[tuple[str, str, bool], ResolvedFile | ReferenceProblem] = {}
         self._contents: dict[str, str | ReferenceProblem] = {}
+        self._protected: set[str] = set()
+
+    def files_read(self) -> frozenset[str]:
+        """The real paths of the files this resolver has read (or tried to) so far."""
+        return frozenset(self._contents)
+
+    def protect(self, path: str | os.PathLike[str]) -> None:
+        """Make any later reference to ``path`` a problem (a run's results file, which the
+        run is writing, must not be read as a case's file)."""
+        self._protected.add(os.path.realpath(path))
 
     def resolve(self, reference: str, base_dir: str, *, classify: bool = True) -> ResolvedFile:
         """Resolve ``reference`` written in a file in ``base_dir``; raise ReferenceProblem.
@@ -62,6 +72,8 @@ class FileResolver:
             )
         candidate = self._find(reference, base_dir, want_dir=False)
         real = self._confine(reference, candidate)
+        if real in self._protected:
+            raise ReferenceProblem(f"{reference!r} is the results file this run is writing")
         relative = os.path.relpath(candidate, self.root).replace(os.sep, "/")
         guideline = classify and self.project.guidelines.match(relative)
         try:

@@ -7,6 +7,7 @@ the target always has its full share of requests in flight.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +19,13 @@ from evalwright.orchestrator.plan import Plan, WorkItem
 from evalwright.orchestrator.requests import candidate_request, case_inputs
 from evalwright.prompts import PromptInputs, reference_answer
 from evalwright.providers.base import ProviderResponse
-from evalwright.results.rows import CacheState, aggregate, error_json, utc_now
+from evalwright.results.rows import (
+    CacheState,
+    aggregate,
+    empty_row,
+    error_json,
+    utc_now,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,14 +52,19 @@ class CaseRunner:
         return await self.finish(await self.ask(item))
 
     async def ask(self, item: WorkItem) -> Asked:
-        """Send the case to its target and wait for the answer."""
-        target = self.plan.registry.target(item.target)
-        inputs = case_inputs(item.case, target)
-        request = candidate_request(item.case, inputs)
+        """Send the case to its target and wait for the answer.
+
+        A request that cannot even be built (or sent) is a failure of this case alone.
+        """
+        inputs: PromptInputs | None = None
         try:
+            inputs = case_inputs(item.case, self.plan.registry.target(item.target))
+            request = candidate_request(item.case, inputs)
             response, cache = await self.caller.call(item.target, request)
         except ProviderError as exc:
             return Asked(item, inputs, None, "off", exc)
+        except Exception as exc:  # a case that cannot be sent costs its row an error
+            return Asked(item, inputs, None, "off", internal_error(exc))
         return Asked(item, inputs, response, cache)
 
     async def finish(self, asked: Asked) -> dict[str, Any]:
@@ -79,21 +91,53 @@ class CaseRunner:
     def failed_row(
         self, item: WorkItem, exc: ProviderError, inputs: PromptInputs | None = None
     ) -> dict[str, Any]:
-        """The row of a case whose target failed: what was sent, and the error.
+        """The row of a case whose target failed: what was built of the request, and the error.
 
+        Never raises: a part that cannot be built (the prompt, the wire request) is ``null``.
         ``inputs`` is the prompt already built for the case, when there is one.
         """
-        if inputs is None:
-            inputs = case_inputs(item.case, self.plan.registry.target(item.target))
-        request = candidate_request(item.case, inputs)
-        prepared = self.plan.registry.provider(item.target).prepare(request)
-        response = ProviderResponse(
-            "", None, None, 0.0, prepared.wire_request, prepared.notes, attempts=exc.attempts
-        )
-        error = error_json(exc.error_type, str(exc))
-        row = self._row(item, inputs, response, "off", [], None, error)
-        row["latency_ms"] = None
+        row = self.bare_row(item, error_json(exc.error_type, str(exc)))
+        row["attempts"] = exc.attempts
+        with contextlib.suppress(Exception):
+            row["reference_answer"] = reference_answer(item.case.expected_messages)
+        try:
+            if inputs is None:
+                inputs = case_inputs(item.case, self.plan.registry.target(item.target))
+            row["raw_request"] = inputs.raw_request()
+            prepared = self.plan.registry.provider(item.target).prepare(
+                candidate_request(item.case, inputs)
+            )
+        except Exception:  # what could not be built stays null
+            return row
+        row["wire_request"] = prepared.wire_request
+        row["delivery_notes"] = [note.to_json() for note in prepared.notes]
         return row
+
+    def bare_row(self, item: WorkItem, error: dict[str, str]) -> dict[str, Any]:
+        """An error row holding only what identifies the case; built from plain values, so it
+        cannot fail."""
+        case = item.case
+        return {
+            **empty_row(),
+            "run_id": self.run_id,
+            "timestamp": utc_now(),
+            "eval_file": item.suite.relative_path,
+            "eval_id": case.id,
+            "dataset": item.suite.dataset,
+            "conversation_id": case.conversation_id,
+            "metadata": case.metadata,
+            "target": item.target,
+            "provider": self._provider_kind(item.target),
+            "status": "error",
+            "expected_outcome": case.expected_outcome,
+            "error": error,
+        }
+
+    def _provider_kind(self, target: str) -> str | None:
+        try:
+            return self.plan.registry.provider(target).kind
+        except Exception:  # a provider that cannot be made has no kind to record
+            return None
 
     def _row(
         self,
@@ -137,3 +181,8 @@ class CaseRunner:
             "cache": cache,
             "error": error,
         }
+
+
+def internal_error(exc: Exception) -> ProviderError:
+    """A bug or an unforeseen failure, recorded on the case's row like a target error."""
+    return ProviderError(f"internal error: {type(exc).__name__}: {exc}")

@@ -9,7 +9,7 @@ never sits in memory; an error met on a later line stops the run with the rows s
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,7 +32,8 @@ class RunOptions:
     paths: list[str]
     targets: list[str] = field(default_factory=list[str])
     targets_file: Path | None = None
-    eval_id: str | None = None
+    eval_id: tuple[str, ...] = ()
+    """``--eval-id`` globs: a case runs when its id matches any of them (all when empty)."""
     workers: int = 8
     out: Path | None = None
     resume: Path | None = None
@@ -91,6 +92,11 @@ class Plan:
         """The eval files of the run."""
         return [source.reader.info for source in self.sources]
 
+    @property
+    def resolver(self) -> FileResolver:
+        """The one resolver every eval file of the run reads its references with."""
+        return self.sources[0].reader.info.resolver
+
     def items(self) -> Iterator[WorkItem]:
         """The work, lazily, in file and case order; raise on a load or target error."""
         produced = 0
@@ -106,7 +112,7 @@ class Plan:
                     yield WorkItem(reader.info, case, target)
             _raise_errors(reader)
         if produced == 0:
-            raise ConfigError(f"no case matches --eval-id {self.options.eval_id!r}")
+            raise ConfigError(f"no case matches {eval_id_option(self.options.eval_id)}")
 
     def judge_target(self, target: str) -> str | None:
         """The default judge of ``target``'s answers (an evaluator's own ``target`` wins)."""
@@ -125,9 +131,15 @@ class Plan:
             _check_judge(self.registry.target(spec.target or _default_judge(target)))
 
 
-def selected(case: EvalCase, eval_id: str | None) -> bool:
-    """Whether ``--eval-id`` (a glob, or ``None`` for every case) selects ``case``."""
-    return eval_id is None or fnmatch.fnmatchcase(case.id, eval_id)
+def selected(case: EvalCase, eval_ids: Sequence[str]) -> bool:
+    """Whether ``--eval-id`` (globs, any of which may match; none for every case) selects
+    ``case``."""
+    return not eval_ids or any(fnmatch.fnmatchcase(case.id, glob) for glob in eval_ids)
+
+
+def eval_id_option(eval_ids: Sequence[str]) -> str:
+    """The globs as they were given, for messages: ``--eval-id 'a*' --eval-id 'b'``."""
+    return " ".join(f"--eval-id {glob!r}" for glob in eval_ids)
 
 
 def _raise_errors(reader: SuiteReader) -> None:
@@ -189,7 +201,7 @@ def _survey(plan: Plan, source: _Source) -> None:
         return
     reader = source.reader
     plan.estimated += reader.estimated_cases * max(1, len(options.targets))
-    plan.exact = plan.exact and options.eval_id is None
+    plan.exact = plan.exact and not options.eval_id
     for name in options.targets or [reader.default_target or DEFAULT_TARGET]:
         plan.registry.target(name)
 

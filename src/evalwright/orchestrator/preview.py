@@ -3,40 +3,43 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any
 
 from evalwright.errors import ConfigError
 from evalwright.evalfile.loader import load_eval_file
 from evalwright.evalfile.resolved import EvalCase, EvalSuite
-from evalwright.orchestrator.plan import selected
+from evalwright.orchestrator.plan import eval_id_option, selected
 from evalwright.orchestrator.requests import candidate_request, case_inputs
 from evalwright.orchestrator.targets import TargetRegistry
 from evalwright.prompts import build_prompt
 from evalwright.prompts.render import Mode
 
 
-def select_cases(suite: EvalSuite, eval_id: str | None) -> list[EvalCase]:
-    """The suite's cases whose id matches the glob ``eval_id`` (all when ``None``)."""
-    chosen = [case for case in suite.cases if selected(case, eval_id)]
+def select_cases(suite: EvalSuite, eval_ids: Sequence[str]) -> list[EvalCase]:
+    """The suite's cases whose id matches any of the globs ``eval_ids`` (all when none)."""
+    chosen = [case for case in suite.cases if selected(case, eval_ids)]
     if not chosen:
-        raise ConfigError(f"no case of {suite.display_path} matches --eval-id {eval_id!r}")
+        shown = eval_id_option(eval_ids)
+        raise ConfigError(f"no case of {suite.display_path} matches {shown}")
     return chosen
 
 
 def preview(
     path: str | os.PathLike[str],
     *,
-    eval_id: str | None = None,
+    eval_id: str | Sequence[str] = (),
     mode: Mode = "lm",
     target: str | None = None,
 ) -> list[dict[str, Any]]:
     """One JSON-ready object per selected case: its prompt inputs and the chat array.
 
     With ``target``, the case is built in that target's mode with its system prompt, and
-    the object adds the exact ``wire_request`` and the ``delivery_notes``.
+    the object adds the exact ``wire_request`` and the ``delivery_notes``. ``eval_id`` is one
+    glob or several (a case matching any is selected).
     """
     suite = load_eval_file(path)
-    cases = select_cases(suite, eval_id)
+    cases = select_cases(suite, (eval_id,) if isinstance(eval_id, str) else eval_id)
     if target is None:
         return [preview_case(suite, case, mode) for case in cases]
     registry = TargetRegistry(suite.project, require_keys=False)

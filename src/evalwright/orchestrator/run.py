@@ -8,23 +8,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import time
-import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any, Protocol
 
-from evalwright.errors import ProviderError
 from evalwright.evalfile.diagnostics import Diagnostic
 from evalwright.evalfile.evaluator_specs import CodeSpec, LlmJudgeSpec
 from evalwright.orchestrator.calls import TargetCaller
-from evalwright.orchestrator.case import Asked, CaseRunner
+from evalwright.orchestrator.case import Asked, CaseRunner, internal_error
+from evalwright.orchestrator.output import open_results
 from evalwright.orchestrator.plan import Plan, RunOptions, WorkItem, load_plan
 from evalwright.orchestrator.summary import RunSummary
 from evalwright.results.cache import ResponseCache
+from evalwright.results.index import RowIndex, RowKey
 from evalwright.results.redact import Redactor
-from evalwright.results.resume import PreviousRun, RowKey, read_previous
 from evalwright.results.writer import ResultsWriter
 
 
@@ -58,18 +55,6 @@ class _Silent:
         pass
 
 
-def new_run_id() -> str:
-    """A run id: the UTC start time and a random suffix."""
-    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + uuid.uuid4().hex[:8]
-
-
-def default_results_path(plan: Plan) -> Path:
-    """``<root>/.evalwright/results/<stem>-<YYYYMMDDTHHMMSSZ>.jsonl``."""
-    stem = plan.suites[0].path.stem if len(plan.suites) == 1 else "run"
-    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    return plan.project.root / ".evalwright" / "results" / f"{stem}-{stamp}.jsonl"
-
-
 def run_eval(options: RunOptions, reporter: Reporter | None = None) -> RunSummary:
     """Plan and run an eval; raise ConfigError before anything runs if the setup is wrong."""
     plan = load_plan(options)
@@ -83,37 +68,32 @@ def _key(item: WorkItem) -> RowKey:
 async def execute(plan: Plan, reporter: Reporter) -> RunSummary:
     """Run the plan with ``options.workers`` cases at once."""
     options = plan.options
-    previous = read_previous(options.resume) if options.resume else PreviousRun()
-    path = options.resume or options.out or default_results_path(plan)
     redact = Redactor.from_environment(plan.registry.env, plan.registry.all_api_keys())
     plan.registry.use_redactor(redact)
-    writer = ResultsWriter(path, redact, keep=previous.kept if options.resume else None)
-    use_cache = options.cache if options.cache is not None else plan.project.config.cache
-    cache = (
-        ResponseCache(plan.project.root / ".evalwright" / "cache", redact) if use_cache else None
-    )
-    runner = CaseRunner(plan, TargetCaller(plan.registry, cache), previous.run_id or new_run_id())
-    skipped = previous.kept_keys
+    results = open_results(plan, redact)
+    cache: ResponseCache | None = None
     summary = RunSummary(
-        path, plan.estimated, options.pass_mark, options.threshold, exact_total=plan.exact
+        options.resume or options.out or results.path,
+        plan.estimated,
+        options.pass_mark,
+        options.threshold,
+        exact_total=plan.exact,
     )
-    for line in previous.kept:
-        summary.add(json.loads(line))
-    finished: set[RowKey] = set()
     started = time.perf_counter()
-    _tell_warnings(plan, reporter)
-    reporter.start(summary)
     try:
-        pipeline = _Pipeline(
-            runner, options, writer, summary, reporter, finished if options.resume else None
-        )
-        await pipeline.run(_pending(plan, skipped, summary, reporter))
+        use_cache = options.cache if options.cache is not None else plan.project.config.cache
+        if use_cache:
+            cache = ResponseCache(plan.project.root / ".evalwright" / "cache", redact)
+        runner = CaseRunner(plan, TargetCaller(plan.registry, cache), results.run_id)
+        _tell_warnings(plan, reporter)
+        reporter.start(summary)
+        pipeline = _Pipeline(runner, options, results.writer, summary, reporter)
+        await pipeline.run(_pending(plan, results.previous, summary, reporter))
     except asyncio.CancelledError:
         summary.interrupted = True
         raise
     finally:
-        leftover = [line for key, line in previous.errored.items() if key not in finished]
-        summary.results_path = writer.close(leftover if options.resume else None)
+        results.close()
         if cache is not None:
             cache.close()
         await plan.registry.aclose()
@@ -128,15 +108,20 @@ def _tell_warnings(plan: Plan, reporter: Reporter) -> None:
 
 
 def _pending(
-    plan: Plan, skipped: set[RowKey], summary: RunSummary, reporter: Reporter
+    plan: Plan, previous: RowIndex | None, summary: RunSummary, reporter: Reporter
 ) -> Iterator[WorkItem]:
-    """The plan's items minus those a resumed file already holds; counts the exact total."""
+    """The plan's items but those whose row a resumed file holds as ``ok`` (counted in the
+    summary instead); counts the exact total. Rows of other cases and targets in the file are
+    not the run's, and are not counted."""
     total = 0
     for item in plan.items():
         _tell_warnings(plan, reporter)  # a streamed file's warnings, as its cases are read
         total += 1
-        if not skipped or _key(item) not in skipped:
-            yield item
+        kept = previous.get(_key(item)) if previous is not None else None
+        if kept is not None and kept.ok:
+            summary.count(kept)
+            continue
+        yield item
     summary.total = total
     summary.exact_total = True
 
@@ -157,14 +142,12 @@ class _Pipeline:
         writer: ResultsWriter,
         summary: RunSummary,
         reporter: Reporter,
-        finished: set[RowKey] | None,
     ) -> None:
         self.runner = runner
         self.workers = options.workers
         self.writer = writer
         self.summary = summary
         self.reporter = reporter
-        self.finished = finished
         self.queue: asyncio.Queue[WorkItem | None] = asyncio.Queue(maxsize=options.workers * 2)
         self.slots = asyncio.Semaphore(options.workers)
         self.finishing: set[asyncio.Task[None]] = set()
@@ -194,7 +177,7 @@ class _Pipeline:
             try:
                 asked = await self.runner.ask(item)
             except Exception as exc:  # a bug must cost one row, not the run
-                asked = Asked(item, None, None, "off", _internal(exc))
+                asked = Asked(item, None, None, "off", internal_error(exc))
             await self.slots.acquire()
             if not _local_only(asked):
                 await self._finish(asked)  # judges and scripts count against --workers
@@ -207,17 +190,15 @@ class _Pipeline:
         try:
             row = await self.runner.finish(asked)
         except Exception as exc:  # a bug must cost one row, not the run
-            row = self.runner.failed_row(asked.item, _internal(exc), asked.inputs)
+            row = self.runner.failed_row(asked.item, internal_error(exc), asked.inputs)
         finally:
             self.slots.release()
-        self._record(asked.item, row)
+        self._record(row)
 
-    def _record(self, item: WorkItem, row: dict[str, Any]) -> None:
-        self.writer.write(row)
+    def _record(self, row: dict[str, Any]) -> None:
+        row = self.writer.write(row)  # a row that cannot be written becomes an error row
         if row["error"]:  # shown on the console too, so redacted like the file
             row["error"]["message"] = self.writer.redact(row["error"]["message"])
-        if self.finished is not None:  # only a resumed run needs to know
-            self.finished.add(_key(item))
         self.summary.add(row)
         self.reporter.row(row, self.summary)
 
@@ -227,7 +208,3 @@ def _local_only(asked: Asked) -> bool:
     if asked.response is None:
         return True
     return not any(isinstance(e.spec, LlmJudgeSpec | CodeSpec) for e in asked.item.case.evaluators)
-
-
-def _internal(exc: Exception) -> ProviderError:
-    return ProviderError(f"internal error: {type(exc).__name__}: {exc}")

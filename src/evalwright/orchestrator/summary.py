@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evalwright.results.index import RowFacts
+
 
 @dataclass(slots=True)
 class TargetStats:
@@ -51,19 +53,21 @@ class RunSummary:
 
     def add(self, row: dict[str, Any]) -> None:
         """Count one finished row."""
-        stats = self.targets.setdefault(str(row["target"]), TargetStats())
+        self.count(RowFacts.of(row))
+
+    def count(self, row: RowFacts) -> None:
+        """Count a row from its facts (a row a resumed file already holds, or a new one)."""
+        stats = self.targets.setdefault(row.target, TargetStats())
         stats.cases += 1
-        if row["status"] != "ok":
+        if not row.ok:
             stats.errors += 1
         else:
-            score = float(row["score"])
-            stats.score_sum += score
-            stats.passed += score >= self.pass_mark
-        stats.lossless += not row["delivery_notes"]
-        stats.cached += row["cache"] == "hit"
-        usage: dict[str, Any] = row["usage"] or {}
-        stats.input_tokens += usage.get("input_tokens") or 0
-        stats.output_tokens += usage.get("output_tokens") or 0
+            stats.score_sum += row.score
+            stats.passed += row.score >= self.pass_mark
+        stats.lossless += row.lossless
+        stats.cached += row.cached
+        stats.input_tokens += row.input_tokens
+        stats.output_tokens += row.output_tokens
         stats.last_row_at = time.monotonic()
 
     def target_wall(self, name: str) -> float:

@@ -1,55 +1,119 @@
-"""Read a previous results file for ``--resume``: which rows to keep and which to rerun."""
+"""Read a results file for ``--resume``, line by line: which row stands for each key, and the
+temporary files an interrupted run left beside it (running.md, "--resume").
+
+Nothing but keys, offsets and the summary's numbers is kept, so a large file costs little
+memory. A last line without a newline was cut off mid-write and does not count.
+"""
 
 from __future__ import annotations
 
 import json
+import os
+import re
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from evalwright.errors import ConfigError
+from evalwright.evalfile.project import display_path
+from evalwright.results.index import RowFacts, RowIndex, row_key
 
-RowKey = tuple[str, str, str]
+TEMPORARY_SUFFIX = r"\.[a-z0-9_]{8}"
+"""After ``.NAME``: the random part ``tempfile.mkstemp`` gives the files a resumed run (and
+compaction) write beside a results file."""
 
 
-def row_key(row: dict[str, Any]) -> RowKey:
-    """``(eval_file, eval_id, target)``: what identifies a row across runs."""
-    return (str(row.get("eval_file")), str(row.get("eval_id")), str(row.get("target")))
+@dataclass(slots=True)
+class Line:
+    """A complete line of a results file and where it starts."""
+
+    offset: int
+    number: int
+    text: str
+    row: dict[str, Any]
 
 
 @dataclass(slots=True)
 class PreviousRun:
-    """The rows of an earlier run: kept (``ok``) lines, and errored lines to rerun."""
+    """An earlier results file: its run id, its index, and where its complete lines end."""
 
     run_id: str | None = None
-    kept: list[str] = field(default_factory=list[str])
-    kept_keys: set[RowKey] = field(default_factory=set[RowKey])
-    errored: dict[RowKey, str] = field(default_factory=dict[RowKey, str])
+    index: RowIndex = field(default_factory=RowIndex)
+    end: int = 0
+
+
+class RowReader:
+    """Iterates over the rows of a results file's complete lines; ConfigError for a line
+    that is not a row. Once iterated, :attr:`end` is where the complete lines end."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.end = 0
+
+    def __iter__(self) -> Generator[Line]:
+        offset = 0
+        with open(self.path, "rb") as handle:
+            for number, raw in enumerate(handle, start=1):
+                if not raw.endswith(b"\n"):
+                    return  # cut off mid-write
+                if raw.strip():
+                    text, row = _parse(raw, self.path, number)
+                    yield Line(offset, number, text, row)
+                offset += len(raw)
+                self.end = offset
+
+
+def _parse(raw: bytes, path: Path, number: int) -> tuple[str, dict[str, Any]]:
+    try:
+        text = raw.decode("utf-8").rstrip("\n")
+        row: Any = json.loads(text)
+    except ValueError:  # invalid UTF-8 or invalid JSON
+        raise ConfigError(
+            f"{display_path(path)}:{number}: not a results row (invalid JSON)"
+        ) from None
+    if not isinstance(row, dict):
+        raise ConfigError(f"{display_path(path)}:{number}: not a results row (not a JSON object)")
+    return text, row  # pyright: ignore[reportUnknownVariableType]
 
 
 def read_previous(path: Path) -> PreviousRun:
-    """Parse a results file; a last line without a newline (cut off mid-write) is dropped."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read {path} for --resume: {exc.strerror or exc}") from None
-    lines = text.split("\n")
-    if lines and lines[-1]:
-        lines.pop()  # no newline after it: the write was interrupted
+    """Index a results file by key (see :mod:`evalwright.results.index`)."""
     previous = PreviousRun()
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError:
-            raise ConfigError(f"{path}:{number}: not a results row (invalid JSON)") from None
-        previous.run_id = previous.run_id or row.get("run_id")
-        key = row_key(row)
-        if row.get("status") == "ok":
-            previous.kept.append(line)
-            previous.kept_keys.add(key)
-            previous.errored.pop(key, None)
-        elif key not in previous.kept_keys:
-            previous.errored[key] = line
+    reader = RowReader(path)
+    try:
+        for line in reader:
+            run_id = line.row.get("run_id")
+            if previous.run_id is None and isinstance(run_id, str):
+                previous.run_id = run_id
+            previous.index.offer(row_key(line.row), RowFacts.of(line.row), line.offset)
+    except OSError as exc:
+        problem = exc.strerror or exc
+        raise ConfigError(f"cannot read {display_path(path)} for --resume: {problem}") from None
+    previous.end = reader.end
     return previous
+
+
+def first_run_id(path: Path) -> str | None:
+    """The ``run_id`` of a results file's first row, if it has one."""
+    rows = iter(RowReader(path))
+    try:
+        line = next(rows, None)
+    except (OSError, ConfigError):
+        return None
+    finally:
+        rows.close()
+    run_id = line.row.get("run_id") if line else None
+    return run_id if isinstance(run_id, str) else None
+
+
+def leftovers(path: Path) -> list[Path]:
+    """Temporary files an interrupted resume or compaction left beside ``path``, oldest first."""
+    pattern = re.compile(re.escape(f".{path.name}") + TEMPORARY_SUFFIX)
+    try:
+        names = os.listdir(path.parent)
+    except OSError:
+        return []
+    found = [path.parent / n for n in names if pattern.fullmatch(n)]
+    found = [p for p in found if p.is_file() and not p.is_symlink()]
+    return sorted(found, key=lambda p: (p.stat().st_mtime_ns, p.name))

@@ -1,56 +1,104 @@
-"""Write result rows as JSON Lines, each flushed as soon as it is written.
+"""Write result rows as JSON Lines, each flushed as soon as it is written (running.md,
+"The results file").
 
-A resumed run writes into a temporary file beside the old one and renames it over the old
-one at the end (also when interrupted), so the results file is never half rewritten.
+A resumed run appends to the results file itself, so a row is kept the moment it is
+written, however the run ends; at the end the file is compacted (one row per key) into a
+temporary file beside it that is renamed over it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import IO, Any
 
+from evalwright.results.index import RowFacts, RowIndex, row_key
 from evalwright.results.redact import Redactor
+from evalwright.results.rows import unwritable_row
+
+
+def _dumps(row: dict[str, Any], *, ascii_only: bool = False) -> str:
+    return json.dumps(row, ensure_ascii=ascii_only, separators=(",", ":"))
 
 
 class ResultsWriter:
-    """Writes rows to a results file; nothing is held back in a buffer."""
+    """Appends rows to an open results file; nothing is held back in a buffer.
 
-    def __init__(self, path: Path, redact: Redactor, *, keep: list[str] | None = None) -> None:
+    With an ``index`` (a resumed run) every row written is offered to it, and :meth:`close`
+    compacts the file.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        file: IO[bytes],
+        redact: Redactor,
+        *,
+        offset: int = 0,
+        index: RowIndex | None = None,
+    ) -> None:
         self.path = path
         self.redact = redact
+        self.index = index
         self.rows_written = 0
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._final: Path | None = None
-        if keep is None:
-            # A run's file holds that run only (--resume is how a run continues a file).
-            self._file: IO[str] = open(path, "w", encoding="utf-8")  # noqa: SIM115
-        else:
-            handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-            self._file = os.fdopen(handle, "w", encoding="utf-8")
-            self._final, self.path = path, Path(temporary)
-            for line in keep:
-                self._file.write(line + "\n")
-            self._file.flush()
+        self._file = file
+        self._offset = offset
 
-    def write(self, row: dict[str, Any]) -> None:
-        """Write one row and flush it."""
-        self.write_line(json.dumps(row, ensure_ascii=False, separators=(",", ":")))
+    def write(self, row: dict[str, Any]) -> dict[str, Any]:
+        """Write one row and flush it; return the row written.
+
+        A row that cannot be serialized (text that is not valid Unicode, say) is replaced by
+        an error row of the same key, never dropped.
+        """
+        try:
+            data = self._encode(_dumps(row))
+        except (TypeError, ValueError) as exc:  # UnicodeEncodeError is a ValueError
+            row = unwritable_row(row, exc)
+            data = self._encode(_dumps(row, ascii_only=True))
+        self._append(data, row)
         self.rows_written += 1
+        return row
 
-    def write_line(self, line: str) -> None:
-        """Write one already serialized row (redacted here, like every other)."""
-        self._file.write(self.redact(line) + "\n")
+    def append_line(self, line: str, row: dict[str, Any]) -> None:
+        """Append an already serialized ``row`` (redacted here, like every other line)."""
+        self._append(self._encode(line), row)
+
+    def _encode(self, line: str) -> bytes:
+        return (self.redact(line) + "\n").encode("utf-8")
+
+    def _append(self, data: bytes, row: dict[str, Any]) -> None:
+        self._file.write(data)
         self._file.flush()
+        if self.index is not None:
+            self.index.offer(row_key(row), RowFacts.of(row), self._offset)
+        self._offset += len(data)
 
-    def close(self, leftover: list[str] | None = None) -> Path:
-        """Close the file; a resumed run adds ``leftover`` rows and replaces the old file."""
-        for line in leftover or ():
-            self._file.write(line + "\n")
+    def close(self) -> None:
+        """Close the file; compact it when it was resumed."""
         self._file.close()
-        if self._final is not None:
-            os.replace(self.path, self._final)
-            self.path, self._final = self._final, None
-        return self.path
+        if self.index is not None:
+            compact(self.path, self.index, self.redact)
+
+
+def compact(path: Path, index: RowIndex, redact: Redactor) -> None:
+    """Rewrite ``path`` with only the winning row of each key, in the order keys first
+    appeared: written beside it, then renamed over it, so the file is never half written."""
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as out, open(path, "rb") as source:
+            for entry in index.entries.values():
+                source.seek(entry.offset)
+                line = source.readline().decode("utf-8").rstrip("\n")
+                out.write((redact(line) + "\n").encode("utf-8"))
+            out.flush()
+            os.fsync(out.fileno())
+            os.chmod(temporary, stat.S_IMODE(os.fstat(source.fileno()).st_mode))
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise

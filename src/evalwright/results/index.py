@@ -1,0 +1,96 @@
+"""Which row of a results file stands for each ``(eval_file, eval_id, target)``, without
+holding the rows: a resumed file may hold several rows of one key (a rerun appends its row),
+and the index keeps, per key, the winner's few numbers and where its line starts.
+
+The last row of a key wins, except that an ``ok`` row is never replaced by an error row
+older than it (running.md, "--resume").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from evalwright.results.rows import as_object
+
+RowKey = tuple[str, str, str]
+
+
+def row_key(row: dict[str, Any]) -> RowKey:
+    """``(eval_file, eval_id, target)``: what identifies a row across runs."""
+    return (str(row.get("eval_file")), str(row.get("eval_id")), str(row.get("target")))
+
+
+def _number(value: Any) -> float:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class RowFacts:
+    """What the summary counts of a row, and what decides which row of a key wins."""
+
+    target: str
+    ok: bool
+    score: float
+    lossless: bool
+    cached: bool
+    input_tokens: int
+    output_tokens: int
+    timestamp: str
+
+    @classmethod
+    def of(cls, row: dict[str, Any]) -> RowFacts:
+        """The facts of a row (a row read back from a file may lack keys: they count as 0)."""
+        usage = as_object(row.get("usage"))
+        timestamp = row.get("timestamp")
+        return cls(
+            target=str(row.get("target")),
+            ok=row.get("status") == "ok",
+            score=_number(row.get("score")),
+            lossless=not row.get("delivery_notes"),
+            cached=row.get("cache") == "hit",
+            input_tokens=int(_number(usage.get("input_tokens"))),
+            output_tokens=int(_number(usage.get("output_tokens"))),
+            timestamp=timestamp if isinstance(timestamp, str) else "",
+        )
+
+
+def supersedes(new: RowFacts, old: RowFacts) -> bool:
+    """Whether a row read (or written) after another row of its key replaces it."""
+    return new.ok or not old.ok or new.timestamp > old.timestamp
+
+
+@dataclass(slots=True)
+class IndexEntry:
+    """A key's winning row: its facts and the byte offset of its line."""
+
+    facts: RowFacts
+    offset: int
+
+
+class RowIndex:
+    """One entry per key, in the order keys first appeared."""
+
+    def __init__(self) -> None:
+        self.entries: dict[RowKey, IndexEntry] = {}
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def get(self, key: RowKey) -> RowFacts | None:
+        """The facts of the row that stands for ``key``, if any."""
+        entry = self.entries.get(key)
+        return entry.facts if entry else None
+
+    def wins(self, key: RowKey, facts: RowFacts) -> bool:
+        """Whether a row with ``facts``, coming after the current winner, would replace it."""
+        entry = self.entries.get(key)
+        return entry is None or supersedes(facts, entry.facts)
+
+    def offer(self, key: RowKey, facts: RowFacts, offset: int) -> None:
+        """A row of ``key`` whose line starts at ``offset``; it becomes the winner if it wins."""
+        entry = self.entries.get(key)
+        if entry is None:
+            self.entries[key] = IndexEntry(facts, offset)
+        elif supersedes(facts, entry.facts):
+            entry.facts, entry.offset = facts, offset
