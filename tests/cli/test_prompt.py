@@ -60,3 +60,23 @@ def test_a_broken_file_prints_located_errors(project: ProjectDir) -> None:
     result = run_cli("prompt", path)
     assert result.code == 2
     assert "bad.yaml:2:5: error: evalcases[0].expected_outcome: missing required key" in result.err
+
+
+def test_prompt_takes_a_targets_file_like_eval(project: ProjectDir) -> None:
+    """``--targets FILE``: a targets file outside the project's ``.evalwright``."""
+    eval_file = project.write("e.yaml", "evalcases:\n  - {id: a, expected_outcome: o, input: hi}\n")
+    targets = project.write(
+        "elsewhere/targets.yaml",
+        "targets:\n  - {name: t, provider: openai, model: m, base_url: 'http://127.0.0.1:9/v1',"
+        " system_prompt: From the other file.}\n",
+    )
+    result = run_cli("prompt", eval_file, "--target", "t", "--targets", targets, "--json")
+    assert result.code == 0, result.err
+    body = result.json()["wire_request"]["body"]
+    assert body["messages"][0] == {"role": "system", "content": "From the other file."}
+    without = run_cli("prompt", eval_file, "--target", "t", "--json")
+    assert without.code == 2
+    assert "no targets file" in without.err
+    missing = run_cli("prompt", eval_file, "--target", "t", "--targets", project.root / "no.yaml")
+    assert missing.code == 2
+    assert "no.yaml:1:1: error: cannot read the file" in missing.err

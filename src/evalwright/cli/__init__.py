@@ -148,6 +148,7 @@ def _add_checks(commands: Any) -> None:
     prompt.add_argument(
         "--target", metavar="NAME", help="also show the exact wire request this target would send"
     )
+    prompt.add_argument("--targets", metavar="FILE", help="the targets file to use (as for eval)")
 
 
 def _add_tools(commands: Any) -> None:

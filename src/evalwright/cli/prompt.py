@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 from typing import Any
 
 from evalwright.errors import printable
@@ -13,7 +14,11 @@ from evalwright.orchestrator.preview import preview
 def run(args: argparse.Namespace) -> int:
     """Print each selected case as JSON or as readable sections."""
     objects = preview(
-        args.eval_file, eval_id=tuple(args.eval_id or ()), mode=args.mode, target=args.target
+        args.eval_file,
+        eval_id=tuple(args.eval_id or ()),
+        mode=args.mode,
+        target=args.target,
+        targets_file=Path(args.targets) if args.targets else None,
     )
     if args.json:
         if len(objects) == 1:

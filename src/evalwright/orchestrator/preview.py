@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from evalwright.errors import ConfigError
@@ -31,18 +32,20 @@ def preview(
     eval_id: str | Sequence[str] = (),
     mode: Mode = "lm",
     target: str | None = None,
+    targets_file: Path | None = None,
 ) -> list[dict[str, Any]]:
     """One JSON-ready object per selected case: its prompt inputs and the chat array.
 
     With ``target``, the case is built in that target's mode with its system prompt, and
-    the object adds the exact ``wire_request`` and the ``delivery_notes``. ``eval_id`` is one
-    glob or several (a case matching any is selected).
+    the object adds the exact ``wire_request`` and the ``delivery_notes`` (the target comes
+    from ``targets_file`` when given, else the project's). ``eval_id`` is one glob or several
+    (a case matching any is selected).
     """
     suite = load_eval_file(path)
     cases = select_cases(suite, (eval_id,) if isinstance(eval_id, str) else eval_id)
     if target is None:
         return [preview_case(suite, case, mode) for case in cases]
-    registry = TargetRegistry(suite.project, require_keys=False)
+    registry = TargetRegistry(suite.project, targets_path=targets_file, require_keys=False)
     provider = registry.provider(target)
     out: list[dict[str, Any]] = []
     for case in cases:
