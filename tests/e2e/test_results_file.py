@@ -69,7 +69,7 @@ def _project(e2e: E2E) -> dict[str, bytes]:
         ("--out", "notes.txt", "is not a results file"),
         ("--resume", "data.jsonl", "is not a results file"),
         ("--out", "evals", "is a directory, not a regular file"),
-        ("--out", "pipe", "is a named pipe, not a regular file"),
+        ("--out", "pipe", "is a FIFO, not a regular file"),
     ],
 )
 def test_a_path_the_run_needs_is_refused_and_left_untouched(

@@ -44,13 +44,16 @@ class FileTooLarge(UnreadableFile):
         self.limit = limit
 
 
-def _kind(mode: int) -> str:
-    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+def file_kind(mode: int) -> str:
+    """What a file of ``st_mode`` ``mode`` is, in words: ``a FIFO``, ``a directory``, ..."""
+    if stat.S_ISREG(mode):
+        return "a regular file"
+    return next((name for test, name in _KINDS if test(mode)), "a special file")
 
 
 def _check_regular(mode: int) -> None:
     if not stat.S_ISREG(mode):
-        raise NotRegularFile(f"not a regular file: it is {_kind(mode)}")
+        raise NotRegularFile(f"not a regular file: it is {file_kind(mode)}")
 
 
 def is_regular_file(path: str | os.PathLike[str]) -> bool:

@@ -19,6 +19,7 @@ from pathlib import Path
 from evalwright.errors import ConfigError
 from evalwright.evalfile.discovery import is_results_file
 from evalwright.evalfile.project import display_path
+from evalwright.evalfile.reading import file_kind
 from evalwright.orchestrator.plan import Plan
 from evalwright.results import files
 from evalwright.results.files import OpenResults
@@ -80,7 +81,7 @@ def checked_path(plan: Plan, given: Path, option: str) -> Path:
     except OSError as exc:
         raise ConfigError(f"cannot use {shown}: {exc.strerror or exc}") from None
     if found is not None and not stat.S_ISREG(found.st_mode):
-        raise ConfigError(f"{shown} is {_kind(found.st_mode)}, not a regular file")
+        raise ConfigError(f"{shown} is {file_kind(found.st_mode)}, not a regular file")
     for what, other in _read_by_run(plan):
         if _same(real, found, other):
             raise ConfigError(f"{shown} is {what}; writing results there would destroy it")
@@ -90,18 +91,6 @@ def checked_path(plan: Plan, given: Path, option: str) -> Path:
             "eval_id); it is left as it is: choose another path"
         )
     return real
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISFIFO(mode):
-        return "a named pipe"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "a special file"
 
 
 def _read_by_run(plan: Plan) -> Iterator[tuple[str, str | os.PathLike[str]]]:
