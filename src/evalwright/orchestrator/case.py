@@ -116,9 +116,18 @@ class CaseRunner:
     def bare_row(self, item: WorkItem, error: dict[str, str]) -> dict[str, Any]:
         """An error row holding only what identifies the case; built from plain values, so it
         cannot fail."""
-        case = item.case
         return {
             **empty_row(),
+            **self._identity(item, self._provider_kind(item.target)),
+            "status": "error",
+            "expected_outcome": item.case.expected_outcome,
+            "error": error,
+        }
+
+    def _identity(self, item: WorkItem, provider: str | None) -> dict[str, Any]:
+        """The keys that say which run, case and target a row belongs to."""
+        case = item.case
+        return {
             "run_id": self.run_id,
             "timestamp": utc_now(),
             "eval_file": item.suite.relative_path,
@@ -127,10 +136,7 @@ class CaseRunner:
             "conversation_id": case.conversation_id,
             "metadata": case.metadata,
             "target": item.target,
-            "provider": self._provider_kind(item.target),
-            "status": "error",
-            "expected_outcome": case.expected_outcome,
-            "error": error,
+            "provider": provider,
         }
 
     def _provider_kind(self, target: str) -> str | None:
@@ -152,15 +158,7 @@ class CaseRunner:
         case = item.case
         hits, misses, reasoning = aggregate(results)
         return {
-            "run_id": self.run_id,
-            "timestamp": utc_now(),
-            "eval_file": item.suite.relative_path,
-            "eval_id": case.id,
-            "dataset": item.suite.dataset,
-            "conversation_id": case.conversation_id,
-            "metadata": case.metadata,
-            "target": item.target,
-            "provider": self.plan.registry.provider(item.target).kind,
+            **self._identity(item, self.plan.registry.provider(item.target).kind),
             "status": "error" if error else "ok",
             "score": None if error else score,
             "hits": hits,

@@ -6,12 +6,15 @@ applied around them by the orchestrator.
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
+from evalwright.errors import ProviderError, ResponseTooLarge
+from evalwright.evalfile.reading import FileTooLarge, UnreadableFile, read_limited
 from evalwright.evalfile.targets import Target
 from evalwright.prompts import ChatMessage, DeliveryNote, PromptInputs
 from evalwright.prompts.render import Mode
@@ -94,6 +97,18 @@ class ProviderContext:
     root: Path
     redact: Callable[[str], str] = _unchanged
     child_env: ChildEnvironment = field(default_factory=ChildEnvironment.current)
+
+
+def read_answer_file(path: str | os.PathLike[str], limit: int, missing: str) -> str:
+    """An agent's answer written to a file, no larger than ``limit`` (the target's
+    ``max_response_bytes``); ``missing`` says what the agent failed to write."""
+    try:
+        data = read_limited(path, limit)
+    except FileTooLarge as exc:
+        raise ResponseTooLarge(limit, exc.size) from None
+    except UnreadableFile as exc:
+        raise ProviderError(f"{missing}: {exc}") from None
+    return data.decode("utf-8", errors="replace").rstrip()
 
 
 class Provider(ABC):

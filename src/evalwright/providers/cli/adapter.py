@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from evalwright.errors import ProviderError, ResponseTooLarge
-from evalwright.evalfile.reading import FileTooLarge, UnreadableFile, read_limited
 from evalwright.evalfile.targets import CliTarget
 from evalwright.prompts import PromptInputs
 from evalwright.providers.base import (
@@ -21,6 +20,7 @@ from evalwright.providers.base import (
     ProviderContext,
     ProviderRequest,
     ProviderResponse,
+    read_answer_file,
 )
 from evalwright.providers.cli.placeholders import UnquotableValue, fill, split_command, uses
 from evalwright.providers.process import ChildEnvironment, OutputTooLarge, run_command
@@ -110,19 +110,9 @@ class CliProvider(Provider):
 
     def _answer(self, output_file: str, stdout: bytes) -> str:
         if self.answers_in_file:
-            limit = self.cli.max_response_bytes
-            try:
-                data = read_limited(output_file, limit)
-            except FileTooLarge as exc:
-                raise ResponseTooLarge(limit, exc.size) from None
-            except UnreadableFile as exc:
-                raise ProviderError(
-                    f"the command did not write {{OUTPUT_FILE}} ($EVALWRIGHT_OUTPUT_FILE): {exc}"
-                ) from None
-            text = data.decode("utf-8", errors="replace")
-        else:
-            text = stdout.decode("utf-8", errors="replace")
-        return text.rstrip()
+            missing = "the command did not write {OUTPUT_FILE} ($EVALWRIGHT_OUTPUT_FILE)"
+            return read_answer_file(output_file, self.cli.max_response_bytes, missing)
+        return stdout.decode("utf-8", errors="replace").rstrip()
 
     def _env(self, request: ProviderRequest, files: dict[str, str]) -> dict[str, str]:
         """Every placeholder as ``EVALWRIGHT_NAME`` too (a value too long to pass is unset)."""

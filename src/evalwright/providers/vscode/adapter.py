@@ -8,8 +8,7 @@ import shutil
 import time
 from pathlib import Path
 
-from evalwright.errors import ProviderError, ResponseTooLarge
-from evalwright.evalfile.reading import FileTooLarge, UnreadableFile, read_limited
+from evalwright.errors import ProviderError
 from evalwright.evalfile.targets import VSCodeTarget
 from evalwright.prompts import prompt_document
 from evalwright.providers.base import (
@@ -18,6 +17,7 @@ from evalwright.providers.base import (
     ProviderContext,
     ProviderRequest,
     ProviderResponse,
+    read_answer_file,
 )
 from evalwright.providers.process import OutputTooLarge, run_command
 from evalwright.providers.vscode.workspace import (
@@ -116,12 +116,5 @@ async def _wait_for_answer(workspace: Path, limit: int) -> str:
     done = workspace / DONE_FILE
     while not done.exists():
         await asyncio.sleep(POLL_SECONDS)
-    try:
-        data = read_limited(workspace / RESPONSE_FILE, limit)
-    except FileTooLarge as exc:
-        raise ResponseTooLarge(limit, exc.size) from None
-    except UnreadableFile as exc:
-        raise ProviderError(
-            f"the agent marked its answer done but wrote no usable {RESPONSE_FILE}: {exc}"
-        ) from None
-    return data.decode("utf-8", errors="replace").rstrip()
+    missing = f"the agent marked its answer done but wrote no usable {RESPONSE_FILE}"
+    return read_answer_file(workspace / RESPONSE_FILE, limit, missing)
