@@ -68,6 +68,26 @@ def test_targets_errors_and_warnings_are_located(root: ProjectDir) -> None:
     assert "2 files checked: 1 error(s), 1 warning(s)" in result.err
 
 
+def test_did_you_mean_through_validate(root: ProjectDir) -> None:
+    """Only a close key or a known alias is suggested, never a merely similar one."""
+    root.write(
+        TARGETS,
+        yaml(
+            "targets:",
+            "  - name: default",
+            "    provider: openai",
+            "    model: m",
+            "    max_tokens: 10",
+            "    api_base: http://127.0.0.1:9/v1",
+        ),
+    )
+    root.write("e.yaml", EVAL)
+    lines = diagnostics(run_cli("validate", "e.yaml"))
+    assert "unknown key 'max_tokens' (did you mean 'max_output_tokens'?" in lines[0]
+    assert "unknown key 'api_base' (did you mean 'base_url'?" in lines[1]
+    assert not any("'max_tokens_field'?" in line or "'api_key'?" in line for line in lines)
+
+
 def test_warnings_alone_pass(root: ProjectDir) -> None:
     root.write(
         TARGETS,
