@@ -1,4 +1,4 @@
-"""What counts as a secret (targets.md, "Credentials and redaction"): one rule for what is
+"""What counts as a secret (docs/targets.md#credentials-and-redaction): one rule for what is
 redacted from everything written and what is kept from the commands evalwright starts."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Where a shell will read a ``cli`` command's text as code, and how a value is quoted there
-(agents.md, "Shells").
+(docs/agents.md#shells).
 
 Placeholders are replaced inside argv elements, which is safe wherever the element is an
 argument. It is not safe in the script of ``sh -c SCRIPT`` (bash, zsh, dash, ksh too, under

@@ -1,5 +1,5 @@
-"""Where a run writes its results, and the paths it refuses to write to (running.md, "The
-results file").
+"""Where a run writes its results, and the paths it refuses to write to
+(docs/running.md#the-results-file).
 
 ``--out`` and ``--resume`` must name a regular file that is neither one of the run's eval
 files nor a file the run reads, and that is empty, missing (``--out`` only) or a results

@@ -37,10 +37,11 @@ ENV_STRING_LIMIT = 128 * 1024
 
 @dataclass(frozen=True, slots=True)
 class ChildEnvironment:
-    """The environment of the commands evalwright starts (targets.md, "Credentials and
-    redaction"): the process's own, less every secret-named variable and every variable
-    holding a target's API key. ``pass_env`` lets named ones through, from the process
-    environment or else the project's ``.env``; nothing else of ``.env`` is exported."""
+    """The environment of the commands evalwright starts
+    (docs/targets.md#credentials-and-redaction): the process's own, less every secret-named
+    variable and every variable holding a target's API key. ``pass_env`` lets named ones
+    through, from the process environment or else the project's ``.env``; nothing else of
+    ``.env`` is exported."""
 
     environ: Mapping[str, str]
     dotenv: Mapping[str, str] = field(default_factory=dict[str, str])

@@ -1,4 +1,4 @@
-"""Open a results file for a run, under its lock (running.md, "The results file").
+"""Open a results file for a run, under its lock (docs/running.md#the-results-file).
 
 A new file is created exclusively; a file named by ``--out`` is emptied only once the lock
 is held; a file named by ``--resume`` is indexed, cut back to its last complete line, and

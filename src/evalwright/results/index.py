@@ -3,7 +3,7 @@ holding the rows: a resumed file may hold several rows of one key (a rerun appen
 and the index keeps, per key, the winner's few numbers and where its line starts.
 
 The last row of a key wins, except that an ``ok`` row is never replaced by an error row
-older than it (running.md, "--resume").
+older than it (docs/running.md#--resume).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """One run at a time per results file: an exclusive lock on a hidden file beside it
-(running.md, "The results file").
+(docs/running.md#the-results-file).
 
 The lock file ``.NAME.lock`` holds ``RUN_ID PID`` of the run holding it, so a second run can
 say which run is in its way. It is removed at the end while still held; a run that locked

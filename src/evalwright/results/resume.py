@@ -1,5 +1,5 @@
 """Read a results file for ``--resume``, line by line: which row stands for each key, and the
-temporary files an interrupted run left beside it (running.md, "--resume").
+temporary files an interrupted run left beside it (docs/running.md#--resume).
 
 Nothing but keys, offsets and the summary's numbers is kept, so a large file costs little
 memory. A last line without a newline was cut off mid-write and does not count.
