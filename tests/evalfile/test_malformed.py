@@ -151,7 +151,7 @@ BROKEN: tuple[Broken, ...] = (
         "yaml-mapping-value-misplaced",
         {"e.yaml": yaml("evalcases:", "  - id: a", "     input: x")},
         "3:11",
-        "invalid YAML: mapping values are not allowed here",
+        "invalid YAML: mapping values are not allowed",
     ),
     Broken(
         "yaml-two-documents",
