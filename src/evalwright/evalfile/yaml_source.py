@@ -19,6 +19,8 @@ from evalwright.evalfile.positions import PosNode
 from evalwright.evalfile.yaml_events import EventBuilder, Problem, YamlAbort
 
 _UNNAMED_CHAR = "found character that"  # libyaml: "found character that cannot start any token"
+_TAB_INDENT = "found a tab character where an indentation space is expected"
+_TAB_HINT = " (when a block scalar's first line starts with a tab, give its indentation: '|2')"
 _BREAKS_1_1 = ("\x85", "\u2028", "\u2029")
 _ESCAPED = re.compile(r"\\(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8}))")
 _PRIVATE_USE = (range(0xE000, 0xF900), range(0xF0000, 0xFFFFE))
@@ -86,6 +88,9 @@ def _marked(exc: Any, text: str, first_line: int) -> Problem:
     start: Any = exc.context_mark
     if problem and start is not None and mark is not None and start.line != mark.line:
         problem += f" (started at line {start.line + first_line}, column {start.column + 1})"
+    if _TAB_INDENT in problem:
+        # YAML 1.2 allows it; libyaml does not when it has to detect the indentation itself.
+        problem += _TAB_HINT
     return line, col, "", f"invalid YAML: {problem or exc}"
 
 
