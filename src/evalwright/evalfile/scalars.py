@@ -23,8 +23,10 @@ _CORE = re.compile(
     |(?P<nan>\.nan|\.NaN|\.NAN)""",
     re.VERBOSE,
 )
-# Every core-schema value other than a string starts with one of these (or is empty).
-_FIRST = frozenset("~nNtTfF0123456789+-.")
+# A core-schema value other than a string is empty, one of these words, or starts with one of
+# these characters.
+_WORDS = frozenset(("null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE", "~"))
+_FIRST = frozenset("0123456789+-.")
 _YAML_ORG = "tag:yaml.org,2002:"
 STR_TAG = _YAML_ORG + "str"
 MAP_TAG = _YAML_ORG + "map"
@@ -39,12 +41,12 @@ class ScalarProblem(ValueError):
 
 def may_resolve(value: str) -> bool:
     """Whether a plain scalar could be something other than a string (a cheap test)."""
-    return not value or value[0] in _FIRST
+    return not value or value[0] in _FIRST or value in _WORDS
 
 
 def resolve(value: str) -> Any:
     """Resolve a plain scalar under the YAML 1.2 core schema."""
-    if value and value[0] not in _FIRST:
+    if not may_resolve(value):
         return value
     match = _CORE.fullmatch(value)
     if match is None:

@@ -39,13 +39,13 @@ from evalwright.evalfile.scalars import (
     short_tag,
     tagged,
 )
+from evalwright.evalfile.yaml_frames import SKIP, Frame, add, add_text, copy_tree
 
 MAX_DEPTH = 200
 # Aliases may repeat a subtree; cap the repeated values so a tiny file cannot expand without bound.
 MAX_ALIAS_NODES = 10_000
 _MERGE = "<<"
 _SHOWN_LEVELS = 6
-_SKIP = object()  # the pending key of a mapping entry that is left out (reported already)
 _SURROGATES = re.compile("[\ud800-\udfff]")
 Problem = tuple[int, int, str, str]  # line, col, field, message
 
@@ -67,39 +67,6 @@ class _Anchor:
     key: str | None  # the scalar's text, when it is used as a mapping key
 
 
-class _Frame:
-    """A mapping or sequence being built."""
-
-    __slots__ = (
-        "anchor",
-        "data",
-        "height",
-        "is_map",
-        "key",
-        "key_col",
-        "key_line",
-        "merge",
-        "merges",
-        "name",
-        "pos",
-        "size",
-    )
-
-    def __init__(self, data: Any, pos: PosNode, name: str | int, anchor: str | None) -> None:
-        self.data = data
-        self.pos = pos
-        self.is_map = type(data) is dict
-        self.name = name
-        self.anchor = anchor
-        self.size = 1
-        self.height = 0
-        self.key: Any = None  # a mapping's pending key: None, a string or _SKIP
-        self.key_line = 0
-        self.key_col = 0
-        self.merge = False
-        self.merges: list[tuple[Any, PosNode]] = []
-
-
 class EventBuilder:
     """Consumes the events of one document; :meth:`document` returns its data and positions."""
 
@@ -118,7 +85,7 @@ class EventBuilder:
             if type(event) is StreamEndEvent:
                 return None, None
             event = get()
-        holder = _Frame([], PosNode(1, 1, 1, 1), 0, None)
+        holder = Frame([], PosNode(1, 1, 1, 1), 0, None)
         stack = [holder]
         self._events(get, stack)
         following = get()
@@ -129,7 +96,7 @@ class EventBuilder:
             raise YamlAbort((line, col, "", message))
         return (holder.data[0], holder.pos.children[0]) if holder.data else (None, None)
 
-    def _events(self, get: Callable[[], Any], stack: list[_Frame]) -> None:
+    def _events(self, get: Callable[[], Any], stack: list[Frame]) -> None:
         # The two most common events (a new plain key, an untagged scalar) take a short path:
         # this loop runs once per event and dominates the load time of a large suite.
         first_line = self.first_line
@@ -159,11 +126,11 @@ class EventBuilder:
                     and event.tag is None
                     and not event.anchor
                     and (event.style or not may_resolve(event.value))
-                    and frame.key is not _SKIP
+                    and frame.key is not SKIP
                     and not frame.merge
                     and len(stack) <= MAX_DEPTH + 1
                 ):
-                    _add_text(frame, event.value, event.start_mark, first_line)
+                    add_text(frame, event.value, event.start_mark, first_line)
                 else:
                     self._scalar(frame, event, stack)
             elif kind is DocumentEndEvent:
@@ -172,14 +139,14 @@ class EventBuilder:
                 frame = self._structure(frame, event, get, stack)
 
     def _structure(
-        self, frame: _Frame, event: Any, get: Callable[[], Any], stack: list[_Frame]
-    ) -> _Frame:
+        self, frame: Frame, event: Any, get: Callable[[], Any], stack: list[Frame]
+    ) -> Frame:
         """Handle a collection's start or end, or an alias; the innermost collection after it."""
         kind = event.__class__
         if kind is MappingStartEvent or kind is SequenceStartEvent:
             if frame.is_map and frame.key is None:
                 self._collection_key(frame, event, get, stack)
-            elif frame.key is _SKIP:
+            elif frame.key is SKIP:
                 _skip(get)
                 frame.key = None
             else:
@@ -192,7 +159,7 @@ class EventBuilder:
 
     # --- values ---------------------------------------------------------------------------
 
-    def _scalar(self, frame: _Frame, event: ScalarEvent, stack: list[_Frame]) -> None:
+    def _scalar(self, frame: Frame, event: ScalarEvent, stack: list[Frame]) -> None:
         mark: Any = event.start_mark
         line, col = mark.line + self.first_line, mark.column + 1
         if len(stack) > MAX_DEPTH + 1:
@@ -219,9 +186,9 @@ class EventBuilder:
             pos = PosNode(line, col, line, col)
         if event.anchor:
             self.anchors[event.anchor] = _Anchor(value, pos, 1, 0, text)
-        _add(frame, value, pos, 1, 0)
+        add(frame, value, pos, 1, 0)
 
-    def _open(self, frame: _Frame, event: Any, is_map: bool, stack: list[_Frame]) -> None:
+    def _open(self, frame: Frame, event: Any, is_map: bool, stack: list[Frame]) -> None:
         line, col = self._mark(event)
         if len(stack) > MAX_DEPTH + 1:
             self._too_deep(line, col, stack)
@@ -239,9 +206,9 @@ class EventBuilder:
         if anchor:
             # Until this node is complete its anchor is undefined: an alias inside is an error.
             self.anchors.pop(anchor, None)
-        stack.append(_Frame({} if is_map else [], pos, name, anchor))
+        stack.append(Frame({} if is_map else [], pos, name, anchor))
 
-    def _close(self, stack: list[_Frame]) -> None:
+    def _close(self, stack: list[Frame]) -> None:
         frame = stack.pop()
         if frame.merges:
             self._merge(frame, stack)
@@ -249,9 +216,9 @@ class EventBuilder:
             self.anchors[frame.anchor] = _Anchor(
                 frame.data, frame.pos, frame.size, frame.height, None
             )
-        _add(stack[-1], frame.data, frame.pos, frame.size, frame.height)
+        add(stack[-1], frame.data, frame.pos, frame.size, frame.height)
 
-    def _alias(self, frame: _Frame, event: AliasEvent, stack: list[_Frame], as_key: bool) -> None:
+    def _alias(self, frame: Frame, event: AliasEvent, stack: list[Frame], as_key: bool) -> None:
         line, col = self._mark(event)
         name = event.anchor or ""
         anchor = self.anchors.get(name)
@@ -271,12 +238,12 @@ class EventBuilder:
             key_line, key_col = frame.key_line, frame.key_col
         else:
             key_line, key_col = line, col
-        value, pos = _copy(anchor.value, anchor.pos, PosNode(line, col, key_line, key_col))
-        _add(frame, value, pos, anchor.size, anchor.height)
+        value, pos = copy_tree(anchor.value, anchor.pos, PosNode(line, col, key_line, key_col))
+        add(frame, value, pos, anchor.size, anchor.height)
 
     # --- mapping keys -----------------------------------------------------------------------
 
-    def _key(self, frame: _Frame, event: ScalarEvent, stack: list[_Frame]) -> None:
+    def _key(self, frame: Frame, event: ScalarEvent, stack: list[Frame]) -> None:
         line, col = self._mark(event)
         key = event.value
         if self.back is not None:
@@ -295,7 +262,7 @@ class EventBuilder:
         self._take_key(frame, key, line, col, stack, merge=plain)
 
     def _alias_key(
-        self, frame: _Frame, anchor: _Anchor, line: int, col: int, stack: list[_Frame]
+        self, frame: Frame, anchor: _Anchor, line: int, col: int, stack: list[Frame]
     ) -> None:
         if anchor.key is None:
             self._bad_key(frame, line, col, stack)
@@ -303,7 +270,7 @@ class EventBuilder:
         self._take_key(frame, anchor.key, line, col, stack, merge=False)
 
     def _take_key(
-        self, frame: _Frame, key: str, line: int, col: int, stack: list[_Frame], merge: bool
+        self, frame: Frame, key: str, line: int, col: int, stack: list[Frame], merge: bool
     ) -> None:
         frame.key_line, frame.key_col = line, col
         frame.merge = merge and key == _MERGE
@@ -312,25 +279,25 @@ class EventBuilder:
             field = format_field((*self._path(stack), key))
             message = f"duplicate key '{key}' (first given at line {first})"
             self.problems.append((line, col, field, message))
-            frame.key = _SKIP
+            frame.key = SKIP
             return
         frame.key = key
 
     def _collection_key(
-        self, frame: _Frame, event: Event, get: Callable[[], Any], stack: list[_Frame]
+        self, frame: Frame, event: Event, get: Callable[[], Any], stack: list[Frame]
     ) -> None:
         line, col = self._mark(event)
         _skip(get)
         self._bad_key(frame, line, col, stack)
 
-    def _bad_key(self, frame: _Frame, line: int, col: int, stack: list[_Frame]) -> None:
+    def _bad_key(self, frame: Frame, line: int, col: int, stack: list[Frame]) -> None:
         message = "a mapping key must be a plain string"
         self.problems.append((line, col, format_field(self._path(stack)), message))
-        frame.key = _SKIP
+        frame.key = SKIP
 
     # --- merge keys -------------------------------------------------------------------------
 
-    def _merge(self, frame: _Frame, stack: list[_Frame]) -> None:
+    def _merge(self, frame: Frame, stack: list[Frame]) -> None:
         """Copy merged entries the mapping does not give itself; earlier merges win."""
         data: dict[str, Any] = frame.data
         children = frame.pos.children
@@ -357,11 +324,11 @@ class EventBuilder:
         mark: Any = event.start_mark
         return mark.line + self.first_line, mark.column + 1
 
-    def _path(self, stack: list[_Frame]) -> DataPath:
+    def _path(self, stack: list[Frame]) -> DataPath:
         """The data path of the innermost collection being built (``stack[1]`` is the root)."""
         return tuple(frame.name for frame in stack[2:])
 
-    def _field(self, stack: list[_Frame]) -> str:
+    def _field(self, stack: list[Frame]) -> str:
         """The field of the value about to be added to the innermost collection."""
         frame = stack[-1]
         if len(stack) == 1:
@@ -371,48 +338,12 @@ class EventBuilder:
             return format_field(self._path(stack))
         return format_field((*self._path(stack), name))
 
-    def _too_deep(self, line: int, col: int, stack: list[_Frame]) -> None:
+    def _too_deep(self, line: int, col: int, stack: list[Frame]) -> None:
         message = f"nesting is too deep (more than {MAX_DEPTH} levels)"
         # The first levels say where it starts; all 200 of them would bury the message.
         field = format_field(self._path(stack)[:_SHOWN_LEVELS]) + "..."
         self.problems.append((line, col, field, message))
         raise YamlAbort()
-
-
-def _add_text(frame: _Frame, text: str, mark: Any, first_line: int) -> None:
-    """:func:`_add` for a string scalar (the common case, kept short)."""
-    line, col = mark.line + first_line, mark.column + 1
-    if frame.is_map:
-        key = frame.key
-        frame.key = None
-        frame.data[key] = text
-        frame.pos.children[key] = PosNode(line, col, frame.key_line, frame.key_col)
-    else:
-        frame.pos.children[len(frame.data)] = PosNode(line, col, line, col)
-        frame.data.append(text)
-    frame.size += 1
-    if not frame.height:
-        frame.height = 1
-
-
-def _add(frame: _Frame, value: Any, pos: PosNode, size: int, height: int) -> None:
-    """Put a finished value into the collection being built."""
-    if frame.is_map:
-        key = frame.key
-        frame.key = None
-        if key is _SKIP:
-            return
-        if frame.merge:
-            frame.merges.append((value, pos))
-        else:
-            frame.data[key] = value
-            frame.pos.children[key] = pos
-    else:
-        frame.pos.children[len(frame.data)] = pos
-        frame.data.append(value)
-    frame.size += size
-    if frame.height <= height:
-        frame.height = height + 1
 
 
 def _skip(get: Callable[[], Any]) -> None:
@@ -424,40 +355,6 @@ def _skip(get: Callable[[], Any]) -> None:
             open_ += 1
         elif kind is MappingEndEvent or kind is SequenceEndEvent:
             open_ -= 1
-
-
-def _copy(value: Any, pos: PosNode, top: PosNode) -> tuple[Any, PosNode]:
-    """A fresh copy of an anchored value and its positions; ``top`` locates the copy itself."""
-    root = _empty_like(value)
-    if root is None:
-        return value, top
-    todo: list[tuple[Any, PosNode, Any, PosNode]] = [(value, pos, root, top)]
-    while todo:
-        source, source_pos, target, target_pos = todo.pop()
-        is_map = type(target) is dict
-        pairs: Any = source.items() if is_map else enumerate(source)
-        for name, item in pairs:
-            item_pos = source_pos.children.get(name, source_pos)
-            new_pos = PosNode(item_pos.line, item_pos.col, item_pos.key_line, item_pos.key_col)
-            target_pos.children[name] = new_pos
-            copied = _empty_like(item)
-            if copied is None:
-                copied = item
-            else:
-                todo.append((item, item_pos, copied, new_pos))
-            if is_map:
-                target[name] = copied
-            else:
-                target.append(copied)
-    return root, top
-
-
-def _empty_like(value: Any) -> Any:
-    """A new empty dict or list for a collection, else ``None``."""
-    kind = value.__class__
-    if kind is dict:
-        return {}
-    return [] if kind is list else None
 
 
 def _check_surrogates(text: str) -> None:
