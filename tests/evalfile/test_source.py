@@ -727,3 +727,9 @@ def test_json_positions_work_with_characters_yaml_refuses() -> None:
     positions = parsed[1]
     assert positions.value(("input", "k", 1)) == (9, line.index("2]") + 1)
     assert positions.key(("input",)) == (9, line.index('"input"') + 1)
+
+
+def test_a_json_duplicate_key_is_located_next_to_characters_yaml_refuses() -> None:
+    # '"x"' is first a value here: only reading the line as YAML finds the repeated key.
+    line = '{"id": "\x7f", "a": "x", "x": 1, "x": 2}'
+    assert json_errors(line) == [(3, line.rindex('"x"') + 1, "duplicate key 'x'")]

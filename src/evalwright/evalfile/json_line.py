@@ -49,13 +49,16 @@ class LazyPositions(Positions):
     def _walk(self, path: DataPath) -> tuple[PosNode | None, bool]:
         if not self._ready:
             self._ready = True
-            # Same length and columns, but nothing libyaml would refuse.
-            text = _NOT_YAML.sub("?", _MAYBE_SURROGATE.sub(r"\\u00", self._text))
-            parsed = parse_yaml(text, Report("<line>"), first_line=self._line)
+            parsed = parse_yaml(_as_yaml(self._text), Report("<line>"), first_line=self._line)
             self._root = PosNode(self._line, 1, self._line, 1)
             if parsed is not None and parsed[1] is not None:
                 self._root = parsed[1]
         return super()._walk(path)
+
+
+def _as_yaml(text: str) -> str:
+    """A JSON line libyaml reads whole: same length and columns, its refused parts replaced."""
+    return _NOT_YAML.sub("?", _MAYBE_SURROGATE.sub(r"\\u00", text))
 
 
 class DuplicateKeyError(ValueError):
@@ -114,7 +117,7 @@ def _json_message(text: str, exc: json.JSONDecodeError) -> str:
 
 def _duplicate(text: str, line: int, key: str, report: Report) -> None:
     scratch = Report(report.path)
-    parse_yaml(text, scratch, first_line=line)
+    parse_yaml(_as_yaml(text), scratch, first_line=line)
     for found in scratch.errors:
         if found.message.startswith("duplicate key "):
             report.error(line, found.col, found.field, found.message.split(" (first")[0])
