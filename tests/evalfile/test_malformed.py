@@ -180,8 +180,8 @@ BROKEN: tuple[Broken, ...] = (
     ),
     Broken(
         "yaml-invalid-utf8",
-        {"e.yaml": b"evalcases:\n  - id: a\n    expected_outcome: \xff\n    input: x\n"},
-        "3:*",
+        {"e.yaml": b"evalcases:\n  - id: a\n    expected_outcome: \xc3\xa9\xff\n    input: x\n"},
+        "3:24",
         "the file is not valid UTF-8",
     ),
     # --- duplicate keys ----------------------------------------------------------------------
