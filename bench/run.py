@@ -12,15 +12,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from evalwright.testing import FakeServer
 
@@ -36,16 +38,21 @@ GUIDELINE = "Answer in one short paragraph. Name the bug before the fix.\n"
 ATTACHMENT = "function total(items) {\n  return items.reduce((a, b) => a + b.price, 0);\n}\n"
 
 
-def write_suite(root: Path, cases: int) -> Path:
-    """A project with a JSONL suite of ``cases`` six-message cases."""
+def write_suite(root: Path, cases: int, *, as_yaml: bool = False) -> Path:
+    """A project with a JSONL (or YAML) suite of ``cases`` six-message cases."""
     (root / ".git").mkdir(parents=True, exist_ok=True)
     (root / "evals").mkdir(exist_ok=True)
     (root / "evals" / "style.instructions.md").write_text(GUIDELINE, encoding="utf-8")
     (root / "evals" / "total.js").write_text(ATTACHMENT, encoding="utf-8")
-    header = {
+    header: dict[str, Any] = {
         "description": "synthetic benchmark suite",
         "execution": {"evaluators": [{"name": "mentions", "type": "contains", "value": "answer"}]},
     }
+    if as_yaml:
+        header["evalcases"] = [_case(index) for index in range(cases)]
+        path = root / "evals" / "bench.yaml"
+        path.write_text("".join(_yaml_lines(header, "")), encoding="utf-8")
+        return path
     with open(root / "evals" / "bench.jsonl", "w", encoding="utf-8") as out:
         out.write(json.dumps(header) + "\n")
         for index in range(cases):
@@ -73,6 +80,46 @@ def _case(index: int) -> dict[str, Any]:
             {"role": "user", "content": f"Please explain the fix for case {index}."},
         ],
     }
+
+
+def _yaml_lines(value: Any, indent: str, lead: str = "") -> Iterator[str]:
+    """Compact block-style YAML for the suite's dicts, lists and strings (plain where safe).
+
+    ``lead`` starts the first line (``"- "`` for a mapping that is a list item).
+    """
+    items: Iterable[tuple[str | None, Any]] = (
+        cast(dict[str, Any], value).items()
+        if isinstance(value, dict)
+        else ((None, item) for item in cast(list[Any], value))
+    )
+    for key, item in items:
+        head = f"{lead or indent}{key}:" if key is not None else f"{indent}-"
+        lead = ""
+        if isinstance(item, dict) and key is None and _flat(cast(dict[str, Any], item)):
+            pairs = cast(dict[str, Any], item).items()
+            yield f"{head} {{{', '.join(f'{k}: {_scalar(v)}' for k, v in pairs)}}}\n"
+        elif isinstance(item, dict):
+            if key is None:
+                yield from _yaml_lines(item, indent + "  ", head + " ")
+                continue
+            yield head + "\n"
+            yield from _yaml_lines(item, indent + "  ")
+        elif isinstance(item, list):
+            yield head + "\n"
+            yield from _yaml_lines(item, indent + "  ")
+        else:
+            yield f"{head} {_scalar(item)}\n"
+
+
+def _flat(mapping: dict[str, Any]) -> bool:
+    return all(isinstance(value, str) for value in mapping.values())
+
+
+def _scalar(value: Any) -> str:
+    """A string as a plain scalar where that is safe (also in flow context), else quoted."""
+    text = str(value)
+    plain = re.fullmatch(r"[A-Za-z][\w ./-]*[\w.?]", text) and ": " not in text
+    return text if plain else json.dumps(text)
 
 
 def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, float, float, int]:
@@ -126,6 +173,7 @@ def run_eval(
     workers: int,
     *,
     cache_rerun: bool = False,
+    as_yaml: bool = False,
 ) -> dict[str, Any]:
     """One measured run (and, with ``cache_rerun``, a second run answered from the cache)."""
     with (
@@ -133,7 +181,7 @@ def run_eval(
         FakeServer.in_thread(latency_ms=latency_ms, default_text="an answer") as server,
     ):
         root = Path(tmp)
-        suite = write_suite(root, cases)
+        suite = write_suite(root, cases, as_yaml=as_yaml)
         (root / ".evalwright").mkdir()
         (root / ".evalwright" / "targets.yaml").write_text(
             TARGETS.format(url=server.url, workers=workers), encoding="utf-8"
@@ -249,6 +297,10 @@ def measure_all(repeat: int = 3) -> dict[str, Any]:
         report["validate_2000_s"] = round(
             time_command(evalwright("validate", str(suite)), root, repeat=3), 3
         )
+        suite = write_suite(root, 2000, as_yaml=True)
+        report["validate_2000_yaml_s"] = round(
+            time_command(evalwright("validate", str(suite)), root, repeat=3), 3
+        )
     report["baseline_2000"] = baseline(2000, 100, 32)
     report["run_2000"] = _median_run(repeat, 2000, 100, 32)
     report["cache_2000"] = run_eval(2000, 0, 32, cache_rerun=True)["cached_rerun"]
@@ -270,6 +322,7 @@ def main() -> int:
         "--cache-rerun", action="store_true", help="also time a second run answered from the cache"
     )
     parser.add_argument("--all", action="store_true", help="measure every figure")
+    parser.add_argument("--yaml", action="store_true", help="write the suite as YAML, not JSONL")
     parser.add_argument(
         "--baseline",
         action="store_true",
@@ -283,7 +336,13 @@ def main() -> int:
     elif args.baseline:
         report = baseline(args.cases, args.latency_ms, args.workers)
     else:
-        report = run_eval(args.cases, args.latency_ms, args.workers, cache_rerun=args.cache_rerun)
+        report = run_eval(
+            args.cases,
+            args.latency_ms,
+            args.workers,
+            cache_rerun=args.cache_rerun,
+            as_yaml=args.yaml,
+        )
     print(json.dumps(report, indent=2))
     return 0
 

@@ -427,3 +427,309 @@ def test_jsonl_errors_use_jsonl_line_numbers(project: ProjectDir) -> None:
     assert [(d.line, d.col, d.field) for d in diagnostics] == [(3, 53, "bogus"), (4, 53, "input")]
     assert "unknown key 'bogus'" in diagnostics[0].message
     assert "duplicate key 'input'" in diagnostics[1].message
+
+
+# --- explicit core tags -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("!!int '12'", 12), ("!!float 1", 1.0), ("!!bool true", True), ("!!null ''", None)],
+)
+def test_explicit_core_tags_are_honoured(text: str, expected: Any) -> None:
+    value = scalar(text)
+    assert value == expected
+    assert type(value) is type(expected)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("!!bool yes", "'yes' is not a valid !!bool"),
+        ("!!int 1.5", "'1.5' is not a valid !!int"),
+        ("!!binary aGVsbG8=", "unsupported YAML tag '!!binary'"),
+        ("!!set {a: null}", "unsupported YAML tag '!!set'"),
+        ("!!seq {a: 1}", "unsupported YAML tag '!!seq'"),
+        ("!thing [1]", "unsupported YAML tag '!thing'"),
+    ],
+)
+def test_a_tag_that_does_not_fit_is_a_located_error(text: str, message: str) -> None:
+    _, _, diagnostics = parse(f"a:\n  v: {text}\n")
+    assert [(d.line, d.col, d.field, d.message) for d in diagnostics] == [(2, 6, "a.v", message)]
+
+
+# --- hostile input: one located error each, never a traceback --------------------------------
+
+
+def test_an_integer_with_too_many_digits_is_a_located_error() -> None:
+    data, _, diagnostics = parse("a: 1\nv: " + "7" * 5000 + "\n")
+    assert [(d.line, d.col, d.field) for d in diagnostics] == [(2, 4, "v")]
+    assert diagnostics[0].message == "integer has too many digits (5000; at most 4300)"
+    assert data["a"] == 1
+
+
+def test_an_integer_at_the_digit_limit_is_read() -> None:
+    assert scalar("9" * 4300) == int("9" * 4300)
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "col"),
+    [
+        ("[" * 100_000 + "]" * 100_000, 1, 202),
+        ("{a: " * 100_000 + "}" * 100_000, 1, 4 * 201 + 1),
+        ("- " * 100_000 + "x\n", 1, 2 * 201 + 1),
+        ("".join(" " * depth + "a:\n" for depth in range(3000)), 202, 202),
+    ],
+    ids=["flow-sequences", "flow-mappings", "block-sequences", "block-mappings"],
+)
+def test_deep_nesting_is_one_error_where_the_limit_is_passed(
+    text: str, line: int, col: int
+) -> None:
+    data, _, diagnostics = parse(text)
+    assert data is None
+    assert [(d.line, d.col) for d in diagnostics] == [(line, col)]
+    assert diagnostics[0].message == "nesting is too deep (more than 200 levels)"
+    assert diagnostics[0].field.endswith("...")
+
+
+def test_nesting_up_to_the_limit_is_read() -> None:
+    data, _, diagnostics = parse("[" * 200 + "x" + "]" * 200)
+    assert diagnostics == []
+    for _ in range(200):
+        data = data[0]
+    assert data == "x"
+    _, _, diagnostics = parse("[" * 201 + "x" + "]" * 201)
+    assert [(d.line, d.col) for d in diagnostics] == [(1, 202)]
+
+
+def test_an_alias_placed_too_deep_is_an_error_at_the_alias() -> None:
+    text = "deep: &d " + "[" * 150 + "]" * 150 + "\nuse: " + "[" * 60 + "*d" + "]" * 60 + "\n"
+    _, _, diagnostics = parse(text)
+    assert [(d.line, d.col) for d in diagnostics] == [(2, 66)]
+    assert diagnostics[0].message.startswith("nesting is too deep")
+
+
+def test_an_alias_bomb_is_stopped_at_the_alias_without_expanding() -> None:
+    lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"]
+    for level in range(1, 30):  # 10 ** 30 values if expanded
+        previous = chr(ord("a") + level - 1)
+        name = chr(ord("a") + level)
+        lines.append(f"{name}: &{name} [" + ", ".join([f"*{previous}"] * 10) + "]")
+    data, _, diagnostics = parse("\n".join(lines) + "\n")
+    assert data is None
+    # Line 4 is "d: &d [*c, *c, ...": its eighth alias is the first over the budget.
+    assert [(d.line, d.col, d.field) for d in diagnostics] == [
+        (4, len("d: &d [") + 7 * 4 + 1, "d[7]")
+    ]
+    assert diagnostics[0].message == "aliases expand to too many values"
+
+
+def test_aliases_are_copies() -> None:
+    data, positions, diagnostics = parse("a: &a {k: [1]}\nb: *a\n")
+    assert diagnostics == []
+    assert data["a"] == data["b"] == {"k": [1]}
+    assert data["a"] is not data["b"]
+    assert data["a"]["k"] is not data["b"]["k"]
+    assert positions.value(("b",)) == (2, 4)  # the alias itself
+    assert positions.value(("b", "k", 0)) == (1, 12)  # inside: where it was written
+
+
+def test_an_alias_to_a_node_that_contains_it_is_an_error() -> None:
+    data, _, diagnostics = parse("a: &a [1, *a]\n")
+    assert data is None
+    assert [(d.line, d.col, d.message) for d in diagnostics] == [
+        (1, 11, "invalid YAML: found undefined alias 'a'")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "col", "message"),
+    [
+        ("a: b\x00c\n", 1, 5, "control character U+0000"),
+        ("a: 1\nb: 'x\x01'\n", 2, 6, "control character U+0001"),
+        ("a: é中😀\x7f\n", 1, 7, "control character U+007F"),
+        ("a: |\n  ok\n  é\x9f\n", 3, 4, "control character U+009F"),
+        ("a: \ufffe\n", 1, 4, "character U+FFFE"),
+    ],
+)
+def test_a_character_yaml_does_not_allow_is_one_located_error(
+    text: str, line: int, col: int, message: str
+) -> None:
+    data, _, diagnostics = parse(text)
+    assert data is None
+    assert [(d.line, d.col) for d in diagnostics] == [(line, col)]
+    assert diagnostics[0].message == f"invalid YAML: {message} is not allowed"
+    assert "\n" not in diagnostics[0].message
+
+
+def test_a_lone_surrogate_in_the_text_is_a_located_error() -> None:
+    _, _, diagnostics = parse("a: 1\nb: x\udfff\n")
+    assert [(d.line, d.col, d.message) for d in diagnostics] == [
+        (2, 5, "invalid YAML: lone surrogate U+DFFF")
+    ]
+
+
+def test_a_surrogate_escape_in_yaml_is_a_located_error() -> None:
+    _, _, diagnostics = parse('a: "x\\udfff"\n')
+    assert [(d.line, d.col) for d in diagnostics] == [(1, 8)]  # at the escape's digits
+    assert "invalid Unicode character escape code" in diagnostics[0].message
+
+
+def test_two_documents_are_one_error_even_when_the_second_is_broken() -> None:
+    _, _, diagnostics = parse("a: 1\n--- [\n")
+    assert [(d.line, d.col) for d in diagnostics] == [(2, 1)]
+    assert "expected a single document" in diagnostics[0].message
+
+
+def test_nel_ls_ps_are_ordinary_characters() -> None:
+    data, positions, diagnostics = parse("a: x\x85y\u2028z\u2029 w\nb: [1, 2]\n")
+    assert diagnostics == []
+    assert data == {"a": "x\x85y\u2028z\u2029 w", "b": [1, 2]}
+    assert positions.value(("b", 1)) == (2, 8)
+
+
+def test_columns_after_nel_ls_ps_count_them_as_one_character_each() -> None:
+    # YAML 1.1 would break the line at each of them; YAML 1.2 keeps them in the text.
+    line = "a: {id: c, o: a\x85\u2028\u2029b, i: x, id: d}"
+    data, positions, diagnostics = parse(line + "\n")
+    assert data == {"a": {"id": "c", "o": "a\x85\u2028\u2029b", "i": "x"}}
+    assert positions.value(("a", "i")) == (1, line.index("x,") + 1)
+    assert [(d.line, d.col) for d in diagnostics] == [(1, line.index("id: d") + 1)]
+
+
+# --- the pure-Python parser, used when PyYAML has no libyaml -------------------------------
+
+
+@pytest.fixture
+def without_libyaml(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Parse as on an install of PyYAML built without libyaml."""
+    import yaml
+
+    monkeypatch.setattr(yaml, "__with_libyaml__", False)
+
+
+@pytest.mark.usefixtures("without_libyaml")
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("v: >\n  You are a\n  careful bot.\n", "You are a careful bot.\n"),
+        ("v: a\n  b\n\n  c\n", "a b\nc"),
+        ("v: 'a\x85b\u2028'\n", "a\x85b\u2028"),
+        ("v: !!str 3.10\n", "3.10"),
+        ("v: 3.10\n", 3.1),
+    ],
+)
+def test_the_pure_python_parser_reads_the_same(text: str, value: Any) -> None:
+    data, _, diagnostics = parse(text)
+    assert diagnostics == []
+    assert data == {"v": value}
+
+
+@pytest.mark.usefixtures("without_libyaml")
+@pytest.mark.parametrize(
+    ("text", "line", "col", "message"),
+    [
+        ("a: é中😀\x7f\n", 1, 7, "invalid YAML: control character U+007F is not allowed"),
+        ('a:\n  b: "x\\udfff"\n', 2, 6, "invalid \\u escape: lone surrogate U+DFFF"),
+        ("[" * 100_000 + "]" * 100_000, 1, 202, "nesting is too deep (more than 200 levels)"),
+        ("a: 1\n---\nb: 2\n", 2, 1, "invalid YAML: expected a single document in the stream"),
+    ],
+)
+def test_the_pure_python_parser_locates_the_same_errors(
+    text: str, line: int, col: int, message: str
+) -> None:
+    _, _, diagnostics = parse(text)
+    assert [(d.line, d.col) for d in diagnostics] == [(line, col)]
+    assert diagnostics[0].message.startswith(message)
+
+
+# --- hostile JSON lines ----------------------------------------------------------------------
+
+
+def json_errors(line: str) -> list[tuple[int, int, str]]:
+    """Parse one JSONL line (line 3); every diagnostic as (line, col, message)."""
+    report = Report("f.jsonl")
+    assert parse_json_line(line, 3, report) is None
+    return [(d.line, d.col, d.message) for d in report.items]
+
+
+TOO_DEEP = "nesting is too deep (more than 200 levels)"
+
+
+@pytest.mark.parametrize(
+    ("line", "col"),
+    [
+        ("[" * 100_000 + "]" * 100_000, 202),
+        ('{"a": ' * 100_000 + "1" + "}" * 100_000, 6 * 201 + 1),
+        # The object is level 0, so the 201st bracket is the first value at level 201.
+        ('{"id": "x", "m": ' + "[" * 201 + '"v"' + "]" * 201 + "}", 17 + 200 + 1),
+        ('{"id": "[[[[", "m": ' + "[" * 202 + "]" * 202 + "}", 20 + 200 + 1),
+    ],
+    ids=["recursion-error-for-json", "deep-objects", "json-accepts-201", "brackets-in-strings"],
+)
+def test_a_json_line_nested_too_deep_is_one_located_error(line: str, col: int) -> None:
+    assert json_errors(line) == [(3, col, TOO_DEEP)]
+
+
+def test_a_json_line_nested_up_to_the_limit_is_read() -> None:
+    report = Report("f.jsonl")
+    assert parse_json_line(
+        '{"id": "' + "[" * 300 + '", "m": ' + "[" * 199 + "]" * 199 + "}", 3, report
+    )
+    assert report.items == []
+
+
+def test_a_json_integer_with_too_many_digits_is_a_located_error() -> None:
+    line = '{"id": "12345", "n": 1.5, "big": -' + "7" * 4301 + "}"
+    col = line.index("-7") + 1
+    assert json_errors(line) == [(3, col, "integer has too many digits (4301; at most 4300)")]
+
+
+@pytest.mark.parametrize(
+    ("line", "col", "code"),
+    [
+        ('{"id": "a", "input": "ok \\udfff"}', 26, "DFFF"),
+        ('{"id": "a", "input": "\\ud83d x"}', 23, "D83D"),
+        ('{"id": "a", "\\udc00": 1}', 14, "DC00"),
+        ('{"id": "\\ud83d\\ude00\\ud800\\ud800\\udc00"}', 21, "D800"),
+    ],
+    ids=["low-in-value", "high-alone", "in-a-key", "after-a-valid-pair"],
+)
+def test_a_lone_surrogate_escape_is_a_located_error(line: str, col: int, code: str) -> None:
+    assert json_errors(line) == [(3, col, f"invalid \\u escape: lone surrogate U+{code}")]
+
+
+def test_surrogate_pairs_and_escaped_backslashes_are_fine() -> None:
+    report = Report("f.jsonl")
+    parsed = parse_json_line('{"id": "\\ud83d\\ude00", "x": "\\\\udfff"}', 3, report)
+    assert parsed is not None
+    assert parsed[0] == {"id": "😀", "x": "\\udfff"}
+    assert report.items == []
+
+
+@pytest.mark.parametrize(
+    ("line", "col", "message"),
+    [
+        ('{"id": "a\x00b"}', 10, "invalid JSON: control character U+0000 in a string"),
+        ('{"id": "é中\x1f"}', 11, "invalid JSON: control character U+001F in a string"),
+        ('{"id": \x00"a"}', 8, "invalid JSON: Expecting value"),
+    ],
+)
+def test_control_characters_in_json_are_located(line: str, col: int, message: str) -> None:
+    assert json_errors(line) == [(3, col, message)]
+
+
+def test_json_positions_work_with_characters_yaml_refuses() -> None:
+    line = '{"id": "\x7f\ufffe\\ud83d\\ude00", "input": {"k": [1, 2]}}'
+    report = Report("f.jsonl")
+    parsed = parse_json_line(line, 9, report)
+    assert parsed is not None
+    positions = parsed[1]
+    assert positions.value(("input", "k", 1)) == (9, line.index("2]") + 1)
+    assert positions.key(("input",)) == (9, line.index('"input"') + 1)
+
+
+def test_a_json_duplicate_key_is_located_next_to_characters_yaml_refuses() -> None:
+    # '"x"' is first a value here: only reading the line as YAML finds the repeated key.
+    line = '{"id": "\x7f", "a": "x", "x": 1, "x": 2}'
+    assert json_errors(line) == [(3, line.rindex('"x"') + 1, "duplicate key 'x'")]

@@ -60,7 +60,8 @@ def read_text(path: Path, report: Report) -> str | None:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        report.error(line, 1, "", "the file is not valid UTF-8")
+        before = data[data.rfind(b"\n", 0, exc.start) + 1 : exc.start].decode("utf-8", "replace")
+        report.error(line, len(before) + 1, "", "the file is not valid UTF-8")
         return None
     return normalize_newlines(text.removeprefix("\ufeff"))
 

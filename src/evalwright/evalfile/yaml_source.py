@@ -1,0 +1,130 @@
+"""Parse YAML 1.2 text with libyaml into plain data plus a tree of source positions.
+
+libyaml (through PyYAML's event parser) does the scanning; :mod:`.yaml_events` builds the data
+under the YAML 1.2 core schema. Two YAML 1.1 habits of libyaml are undone here: NEL, LS and PS
+(U+0085, U+2028, U+2029) are ordinary characters in YAML 1.2, not line breaks, so they are
+swapped for unused characters while parsing; and every error becomes one located diagnostic.
+See docs/eval-files.md.
+"""
+
+from __future__ import annotations
+
+import gc
+import itertools
+import re
+from typing import Any
+
+from evalwright.evalfile.diagnostics import Report
+from evalwright.evalfile.positions import PosNode
+from evalwright.evalfile.yaml_events import EventBuilder, Problem, YamlAbort
+
+_UNNAMED_CHAR = "found character that"  # libyaml: "found character that cannot start any token"
+_TAB_INDENT = "found a tab character where an indentation space is expected"
+_TAB_HINT = " (when a block scalar's first line starts with a tab, give its indentation: '|2')"
+_BREAKS_1_1 = ("\x85", "\u2028", "\u2029")
+_ESCAPED = re.compile(r"\\(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8}))")
+_PRIVATE_USE = (range(0xE000, 0xF900), range(0xF0000, 0xFFFFE))
+
+
+def parse_yaml(text: str, report: Report, first_line: int = 1) -> tuple[Any, PosNode | None] | None:
+    """Parse one YAML document; ``None`` (with errors in ``report``) when it is not valid.
+
+    ``first_line`` is the file line the text starts on (positions are shifted by it).
+    """
+    import yaml
+
+    swapped, back = _swap_breaks(text)
+    builder = EventBuilder(first_line, back, check_escapes=not yaml.__with_libyaml__)
+    problems = builder.problems
+    result: tuple[Any, PosNode | None] | None = None
+    # Problems found while building are reported with the data; any other failure ends it.
+    try:
+        # Only the event parser of either loader is used; data and schema are built here.
+        if yaml.__with_libyaml__:
+            parser: Any = yaml.CSafeLoader(swapped)
+        else:
+            parser = yaml.SafeLoader(swapped)
+        result = _without_gc(builder.document, parser.get_event)
+    except YamlAbort as exc:
+        if exc.problem is not None:
+            # Like a syntax error, this ends the document: it is the one thing to report.
+            problems[:] = [exc.problem]
+    except yaml.MarkedYAMLError as exc:
+        problems[:] = [_marked(exc, swapped, first_line)]
+    except yaml.reader.ReaderError as exc:
+        problems[:] = [_unreadable(swapped, exc, yaml.__with_libyaml__, first_line)]
+    except yaml.YAMLError as exc:
+        problems[:] = [(first_line, 1, "", f"invalid YAML: {exc}")]
+    except UnicodeEncodeError as exc:  # a lone surrogate in the text itself
+        where = _position(swapped, exc.start, first_line)
+        problems[:] = [(*where, "", _char(swapped[exc.start]))]
+    for line, col, field, message in problems:
+        report.error(line, col, field, message if back is None else message.translate(back))
+    return result
+
+
+def _without_gc(build: Any, get: Any) -> Any:
+    """Run ``build(get)`` with the cycle collector paused.
+
+    Building allocates one container per value and none of them form cycles, yet each
+    allocation counts toward a collection: a 20,000-case file took twice as long with it on.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return build(get)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _marked(exc: Any, text: str, first_line: int) -> Problem:
+    mark: Any = exc.problem_mark or exc.context_mark
+    line, col = (mark.line + first_line, mark.column + 1) if mark else (first_line, 1)
+    problem = " ".join(str(p) for p in (exc.context, exc.problem) if p)
+    if mark is not None and _UNNAMED_CHAR in problem and 0 <= mark.index < len(text):
+        # libyaml does not say which character; a tab is the usual surprise.
+        problem = problem.replace(_UNNAMED_CHAR, f"found character {text[mark.index]!r} that")
+    start: Any = exc.context_mark
+    if problem and start is not None and mark is not None and start.line != mark.line:
+        problem += f" (started at line {start.line + first_line}, column {start.column + 1})"
+    if _TAB_INDENT in problem:
+        # YAML 1.2 allows it; libyaml does not when it has to detect the indentation itself.
+        problem += _TAB_HINT
+    return line, col, "", f"invalid YAML: {problem or exc}"
+
+
+def _unreadable(text: str, exc: Any, libyaml: bool, first_line: int) -> Problem:
+    """A character YAML does not allow, located by the offset the reader gives."""
+    offset = int(exc.position)
+    if libyaml:  # libyaml counts bytes of the UTF-8 text
+        offset = len(text.encode("utf-8", "surrogatepass")[:offset].decode("utf-8", "ignore"))
+    code = int(exc.character) if isinstance(exc.character, int) else ord(str(exc.character))
+    return (*_position(text, offset, first_line), "", _char(chr(code)))
+
+
+def _char(char: str) -> str:
+    code = f"U+{ord(char):04X}"
+    if "\ud800" <= char <= "\udfff":
+        return f"invalid YAML: lone surrogate {code}"
+    return f"invalid YAML: {'control ' if ord(char) < 0xA0 else ''}character {code} is not allowed"
+
+
+def _position(text: str, offset: int, first_line: int) -> tuple[int, int]:
+    line_start = text.rfind("\n", 0, offset) + 1
+    return text.count("\n", 0, offset) + first_line, offset - line_start + 1
+
+
+def _swap_breaks(text: str) -> tuple[str, dict[int, int] | None]:
+    """The text with NEL, LS and PS replaced by unused characters, and the table to undo it."""
+    present = [c for c in _BREAKS_1_1 if c in text]
+    if not present:
+        return text, None
+    # Neither in the text nor producible by an escape, so every placeholder found is a swap.
+    escaped = {int(next(g for g in m.groups() if g), 16) for m in _ESCAPED.finditer(text)}
+    free = (c for c in itertools.chain(*_PRIVATE_USE) if c not in escaped and chr(c) not in text)
+    forward: dict[int, int] = {}
+    for char in present:
+        forward[ord(char)] = next(free)
+    back = {placeholder: original for original, placeholder in forward.items()}
+    return text.translate(forward), back

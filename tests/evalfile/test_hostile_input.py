@@ -1,0 +1,142 @@
+"""Hostile YAML and JSONL files, met where a user meets them: one located error, no traceback.
+
+``validate`` exits 1 and ``eval`` exits 2 with ``path:line:col: error: ...`` (docs/eval-files.md);
+nothing crashes, nothing is silently dropped.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ProjectDir, run_cli, run_process
+
+CASE = '{"id": "a", "expected_outcome": "o", "input": "hi"}'
+
+
+def errors(out: str) -> list[str]:
+    """The error lines of a command's output."""
+    return [line for line in out.splitlines() if ": error: " in line]
+
+
+def validate_errors(path: Path) -> list[str]:
+    """``evalwright validate PATH``: it must fail with exit 1; its errors, path stripped."""
+    result = run_cli("validate", path)
+    assert result.code == 1, result.out + result.err
+    assert "Traceback" not in result.out + result.err
+    return [line.split(path.name, 1)[1] for line in errors(result.out)]
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ("[" * 100_000 + "]" * 100_000, ":1:202: error: "),
+        ("evalcases:\n" + "".join(" " * d + "- a:\n" for d in range(2, 1200, 2)), ":102:"),
+    ],
+    ids=["flow", "block"],
+)
+def test_deeply_nested_yaml(project: ProjectDir, text: str, error: str) -> None:
+    path = project.write("e.yaml", text)
+    (found,) = validate_errors(path)
+    assert found.startswith(error)
+    assert found.endswith("...: nesting is too deep (more than 200 levels)")
+
+
+def test_deeply_nested_jsonl_in_a_real_process(project: ProjectDir) -> None:
+    deep = '{"id": "b", "expected_outcome": "o", "input": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    project.write("e.jsonl", f"{CASE}\n{deep}\n")
+    result = run_process("validate", "e.jsonl", cwd=project.root)
+    assert result.code == 1, result.err
+    assert errors(result.out) == [
+        "e.jsonl:2:247: error: nesting is too deep (more than 200 levels)"
+    ]
+    assert "Traceback" not in result.out + result.err
+
+
+def test_json_nested_deeper_than_yaml_allows_but_json_accepts(project: ProjectDir) -> None:
+    line = '{"id": "b", "expected_outcome": "o", "input": "x", "metadata": {"k": '
+    path = project.write("e.jsonl", f"{CASE}\n{line}{'[' * 200}{']' * 200}}}}}\n")
+    assert validate_errors(path) == [
+        f":2:{len(line) + 200}: error: nesting is too deep (more than 200 levels)"
+    ]
+
+
+def test_huge_integers(project: ProjectDir) -> None:
+    yaml_path = project.write(
+        "e.yaml", "evalcases:\n  - id: a\n    expected_outcome: " + "9" * 5000 + "\n    input: x\n"
+    )
+    assert validate_errors(yaml_path) == [
+        ":3:23: error: evalcases[0].expected_outcome: integer has too many digits "
+        "(5000; at most 4300)"
+    ]
+    jsonl_path = project.write("e.jsonl", f'{CASE}\n{{"id": "b", "n": {"9" * 5000}}}\n')
+    assert validate_errors(jsonl_path) == [
+        ":2:18: error: integer has too many digits (5000; at most 4300)"
+    ]
+
+
+LONE = '{"id": "b", "expected_outcome": "o", "input": "hi \\udfff"}'
+LONE_ERROR = "e.jsonl:2:51: error: invalid \\u escape: lone surrogate U+DFFF"
+
+
+def test_a_lone_surrogate_fails_validate(project: ProjectDir) -> None:
+    path = project.write("e.jsonl", f"{CASE}\n{LONE}\n")
+    assert validate_errors(path) == [LONE_ERROR.removeprefix("e.jsonl")]
+
+
+def test_a_lone_surrogate_stops_eval_before_any_row(project: ProjectDir) -> None:
+    project.write("e.jsonl", f"{CASE}\n{LONE}\n")
+    result = run_process("eval", "e.jsonl", "--dry-run", "--out", "rows.jsonl", cwd=project.root)
+    assert result.code == 2, result.out + result.err
+    assert errors(result.err) == [LONE_ERROR]
+    assert "Traceback" not in result.out + result.err
+
+
+def test_a_lone_surrogate_stops_prompt(project: ProjectDir) -> None:
+    path = project.write("e.jsonl", f"{CASE}\n{LONE}\n")
+    result = run_cli("prompt", path, "--json")
+    assert result.code == 2
+    assert [line.split("e.jsonl", 1)[1] for line in errors(result.err)] == [
+        LONE_ERROR.removeprefix("e.jsonl")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ("evalcases:\n  - id: a\x00b\n", ":2:10: error: invalid YAML: control character U+0000"),
+        ("evalcases:\n  - id: é\x1b\n", ":2:10: error: invalid YAML: control character U+001B"),
+        (
+            "evalcases:\n  - id: '\x85\x07'\n",
+            ":2:11: error: invalid YAML: control character U+0007",
+        ),
+    ],
+)
+def test_control_characters_in_yaml(project: ProjectDir, text: str, error: str) -> None:
+    path = project.write("e.yaml", text)
+    assert validate_errors(path) == [error + " is not allowed"]
+
+
+def test_control_characters_in_jsonl(project: ProjectDir) -> None:
+    path = project.write("e.jsonl", f'{CASE}\n{{"id": "b\x00"}}\n')
+    assert validate_errors(path) == [
+        ":2:10: error: invalid JSON: control character U+0000 in a string"
+    ]
+
+
+def test_an_alias_bomb(project: ProjectDir) -> None:
+    lines = ["x0: &x0 [a, a, a, a, a, a, a, a, a, a]"]
+    lines += [f"x{n}: &x{n} [" + ", ".join([f"*x{n - 1}"] * 10) + "]" for n in range(1, 20)]
+    path = project.write("e.yaml", "\n".join(lines) + "\n")
+    assert validate_errors(path) == [
+        f":4:{len('x3: &x3 [') + 7 * 5 + 1}: error: x3[7]: aliases expand to too many values"
+    ]
+
+
+def test_several_documents(project: ProjectDir) -> None:
+    path = project.write("e.yaml", "evalcases: []\n---\nevalcases: []\n")
+    assert validate_errors(path) == [
+        ":2:1: error: invalid YAML: expected a single document in the stream but found "
+        "another document"
+    ]
