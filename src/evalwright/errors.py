@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 # C0 and C1 controls, DEL, and the bidirectional marks, overrides and isolates ("trojan
 # source"); tab and line feed are kept unless the text must stay on one line.
-_CONTROLS = "\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_CONTROLS = "\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069"
 _UNPRINTABLE = re.compile(f"[{_CONTROLS}]")
 _ONE_LINE = re.compile(f"[{_CONTROLS}\t\n]")
 

@@ -105,6 +105,8 @@ def test_printable_keeps_text_and_escapes_controls() -> None:
     assert printable("plain text\nnext\tline é ✓ 😀") == "plain text\nnext\tline é ✓ 😀"
     assert printable("a\x1b[2Jb\x9bc\u2066d") == "a\\x1b[2Jb\\x9bc\\u2066d"
     assert printable("a\nb\tc", one_line=True) == "a\\nb\\tc"
+    # Found by fuzzing: Python (and some terminals) break lines at LS and PS too.
+    assert printable("a\u2028b\u2029c\x85d") == "a\\u2028b\\u2029c\\x85d"
 
 
 def test_a_config_error_is_printed_escaped(project: ProjectDir) -> None:

@@ -147,7 +147,7 @@ class EventBuilder:
             if frame.is_map and frame.key is None:
                 self._collection_key(frame, event, get, stack)
             elif frame.key is SKIP:
-                _skip(get)
+                self._skip(get, stack)
                 frame.key = None
             else:
                 self._open(frame, event, kind is MappingStartEvent, stack)
@@ -287,7 +287,7 @@ class EventBuilder:
         self, frame: Frame, event: Event, get: Callable[[], Any], stack: list[Frame]
     ) -> None:
         line, col = self._mark(event)
-        _skip(get)
+        self._skip(get, stack)
         self._bad_key(frame, line, col, stack)
 
     def _bad_key(self, frame: Frame, line: int, col: int, stack: list[Frame]) -> None:
@@ -338,23 +338,26 @@ class EventBuilder:
             return format_field(self._path(stack))
         return format_field((*self._path(stack), name))
 
+    def _skip(self, get: Callable[[], Any], stack: list[Frame]) -> None:
+        """Consume the rest of a collection whose start event was just read, within the
+        depth limit like any other (libyaml slows down quadratically with depth)."""
+        open_ = 1
+        while open_:
+            event = get()
+            kind = event.__class__
+            if kind is MappingStartEvent or kind is SequenceStartEvent:
+                open_ += 1
+                if len(stack) + open_ > MAX_DEPTH + 1:
+                    self._too_deep(*self._mark(event), stack)
+            elif kind is MappingEndEvent or kind is SequenceEndEvent:
+                open_ -= 1
+
     def _too_deep(self, line: int, col: int, stack: list[Frame]) -> None:
         message = f"nesting is too deep (more than {MAX_DEPTH} levels)"
         # The first levels say where it starts; all 200 of them would bury the message.
         field = format_field(self._path(stack)[:_SHOWN_LEVELS]) + "..."
         self.problems.append((line, col, field, message))
         raise YamlAbort()
-
-
-def _skip(get: Callable[[], Any]) -> None:
-    """Consume the rest of a collection whose start event was just read."""
-    open_ = 1
-    while open_:
-        kind = get().__class__
-        if kind is MappingStartEvent or kind is SequenceStartEvent:
-            open_ += 1
-        elif kind is MappingEndEvent or kind is SequenceEndEvent:
-            open_ -= 1
 
 
 def _check_surrogates(text: str) -> None:
