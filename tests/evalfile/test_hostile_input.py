@@ -80,6 +80,48 @@ def test_huge_integers(project: ProjectDir) -> None:
     ]
 
 
+def test_a_long_integer_is_shown_shortened_in_a_message(project: ProjectDir) -> None:
+    """Found by fuzzing: an integer too large for a float broke the message itself."""
+    number = "9" * 400
+    path = project.write(
+        "e.yaml",
+        f"$schema: {number}\nevalcases:\n  - id: a\n    expected_outcome: o\n"
+        f"    input_messages: [{{role: {number}, content: hi}}]\n",
+    )
+    assert validate_errors(path) == [
+        ":1:10: error: $schema: expected one of evalwright-eval-v1, agentv-eval-v2, "
+        "got 99999999...9999 (400 digits)",
+        ":5:29: error: evalcases[0].input_messages[0].role: expected one of system, user, "
+        "assistant, tool, got 99999999...9999 (400 digits)",
+    ]
+
+
+@pytest.mark.parametrize("where", ["first-line", "scanned-directory"])
+def test_a_jsonl_first_line_too_deep_for_python(project: ProjectDir, where: str) -> None:
+    """Found by fuzzing: counting cases read the first line with json.loads, which raised
+    RecursionError; so did telling eval files from results files in a directory."""
+    path = project.write("evals/e.jsonl", "[" * 100_000 + "]" * 100_000 + "\n" + CASE + "\n")
+    result = run_cli("validate", path if where == "first-line" else path.parent)
+    assert result.code == 1
+    assert "e.jsonl:1:202: error: nesting is too deep (more than 200 levels)" in result.out
+
+
+def test_tool_arguments_too_deep_in_a_json_string(project: ProjectDir) -> None:
+    """Found by fuzzing: arguments given as a JSON string escaped the depth limit."""
+    for depth, message in ((100_000, "JSON nested too deeply to read"), (900, "more than 200")):
+        arguments = '{"a": ' + "[" * depth + "]" * depth + "}"
+        path = project.write(
+            "e.yaml",
+            "evalcases:\n  - id: a\n    expected_outcome: o\n    input_messages:\n"
+            "      - role: assistant\n"
+            f"        tool_calls: [{{id: c1, name: run, arguments: '{arguments}'}}]\n"
+            "      - {role: user, content: hi}\n",
+        )
+        (found,) = validate_errors(path)
+        assert found.startswith(":6:53: error: evalcases[0].input_messages[0].tool_calls[0].")
+        assert message in found
+
+
 LONE = '{"id": "b", "expected_outcome": "o", "input": "hi \\udfff"}'
 LONE_ERROR = "e.jsonl:2:51: error: invalid \\u escape: lone surrogate U+DFFF"
 

@@ -55,3 +55,11 @@ def test_is_json() -> None:
     broken = check(spec, '{"a": ')
     assert broken.score == 0.0
     assert broken.misses[0].startswith("is not valid JSON")
+
+
+def test_is_json_of_an_answer_too_deep_to_read_is_a_miss_not_a_crash() -> None:
+    """Found by fuzzing: Python's parser raises RecursionError on deep input."""
+    spec = IsJsonSpec(name="j", type="is_json")
+    deep = check(spec, "[" * 100_000 + "]" * 100_000)
+    assert deep.score == 0.0
+    assert deep.misses == ["is not valid JSON (JSON nested too deeply to read)"]

@@ -221,3 +221,12 @@ def test_a_huge_answer_is_an_error_row_through_the_command_line(e2e: E2E) -> Non
     assert row["attempts"] == 1, "never retried"
     assert row["candidate_answer"] == ""
     assert flood.sent[0] < 512 * MIB
+
+
+@pytest.mark.parametrize("status", [200, 500])
+def test_a_reply_too_deep_for_python_is_a_provider_error(case: EvalCase, status: int) -> None:
+    """Found by fuzzing: Python's JSON parser raises RecursionError on deep input."""
+    deep = b"[" * 100_000 + b"]" * 100_000
+    error, _ = _ask_with(case, Fault(status, body=deep), Fault(status, body=deep))
+    assert isinstance(error, ProviderError)
+    assert "not valid JSON" in str(error) if status == 200 else f"HTTP {status}" in str(error)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from evalwright import jsontext
 from evalwright.evalfile.loader import EVAL_SUFFIXES
 from evalwright.evalfile.reading import (
     MAX_JSONL_LINE_BYTES,
@@ -55,7 +55,7 @@ def is_results_file(path: str | os.PathLike[str]) -> bool:
             first = b""
             while not first.strip() and (line := handle.readline(MAX_JSONL_LINE_BYTES)):
                 first = line
-        row = json.loads(first)
+        row = jsontext.loads(first)
     except (OSError, ValueError, UnreadableFile):
         return False
     return isinstance(row, dict) and "run_id" in row and "eval_id" in row

@@ -8,7 +8,6 @@ never holds a large JSONL suite in memory; :func:`check_eval_file` reads a whole
 from __future__ import annotations
 
 import itertools
-import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Annotated, Any, cast
 
 from pydantic import Field
 
+from evalwright import jsontext
 from evalwright.errors import LoadError
 from evalwright.evalfile.cases import CaseBuilder, Located
 from evalwright.evalfile.diagnostics import Diagnostic, Report, format_field
@@ -158,7 +158,7 @@ def _count_lines(path: Path) -> int:
 
 def _is_header_line(line: bytes) -> bool:
     try:
-        data = json.loads(line.decode("utf-8-sig"))
+        data = jsontext.loads(line.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError):
         return False
     return isinstance(data, dict) and "id" not in data

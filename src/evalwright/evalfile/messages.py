@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import BeforeValidator, Discriminator, Field, JsonValue, Tag, model_validator
 
+from evalwright import jsontext
 from evalwright.evalfile.base import FileModel, Pattern, field_error
+from evalwright.evalfile.yaml_events import MAX_DEPTH
 
 Role = Literal["system", "user", "assistant", "tool"]
 ROLES: tuple[Role, ...] = ("system", "user", "assistant", "tool")
@@ -82,13 +84,34 @@ OptionalContent = Annotated[
 def _parse_arguments(value: Any) -> Any:
     if isinstance(value, str):
         try:
-            parsed = json.loads(value)
-        except json.JSONDecodeError as exc:
-            raise field_error("arguments", f"arguments is not valid JSON: {exc.msg}") from None
+            parsed = jsontext.loads(value)
+        except ValueError as exc:
+            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+            raise field_error("arguments", f"arguments is not valid JSON: {reason}") from None
         if not isinstance(parsed, dict):
             raise field_error("arguments", "arguments must be a JSON object")
+        if _deeper_than(parsed, MAX_DEPTH):
+            raise field_error("arguments", f"arguments nest more than {MAX_DEPTH} levels deep")
         return parsed  # pyright: ignore[reportUnknownVariableType]
     return value
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests lists and mappings more than ``limit`` deep (no recursion: it
+    is what a too deep value would break)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > limit:
+                return True
+            children: list[Any] = (
+                list(cast(dict[str, Any], item).values())
+                if isinstance(item, dict)
+                else cast(list[Any], item)
+            )
+            stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 class ToolCall(FileModel):

@@ -194,7 +194,10 @@ def _show(value: Any) -> str:
         return repr(value)
     if isinstance(value, bool):
         return str(value).lower()
-    if isinstance(value, int | float):
+    if isinstance(value, int):
+        text = str(value)
+        return text if len(text) <= 20 else f"{text[:8]}...{text[-4:]} ({len(text)} digits)"
+    if isinstance(value, float):
         return f"{value:g}"
     return type_name(value)
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import re
 
+from evalwright import jsontext
 from evalwright.evalfile.evaluator_specs import ContainsSpec, EqualsSpec, IsJsonSpec, RegexSpec
 from evalwright.evalfile.text import normalize_newlines, tidy
 from evalwright.evaluators.base import Verdict
@@ -28,7 +28,7 @@ def check(spec: BuiltinSpec, answer: str) -> Verdict:
             expected == actual, "equals the expected text", "differs from the expected text"
         )
     try:
-        json.loads(answer)
+        jsontext.loads(answer)
     except ValueError as exc:
         return _binary(False, "", f"is not valid JSON ({exc})")
     return _binary(True, "is valid JSON", "")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from evalwright import jsontext
 from evalwright.evalfile.evaluator_specs import CodeSpec
 from evalwright.evaluators.base import EvalContext, EvaluatorFailure, Verdict, parse_verdict
 from evalwright.providers.process import OutputTooLarge, run_command
@@ -43,7 +44,7 @@ async def run_script(spec: CodeSpec, cwd: str, ctx: EvalContext) -> tuple[Verdic
     if finished.returncode != 0:
         raise EvaluatorFailure(_with_tail(f"exited with status {finished.returncode}", tail), raw)
     try:
-        return parse_verdict(json.loads(finished.stdout.decode("utf-8"))), raw
+        return parse_verdict(jsontext.loads(finished.stdout.decode("utf-8"))), raw
     except (UnicodeDecodeError, ValueError) as exc:
         shown = finished.stdout.decode("utf-8", errors="replace").strip()[:200]
         message = f"printed no valid verdict ({exc}); stdout: {shown!r}"

@@ -7,6 +7,7 @@ import json
 import re
 from typing import Any
 
+from evalwright import jsontext
 from evalwright.errors import ProviderError
 from evalwright.evalfile.evaluator_specs import LlmJudgeSpec
 from evalwright.evalfile.template import Template, parse_template
@@ -58,8 +59,8 @@ def read_verdict(text: str) -> Verdict:
     if fenced:
         body = fenced.group(1)
     try:
-        data = json.loads(body)
-    except json.JSONDecodeError:
+        data = jsontext.loads(body)
+    except ValueError:
         raise ValueError(f"not JSON: {text.strip()[:120]!r}") from None
     return parse_verdict(data)
 

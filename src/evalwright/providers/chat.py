@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import email.utils
-import json
 import time
 from abc import abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar, cast
 
+from evalwright import jsontext
 from evalwright.errors import BlockedError, ProviderError
 from evalwright.evalfile.targets import ChatTarget
 from evalwright.prompts import DeliveryNote
@@ -102,8 +102,8 @@ class ChatProvider(Provider):
         if reply.status >= 400:
             raise http_error(reply, endpoint.shown, self.error_hint(reply.status))
         try:
-            data = json.loads(reply.body)
-        except (UnicodeDecodeError, json.JSONDecodeError):
+            data = jsontext.loads(reply.body)
+        except ValueError:
             raise ProviderError(
                 f"HTTP {reply.status} from {endpoint.shown}: the response body is not valid JSON",
                 retryable=True,
@@ -140,8 +140,8 @@ def http_error(reply: HttpReply, url: str, hint: str | None = None) -> ProviderE
 def _error_message(body: bytes) -> str:
     text = body.decode("utf-8", errors="replace")
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
+        data = jsontext.loads(text)
+    except ValueError:
         return text[:500] or "(empty body)"
     if isinstance(data, list) and data:
         data = cast(list[Any], data)[0]  # Gemini sometimes wraps the error in a list

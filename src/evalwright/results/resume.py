@@ -7,7 +7,6 @@ memory. A last line without a newline was cut off mid-write and does not count.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Generator
@@ -15,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evalwright import jsontext
 from evalwright.errors import ConfigError
 from evalwright.evalfile.project import display_path
 from evalwright.results.index import RowFacts, RowIndex, row_key
@@ -67,7 +67,7 @@ class RowReader:
 def _parse(raw: bytes, path: Path, number: int) -> tuple[str, dict[str, Any]]:
     try:
         text = raw.decode("utf-8").rstrip("\n")
-        row: Any = json.loads(text)
+        row: Any = jsontext.loads(text)
     except ValueError:  # invalid UTF-8 or invalid JSON
         raise ConfigError(
             f"{display_path(path)}:{number}: not a results row (invalid JSON)"

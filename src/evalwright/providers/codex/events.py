@@ -6,10 +6,11 @@ kept loosely so a newer Codex does not break a run.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
+
+from evalwright import jsontext
 
 
 class _Event(BaseModel):
@@ -60,8 +61,8 @@ TraceType = Literal["command", "message", "error", "reasoning", "file_change", "
 def parse_line(line: str) -> Event | None:
     """One stream line as an event; ``None`` for a line that is not a JSON event."""
     try:
-        return Event.model_validate(json.loads(line))
-    except (json.JSONDecodeError, ValidationError):
+        return Event.model_validate(jsontext.loads(line))
+    except (ValueError, ValidationError):
         return None
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, cast
 
+from evalwright import jsontext
 from evalwright.errors import ProviderError
 
 REQUEST_FILE = "evalwright-request.md"
@@ -48,7 +49,7 @@ def create_workspace(template: Path | None) -> tuple[Path, Path]:
 def _workspace_file(template: Path, workspace: Path) -> Path:
     """The template's folders made absolute, plus the case's own workspace folder."""
     try:
-        data = cast(dict[str, Any], json.loads(template.read_text(encoding="utf-8")))
+        data = cast(dict[str, Any], jsontext.loads(template.read_text(encoding="utf-8")))
     except (OSError, ValueError) as exc:
         raise ProviderError(f"cannot read workspace_template {template}: {exc}") from None
     folders = [{"path": str(workspace)}]
