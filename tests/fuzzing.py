@@ -445,8 +445,9 @@ def _parse_json_output(out: str) -> None:
     try:
         json.loads(out)
     except ValueError:
-        for line in out.splitlines():
-            json.loads(line)
+        for line in out.split("\n"):  # JSON Lines: lines end at "\n" only
+            if line.strip():
+                json.loads(line)
 
 
 def check(path: Path, target: str | None) -> list[str]:

@@ -1,4 +1,5 @@
-"""Reading JSON that comes from outside (users' files, servers, agents, scripts).
+"""JSON that comes from outside (users' files, servers, agents, scripts) and JSON Lines that
+go out (results files, ``prompt --json``).
 
 Python's parser raises :class:`RecursionError` on deeply nested input, which no caller
 expects from a parser; here it is a :class:`ValueError` like any other unreadable JSON, so a
@@ -9,6 +10,16 @@ from __future__ import annotations
 
 import json
 from typing import Any
+
+# Line breaks to readers that split on every Unicode line end (Python's ``splitlines``),
+# though JSON lets them stand in a string: written escaped, a JSON line stays one line.
+_UNICODE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def dumps_line(value: Any, *, ensure_ascii: bool = False) -> str:
+    """``value`` as one JSON Lines line: compact, and one line for every reader."""
+    text = json.dumps(value, ensure_ascii=ensure_ascii, separators=(",", ":"))
+    return text.translate(_UNICODE_BREAKS) if not ensure_ascii else text
 
 
 def loads(text: str | bytes, **options: Any) -> Any:

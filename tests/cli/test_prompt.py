@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from tests.conftest import ProjectDir, run_cli
 from tests.scenarios import BY_NUMBER, write_scenarios
 
@@ -80,3 +82,28 @@ def test_prompt_takes_a_targets_file_like_eval(project: ProjectDir) -> None:
     missing = run_cli("prompt", eval_file, "--target", "t", "--targets", project.root / "no.yaml")
     assert missing.code == 2
     assert "no.yaml:1:1: error: cannot read the file" in missing.err
+
+
+def test_json_lines_stay_one_line_for_every_reader(project: ProjectDir) -> None:
+    """Found by fuzzing: U+2028 in a text split a JSON line for readers such as Python's
+    ``splitlines``; JSON Lines output escapes the Unicode line ends (the value is unchanged)."""
+    project.write(
+        ".evalwright/targets.yaml",
+        "targets:\n  - {name: default, provider: mock, response: 'x\u2029y'}\n",
+    )
+    eval_file = project.write(
+        "e.jsonl",
+        '{"id": "a", "expected_outcome": "o", "input": "one\\u2028two\\u0085three"}\n'
+        '{"id": "b", "expected_outcome": "o", "input": "plain"}\n',
+    )
+    result = run_cli("prompt", eval_file, "--json")
+    assert result.code == 0, result.err
+    lines = result.out.splitlines()
+    assert len(lines) == 2
+    assert "\u2028" not in result.out
+    assert json.loads(lines[0])["question"] == "one\u2028two\x85three"
+    out = project.root / "r.jsonl"
+    assert run_cli("eval", eval_file, "--out", out, "--quiet").code == 0
+    rows = out.read_text(encoding="utf-8").splitlines()
+    assert len(rows) == 2
+    assert {json.loads(row)["candidate_answer"] for row in rows} == {"x\u2029y"}

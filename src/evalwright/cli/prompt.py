@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from evalwright import jsontext
 from evalwright.errors import printable
 from evalwright.orchestrator.preview import preview
 
@@ -25,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(objects[0], ensure_ascii=False, indent=2))
         else:
             for item in objects:
-                print(json.dumps(item, ensure_ascii=False))
+                print(jsontext.dumps_line(item))
         return 0
     print(printable("\n\n".join(format_case(item) for item in objects)))
     return 0

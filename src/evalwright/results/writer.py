@@ -9,20 +9,20 @@ temporary file beside it that is renamed over it.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import stat
 import tempfile
 from pathlib import Path
 from typing import IO, Any
 
+from evalwright import jsontext
 from evalwright.results.index import RowFacts, RowIndex, row_key
 from evalwright.results.redact import Redactor
 from evalwright.results.rows import unwritable_row
 
 
 def _dumps(row: dict[str, Any], *, ascii_only: bool = False) -> str:
-    return json.dumps(row, ensure_ascii=ascii_only, separators=(",", ":"))
+    return jsontext.dumps_line(row, ensure_ascii=ascii_only)
 
 
 class ResultsWriter:
