@@ -15,24 +15,13 @@ import pytest
 
 from evalwright.evalfile.resolved import CaseMessage, TextSegment
 from evalwright.orchestrator.plan import Plan, RunOptions, load_plan
-from evalwright.orchestrator.run import execute
+from evalwright.orchestrator.run import SilentReporter, execute
 from evalwright.orchestrator.summary import RunSummary
 from tests.conftest import ProjectDir
 from tests.e2e.harness import E2E, start
 
 IDS = ["first", "broken", "last"]
 LONE_SURROGATE = "\udfff"
-
-
-class _Quiet:
-    def start(self, summary: RunSummary) -> None:
-        pass
-
-    def row(self, row: dict[str, Any], summary: RunSummary) -> None:
-        pass
-
-    def finish(self, summary: RunSummary) -> None:
-        pass
 
 
 @pytest.fixture
@@ -60,7 +49,7 @@ def _break(plan: Plan, text: Any) -> None:
 def _run(options: RunOptions, text: Any) -> tuple[RunSummary, list[dict[str, Any]]]:
     plan = load_plan(options)
     _break(plan, text)
-    summary = asyncio.run(execute(plan, _Quiet()))
+    summary = asyncio.run(execute(plan, SilentReporter()))
     assert options.out is not None
     lines = options.out.read_text(encoding="utf-8").splitlines()
     return summary, [json.loads(line) for line in lines]

@@ -41,7 +41,9 @@ class Reporter(Protocol):
         """The run ended (completed or interrupted)."""
 
 
-class _Silent:
+class SilentReporter:
+    """A reporter that tells nobody (the default of a run)."""
+
     def start(self, summary: RunSummary) -> None:
         pass
 
@@ -58,7 +60,7 @@ class _Silent:
 def run_eval(options: RunOptions, reporter: Reporter | None = None) -> RunSummary:
     """Plan and run an eval; raise ConfigError before anything runs if the setup is wrong."""
     plan = load_plan(options)
-    return asyncio.run(execute(plan, reporter or _Silent()))
+    return asyncio.run(execute(plan, reporter or SilentReporter()))
 
 
 def _key(item: WorkItem) -> RowKey:
