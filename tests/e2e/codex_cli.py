@@ -15,14 +15,14 @@ CODEX_VERSION = "0.169.0"
 TOOLS = REPO / ".tools" / "codex"
 
 
-REQUIRED = "EVALWRIGHT_REQUIRE_CODEX"
+REQUIRED = "REQUIRE_REAL_CODEX"
 """Set by ``.ci/run``: there the real Codex test must run, never be skipped."""
 
 
 def codex_executable() -> Path:
     """The pinned ``codex``, installed under ``.tools/`` on first use.
 
-    Without Node the test is skipped with the reason, except where ``EVALWRIGHT_REQUIRE_CODEX``
+    Without Node the test is skipped with the reason, except where ``REQUIRE_REAL_CODEX``
     is set (``.ci/run``), where it fails.
     """
     binary = TOOLS / "node_modules" / ".bin" / "codex"
