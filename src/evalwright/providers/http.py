@@ -144,9 +144,14 @@ async def _read_body(resp: aiohttp.ClientResponse, limit: int) -> bytes:
     """The whole body, or :class:`ResponseTooLarge` as soon as it passes ``limit`` bytes (the
     connection is then closed, not drained)."""
     declared = resp.content_length
-    if declared is not None and declared > limit:
-        resp.close()
-        raise ResponseTooLarge(limit, declared)
+    if declared is not None:
+        if declared > limit:
+            resp.close()
+            raise ResponseTooLarge(limit, declared)
+        # The usual case: a declared length within the limit; read() reads no further.
+        # (A compressed body's length says nothing of its size once decoded.)
+        if "content-encoding" not in resp.headers:
+            return await resp.read()
     chunks: list[bytes] = []
     total = 0
     async for chunk in resp.content.iter_chunked(1 << 16):

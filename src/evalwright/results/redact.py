@@ -19,9 +19,7 @@ from dataclasses import dataclass, field
 from urllib.parse import quote, quote_plus
 
 from evalwright.evalfile.variables import Environment
-from evalwright.secrets import MIN_API_KEY, MIN_ENV_SECRET, SECRET_SUFFIXES, is_secret_name
-
-__all__ = ["REDACTED", "SECRET_SUFFIXES", "Redactor", "secret_names", "spellings"]
+from evalwright.secrets import MIN_API_KEY, MIN_ENV_SECRET, is_secret_name
 
 REDACTED = "[REDACTED]"
 _PERCENT = re.compile(r"%[0-9A-F]{2}")

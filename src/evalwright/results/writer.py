@@ -44,7 +44,6 @@ class ResultsWriter:
         self.path = path
         self.redact = redact
         self.index = index
-        self.rows_written = 0
         self._file = file
         self._offset = offset
 
@@ -60,7 +59,6 @@ class ResultsWriter:
             row = unwritable_row(row, exc)
             data = self._encode(_dumps(row, ascii_only=True))
         self._append(data, row)
-        self.rows_written += 1
         return row
 
     def append_line(self, line: str, row: dict[str, Any]) -> None:
