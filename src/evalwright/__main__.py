@@ -11,20 +11,25 @@ from types import FrameType
 
 def _interrupted_early(signum: int, frame: FrameType | None) -> None:  # noqa: ARG001
     # Nothing has started yet, so there is nothing to clean up: leave at once, quietly.
+    # (An exception raised inside an extension module's import, pydantic-core's among them,
+    # can abort the interpreter instead of unwinding.)
     os.write(2, b"evalwright: interrupted\n")
     os._exit(130)
+
+
+_interrupted_early.evalwright_early = True  # type: ignore[attr-defined]
 
 
 def console() -> None:
     """Run the command line and exit with its code.
 
     Ctrl-C exits 130 without a traceback from the first moment: while the command line is
-    imported, by leaving at once; afterwards through :func:`evalwright.cli.main`.
+    imported, by leaving at once; once the command's modules are imported, through
+    :func:`evalwright.cli.main`.
     """
     signal.signal(signal.SIGINT, _interrupted_early)
     from evalwright.cli import INTERRUPTED, main
 
-    signal.signal(signal.SIGINT, signal.default_int_handler)
     code = main()
     if code == INTERRUPTED:
         # The interpreter would turn an interrupt caught in some places into a death by

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -207,6 +208,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return BROKEN_PIPE
 
 
+def _interrupts_raise() -> None:
+    """From now on Ctrl-C raises KeyboardInterrupt (the run keeps its finished rows), where
+    the command's entry point left at once while its modules were imported."""
+    handler = signal.getsignal(signal.SIGINT)
+    if getattr(handler, "evalwright_early", False):
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def _run(argv: Sequence[str] | None) -> int:
     # Our models are file formats, not a place for pydantic plugins; looking them up scans
     # every installed package's entry points (tens of milliseconds at each start).
@@ -216,6 +225,7 @@ def _run(argv: Sequence[str] | None) -> int:
 
     try:
         command = importlib.import_module(f"evalwright.cli.{args.module}")
+        _interrupts_raise()
         code: int = command.run(args)
     except LoadError as exc:
         for diagnostic in exc.diagnostics:
