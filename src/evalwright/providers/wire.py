@@ -1,0 +1,87 @@
+"""What a target was sent, as recorded on every row (docs/delivery.md#what-is-recorded).
+
+A union discriminated by ``api``: a chat API's request body exactly as sent, an agent's
+command and prompt document, or the mock's messages.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
+
+ChatApi = Literal[
+    "openai.chat.completions",
+    "azure.chat.completions",
+    "anthropic.messages",
+    "gemini.generateContent",
+]
+AgentApi = Literal["cli", "codex", "vscode"]
+
+
+class RecordModel(BaseModel):
+    """A value written to (and read back from) a results file: frozen, no unknown keys."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ChatWireRequest(RecordModel):
+    """A chat API's request: the body exactly as sent, and the URL path without the host."""
+
+    api: ChatApi
+    model: str
+    url_path: str | None
+    body: dict[str, JsonValue]
+
+
+class AgentWireRequest(RecordModel):
+    """A coding agent's command line, its directory, and the prompt document it was given."""
+
+    api: AgentApi
+    argv: list[str]
+    cwd: str
+    prompt_document: str | None
+
+
+class MockWireRequest(RecordModel):
+    """The messages the offline mock would have sent (no API mapping)."""
+
+    api: Literal["mock"]
+    model: str
+    url_path: None
+    body: dict[str, JsonValue]
+
+
+WireRequest = Annotated[
+    ChatWireRequest | AgentWireRequest | MockWireRequest, Field(discriminator="api")
+]
+"""What a target was sent, discriminated by ``api``."""
+
+
+class Usage(RecordModel):
+    """Token counts as the API reported them (``None`` where it did not)."""
+
+    input_tokens: int | None
+    output_tokens: int | None
+
+
+class TraceEntry(RecordModel):
+    """One step of an agent's run: a command, a message, reasoning or an error
+    (docs/running.md#the-results-file). Only the keys an entry was given are written."""
+
+    type: str
+    command: str | None = None
+    exit_code: int | None = None
+    text: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _given_keys(self, handler: SerializerFunctionWrapHandler) -> dict[str, JsonValue]:
+        data: dict[str, JsonValue] = handler(self)
+        return {key: value for key, value in data.items() if key in self.model_fields_set}
