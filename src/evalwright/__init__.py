@@ -1,8 +1,170 @@
-"""evalwright: evaluate LLMs and AI agents from YAML eval files.
+"""evalwright: evaluate LLMs and AI agents from YAML eval files, or from Python
+(docs/python-api.md).
 
 The package is laid out by pipeline stage: ``evalfile`` (loading) → ``prompts`` →
-``providers`` → ``orchestrator`` → ``evaluators`` → ``results`` → ``cli``. Importing the
-package itself is cheap; each stage is imported when it is used.
+``providers`` → ``orchestrator`` → ``evaluators`` → ``results`` → ``api`` → ``cli``.
+Importing the package itself is cheap: each public name below is imported from its module
+the first time it is used (PEP 562), so ``evalwright --help`` never pays for pydantic.
 """
 
+import importlib
+
+# Not imported from typing: ``python -m evalwright`` runs this first, before it can take
+# Ctrl-C cleanly, so it imports nothing it does not need.
+TYPE_CHECKING = False
+
 __version__ = "0.1.0"
+
+# name -> the module that defines it
+_EXPORTS: dict[str, str] = {
+    # building cases and suites
+    "EvalCase": "evalwright.evalfile.models",
+    "Execution": "evalwright.evalfile.models",
+    "Message": "evalwright.evalfile.messages",
+    "SystemMessage": "evalwright.evalfile.messages",
+    "UserMessage": "evalwright.evalfile.messages",
+    "AssistantMessage": "evalwright.evalfile.messages",
+    "ToolMessage": "evalwright.evalfile.messages",
+    "ToolCall": "evalwright.evalfile.messages",
+    "TextPart": "evalwright.evalfile.messages",
+    "FilePart": "evalwright.evalfile.messages",
+    "system": "evalwright.evalfile.authoring",
+    "user": "evalwright.evalfile.authoring",
+    "assistant": "evalwright.evalfile.authoring",
+    "tool": "evalwright.evalfile.authoring",
+    "tool_call": "evalwright.evalfile.authoring",
+    "LlmJudgeSpec": "evalwright.evalfile.evaluator_specs",
+    "CodeSpec": "evalwright.evalfile.evaluator_specs",
+    "ContainsSpec": "evalwright.evalfile.evaluator_specs",
+    "RegexSpec": "evalwright.evalfile.evaluator_specs",
+    "EqualsSpec": "evalwright.evalfile.evaluator_specs",
+    "IsJsonSpec": "evalwright.evalfile.evaluator_specs",
+    "Suite": "evalwright.evalfile.suite",
+    "load_suite": "evalwright.evalfile.suite",
+    "build_prompt": "evalwright.api.checks",
+    "BuiltPrompt": "evalwright.prompts",
+    # checking and previewing
+    "validate": "evalwright.api.checks",
+    "preview": "evalwright.api.checks",
+    # running
+    "run": "evalwright.api.run",
+    "run_async": "evalwright.api.run",
+    "AsyncRun": "evalwright.api.run",
+    "RunResult": "evalwright.api.run",
+    "RunSettings": "evalwright.api.run",
+    "Reporter": "evalwright.orchestrator.run",
+    # results
+    "read_results": "evalwright.results.reading",
+    "results_dataframe": "evalwright.results.reading",
+    # errors
+    "EvalwrightError": "evalwright.errors",
+    "ConfigError": "evalwright.errors",
+    "LoadError": "evalwright.errors",
+    "Diagnostic": "evalwright.errors",
+    "ProviderError": "evalwright.errors",
+    "ProviderTimeout": "evalwright.errors",
+    "ResponseTooLarge": "evalwright.errors",
+    "BlockedError": "evalwright.errors",
+}
+# Public names whose defining class is spelled differently inside the package.
+_ALIASES = {"EvalCase": "EvalCaseSpec", "BuiltPrompt": "PromptInputs"}
+
+__all__ = [
+    "__version__",
+    "EvalCase",
+    "Execution",
+    "Message",
+    "SystemMessage",
+    "UserMessage",
+    "AssistantMessage",
+    "ToolMessage",
+    "ToolCall",
+    "TextPart",
+    "FilePart",
+    "system",
+    "user",
+    "assistant",
+    "tool",
+    "tool_call",
+    "LlmJudgeSpec",
+    "CodeSpec",
+    "ContainsSpec",
+    "RegexSpec",
+    "EqualsSpec",
+    "IsJsonSpec",
+    "Suite",
+    "load_suite",
+    "build_prompt",
+    "BuiltPrompt",
+    "validate",
+    "preview",
+    "run",
+    "run_async",
+    "AsyncRun",
+    "RunResult",
+    "RunSettings",
+    "Reporter",
+    "read_results",
+    "results_dataframe",
+    "EvalwrightError",
+    "ConfigError",
+    "LoadError",
+    "Diagnostic",
+    "ProviderError",
+    "ProviderTimeout",
+    "ResponseTooLarge",
+    "BlockedError",
+]
+
+
+def __getattr__(name: str) -> object:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'evalwright' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), _ALIASES.get(name, name))
+    globals()[name] = value  # looked up once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:
+    from evalwright.api.checks import build_prompt, preview, validate
+    from evalwright.api.run import AsyncRun, RunResult, RunSettings, run, run_async
+    from evalwright.errors import (
+        BlockedError,
+        ConfigError,
+        Diagnostic,
+        EvalwrightError,
+        LoadError,
+        ProviderError,
+        ProviderTimeout,
+        ResponseTooLarge,
+    )
+    from evalwright.evalfile.authoring import assistant, system, tool, tool_call, user
+    from evalwright.evalfile.evaluator_specs import (
+        CodeSpec,
+        ContainsSpec,
+        EqualsSpec,
+        IsJsonSpec,
+        LlmJudgeSpec,
+        RegexSpec,
+    )
+    from evalwright.evalfile.messages import (
+        AssistantMessage,
+        FilePart,
+        Message,
+        SystemMessage,
+        TextPart,
+        ToolCall,
+        ToolMessage,
+        UserMessage,
+    )
+    from evalwright.evalfile.models import EvalCaseSpec as EvalCase
+    from evalwright.evalfile.models import Execution
+    from evalwright.evalfile.suite import Suite, load_suite
+    from evalwright.orchestrator.run import Reporter
+    from evalwright.prompts import PromptInputs as BuiltPrompt
+    from evalwright.results.reading import read_results, results_dataframe

@@ -4,7 +4,7 @@
 
     EvalwrightError
     ├── ConfigError        a mistake in the user's files or options; stops a run (exit 2)
-    │   └── LoadError      one or more diagnostics (file, line, column, field, message)
+    │   └── LoadError      one or more Diagnostic (file, line, column, field, message)
     └── ProviderError      a target or judge call failed; recorded on the row, the run goes on
         ├── ProviderTimeout
         ├── ResponseTooLarge  the answer was over the target's max_response_bytes
@@ -16,11 +16,10 @@ Only ``ConfigError`` stops a run.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import Literal
 
-if TYPE_CHECKING:
-    from evalwright.evalfile.diagnostics import Diagnostic
-
+Severity = Literal["error", "warning"]
 
 # C0 and C1 controls, DEL, and the bidirectional marks, overrides and isolates ("trojan
 # source"); tab and line feed are kept unless the text must stay on one line.
@@ -37,6 +36,24 @@ def printable(text: str, *, one_line: bool = False) -> str:
     if not pattern.search(text):
         return text
     return pattern.sub(lambda m: repr(m.group(0))[1:-1], text)
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One problem in a user's file (an error or a warning), located by file, 1-based line
+    and column, and field path; printed as ``path:line:col: severity: FIELD: MESSAGE``."""
+
+    path: str
+    line: int
+    col: int
+    severity: Severity
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}:{self.col}: {self.severity}: "
+        text = where + (f"{self.field}: {self.message}" if self.field else self.message)
+        return printable(text, one_line=True)
 
 
 class EvalwrightError(Exception):

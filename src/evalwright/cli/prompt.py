@@ -4,22 +4,22 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any
 
 from evalwright import jsontext
+from evalwright.api.checks import preview
 from evalwright.errors import printable
-from evalwright.orchestrator.preview import preview
+from evalwright.orchestrator.preview import PreviewItem
 
 
 def run(args: argparse.Namespace) -> int:
     """Print each selected case as JSON or as readable sections."""
     objects = preview(
         args.eval_file,
+        args.target,
         eval_id=tuple(args.eval_id or ()),
         mode=args.mode,
-        target=args.target,
-        targets_file=Path(args.targets) if args.targets else None,
+        targets_file=args.targets,
     )
     if args.json:
         if len(objects) == 1:
@@ -36,7 +36,7 @@ def _section(title: str, body: str) -> str:
     return f"--- {title} " + "-" * max(3, 72 - len(title)) + "\n" + body
 
 
-def format_case(item: dict[str, Any]) -> str:
+def format_case(item: PreviewItem) -> str:
     """A case's preview as readable, clearly separated sections."""
     head = f"=== {item['eval_id']} ({item['eval_file']}, {item['mode']} mode) ".ljust(78, "=")
     parts = [head, _section("question", item["question"])]
@@ -55,8 +55,8 @@ def format_case(item: dict[str, Any]) -> str:
     parts.append(_section(title, "\n\n".join(_message(i, m) for i, m in enumerate(messages))))
     if "wire_request" in item:
         wire = json.dumps(item["wire_request"], ensure_ascii=False, indent=2)
-        parts.append(_section(f"wire request ({item['target']})", wire))
-        notes = [f"{n['rule']}: {n['detail']}" for n in item["delivery_notes"]]
+        parts.append(_section(f"wire request ({item.get('target')})", wire))
+        notes = [f"{n['rule']}: {n['detail']}" for n in item.get("delivery_notes", [])]
         parts.append(_section("delivery notes", "\n".join(notes) or "(none: lossless)"))
     return "\n".join(parts)
 

@@ -31,12 +31,27 @@ def field_tag(field: str, tags: Mapping[str, str]) -> Callable[[Any], str | None
     """A union discriminator: the member a mapping's ``field`` selects, through ``tags``."""
 
     def tag(value: Any) -> str | None:
-        if not isinstance(value, dict):
+        if isinstance(value, BaseModel):  # a model built in Python (docs/python-api.md)
+            key = getattr(value, field, None)
+        elif isinstance(value, dict):
+            key = cast(dict[str, Any], value).get(field)
+        else:
             return None
-        key = cast(dict[str, Any], value).get(field)
         return tags.get(key) if isinstance(key, str) else None
 
     return tag
+
+
+def still_required(*names: str) -> Callable[[dict[str, Any]], None]:
+    """A model's ``json_schema_extra``: ``names`` stay required in the schema although the
+    model gives them defaults, so a file must still write them while Python code may leave
+    out a tag it already implies (``FilePart(value=...)``)."""
+
+    def extra(schema: dict[str, Any]) -> None:
+        required: list[str] = schema.setdefault("required", [])
+        required[:0] = [name for name in names if name not in required]
+
+    return extra
 
 
 def field_error(kind: str, message: str, field: str | None = None) -> PydanticCustomError:

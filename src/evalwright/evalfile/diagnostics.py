@@ -1,30 +1,12 @@
-"""Diagnostics: one problem in a user's file, as ``path:line:col: error: FIELD: MESSAGE``."""
+"""Collecting diagnostics (:class:`evalwright.errors.Diagnostic`) while a file loads."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
 
-from evalwright.errors import LoadError, printable
+from evalwright.errors import Diagnostic, LoadError
 
-Severity = Literal["error", "warning"]
-
-
-@dataclass(frozen=True, slots=True)
-class Diagnostic:
-    """One error or warning, located by file, 1-based line and column, and field path."""
-
-    path: str
-    line: int
-    col: int
-    severity: Severity
-    field: str
-    message: str
-
-    def __str__(self) -> str:
-        where = f"{self.path}:{self.line}:{self.col}: {self.severity}: "
-        text = where + (f"{self.field}: {self.message}" if self.field else self.message)
-        return printable(text, one_line=True)
+__all__ = ["Diagnostic", "Report", "format_field"]
 
 
 @dataclass(slots=True)

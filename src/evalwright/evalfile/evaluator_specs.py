@@ -6,9 +6,16 @@ import functools
 import re
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Discriminator, Field, Tag
+from pydantic import AfterValidator, ConfigDict, Discriminator, Field, Tag
 
-from evalwright.evalfile.base import EnvName, FileModel, NonEmptyStr, field_error, field_tag
+from evalwright.evalfile.base import (
+    EnvName,
+    FileModel,
+    NonEmptyStr,
+    field_error,
+    field_tag,
+    still_required,
+)
 
 EVALUATOR_TYPES = ("llm_judge", "code", "contains", "regex", "equals", "is_json")
 # AgentV evaluator types we recognise but do not implement: a clear error, not "unknown".
@@ -30,6 +37,9 @@ Weight = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 
 
 class _Evaluator(FileModel):
+    # ``type`` has a default so Python code may leave it out; a file must still write it.
+    model_config = ConfigDict(json_schema_extra=still_required("type"))
+
     name: NonEmptyStr
     weight: Weight = 1.0
 
@@ -37,7 +47,7 @@ class _Evaluator(FileModel):
 class LlmJudgeSpec(_Evaluator):
     """An LLM judge: the default template, or ``prompt`` (a file reference or inline text)."""
 
-    type: Literal["llm_judge"]
+    type: Literal["llm_judge"] = "llm_judge"
     prompt: str | None = None
     target: NonEmptyStr | None = None
     model: str | None = Field(
@@ -58,7 +68,7 @@ class CodeSpec(_Evaluator):
     """A script scoring the answer: JSON on stdin, one JSON object on stdout. Secrets stay
     out of its environment unless named in ``pass_env``."""
 
-    type: Literal["code"]
+    type: Literal["code"] = "code"
     script: Annotated[list[str] | str, AfterValidator(_script)]
     cwd: str | None = None
     timeout_seconds: Annotated[float, Field(gt=0)] = 60.0
@@ -74,7 +84,7 @@ def _values(value: list[str] | str) -> list[str] | str:
 class ContainsSpec(_Evaluator):
     """Scores 1 when every value occurs in the answer."""
 
-    type: Literal["contains"]
+    type: Literal["contains"] = "contains"
     value: Annotated[list[str] | str, AfterValidator(_values)]
     case_sensitive: bool = True
 
@@ -90,7 +100,7 @@ def _regex(value: str) -> str:
 class RegexSpec(_Evaluator):
     """Scores 1 when ``re.search(value, answer)`` finds a match."""
 
-    type: Literal["regex"]
+    type: Literal["regex"] = "regex"
     value: Annotated[str, AfterValidator(_regex)]
     case_sensitive: bool = True
 
@@ -98,7 +108,7 @@ class RegexSpec(_Evaluator):
 class EqualsSpec(_Evaluator):
     """Scores 1 when the answer equals ``value``, both sides tidied."""
 
-    type: Literal["equals"]
+    type: Literal["equals"] = "equals"
     value: str
     case_sensitive: bool = True
 
@@ -106,7 +116,7 @@ class EqualsSpec(_Evaluator):
 class IsJsonSpec(_Evaluator):
     """Scores 1 when the answer parses as JSON."""
 
-    type: Literal["is_json"]
+    type: Literal["is_json"] = "is_json"
 
 
 _evaluator_tag = field_tag("type", {kind: kind for kind in EVALUATOR_TYPES})

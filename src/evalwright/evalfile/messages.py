@@ -6,10 +6,18 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal, cast
 
-from pydantic import BeforeValidator, Discriminator, Field, JsonValue, Tag, model_validator
+from pydantic import (
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    JsonValue,
+    Tag,
+    model_validator,
+)
 
 from evalwright import jsontext
-from evalwright.evalfile.base import FileModel, Pattern, field_error
+from evalwright.evalfile.base import FileModel, Pattern, field_error, still_required
 from evalwright.evalfile.yaml_events import MAX_DEPTH
 
 Role = Literal["system", "user", "assistant", "tool"]
@@ -21,22 +29,29 @@ ToolName = Annotated[str, Pattern(r"[A-Za-z_][A-Za-z0-9_-]{0,63}", "tool name")]
 
 
 class TextPart(FileModel):
-    """A text part: ``{type: text, value: STRING}``."""
+    """A text part: ``{type: text, value: STRING}`` (``TextPart(value=...)`` in Python)."""
 
-    type: Literal["text"]
+    model_config = ConfigDict(json_schema_extra=still_required("type"))
+
+    type: Literal["text"] = "text"
     value: str
 
 
 class FilePart(FileModel):
-    """A file part: ``{type: file, value: PATH}`` (docs/eval-files.md#file-references)."""
+    """A file part: ``{type: file, value: PATH}`` (docs/eval-files.md#file-references);
+    ``FilePart(value=...)`` in Python."""
 
-    type: Literal["file"]
+    model_config = ConfigDict(json_schema_extra=still_required("type"))
+
+    type: Literal["file"] = "file"
     value: str
 
 
 def _part_tag(value: Any) -> str | None:
     if isinstance(value, str):
         return "str"
+    if isinstance(value, TextPart | FilePart):
+        return value.type
     if isinstance(value, dict):
         kind = value.get("type")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
         if kind in PART_TYPES:

@@ -14,13 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalwright.errors import ConfigError, LoadError
-from evalwright.evalfile.diagnostics import Diagnostic
+from evalwright.evalfile.diagnostics import Diagnostic, Report
 from evalwright.evalfile.discovery import find_eval_files
 from evalwright.evalfile.evaluator_specs import LlmJudgeSpec
 from evalwright.evalfile.loader import SuiteReader
 from evalwright.evalfile.project import Project, display_path, find_project_root
 from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.resolved import EvalCase, SuiteInfo
+from evalwright.evalfile.suite import Suite, open_suite
 from evalwright.evalfile.targets import Target
 from evalwright.orchestrator.targets import DEFAULT_TARGET, TargetRegistry
 
@@ -30,6 +31,8 @@ class RunOptions:
     """What ``evalwright eval`` was asked to do."""
 
     paths: list[str]
+    suites: tuple[Suite, ...] = ()
+    """Suites built in Python (or loaded with ``load_suite``), run after ``paths``."""
     targets: list[str] = field(default_factory=list[str])
     targets_file: Path | None = None
     eval_id: tuple[str, ...] = ()
@@ -54,8 +57,19 @@ class WorkItem:
 
 @dataclass(slots=True)
 class _Source:
-    reader: SuiteReader
+    """One suite of the run: an eval file (read whole, or streamed when JSONL) or a suite
+    built in Python."""
+
+    info: SuiteInfo
+    report: Report
     cases: Iterable[EvalCase]
+    estimated: int = 0
+    default_target: str | None = None
+
+    @classmethod
+    def of(cls, reader: SuiteReader, cases: Iterable[EvalCase]) -> _Source:
+        """A source reading ``reader``'s file."""
+        return cls(reader.info, reader.report, cases, reader.estimated_cases, reader.default_target)
 
 
 @dataclass(slots=True)
@@ -78,7 +92,7 @@ class Plan:
         sources = [
             self.config_warnings,
             self.registry.warnings,
-            *(source.reader.report.items for source in self.sources),
+            *(source.report.items for source in self.sources),
         ]
         found: list[Diagnostic] = []
         for slot, items in enumerate(sources):
@@ -90,27 +104,26 @@ class Plan:
     @property
     def suites(self) -> list[SuiteInfo]:
         """The eval files of the run."""
-        return [source.reader.info for source in self.sources]
+        return [source.info for source in self.sources]
 
     @property
     def resolver(self) -> FileResolver:
         """The one resolver every eval file of the run reads its references with."""
-        return self.sources[0].reader.info.resolver
+        return self.sources[0].info.resolver
 
     def items(self) -> Iterator[WorkItem]:
         """The work, lazily, in file and case order; raise on a load or target error."""
         produced = 0
         for source in self.sources:
-            reader = source.reader
             for case in source.cases:
-                _raise_errors(reader)
+                _raise_errors(source.report)
                 if not selected(case, self.options.eval_id):
                     continue
                 for target in targets_of(case, self.options):
                     self._check(case, target)
                     produced += 1
-                    yield WorkItem(reader.info, case, target)
-            _raise_errors(reader)
+                    yield WorkItem(source.info, case, target)
+            _raise_errors(source.report)
         if produced == 0:
             raise ConfigError(f"no case matches {eval_id_option(self.options.eval_id)}")
 
@@ -142,9 +155,9 @@ def eval_id_option(eval_ids: Sequence[str]) -> str:
     return " ".join(f"--eval-id {glob!r}" for glob in eval_ids)
 
 
-def _raise_errors(reader: SuiteReader) -> None:
-    if reader.report.errors:
-        raise LoadError(sorted(reader.report.errors, key=lambda d: (d.line, d.col)))
+def _raise_errors(report: Report) -> None:
+    if report.errors:
+        raise LoadError(sorted(report.errors, key=lambda d: (d.line, d.col)))
 
 
 def targets_of(case: EvalCase, options: RunOptions) -> list[str]:
@@ -170,8 +183,8 @@ def expand_paths(paths: list[str]) -> list[Path]:
 
 def load_plan(options: RunOptions) -> Plan:
     """Open everything a run needs; raise ConfigError (or LoadError) on a mistake."""
-    files = expand_paths(options.paths)
-    roots = {find_project_root(path) for path in files}
+    files = expand_paths(options.paths) if options.paths or not options.suites else []
+    roots = {find_project_root(path) for path in [*files, *(s.file for s in options.suites)]}
     if len(roots) > 1:
         shown = ", ".join(sorted(display_path(r) for r in roots))
         raise ConfigError(f"the eval files of one run must share one project root (found {shown})")
@@ -181,6 +194,7 @@ def load_plan(options: RunOptions) -> Plan:
     config_warnings = config_report.warnings if config_report is not None else []
     resolver = FileResolver(project)
     sources = [_open(path, project, resolver) for path in files]
+    sources.extend(_open_suite(suite, project, resolver) for suite in options.suites)
     registry = TargetRegistry(project, targets_path=options.targets_file, dry_run=options.dry_run)
     plan = Plan(project, sources, registry, options, config_warnings=config_warnings)
     for source in sources:
@@ -199,21 +213,26 @@ def _survey(plan: Plan, source: _Source) -> None:
                     plan._check(case, target)  # pyright: ignore[reportPrivateUsage]
                     plan.estimated += 1
         return
-    reader = source.reader
-    plan.estimated += reader.estimated_cases * max(1, len(options.targets))
+    plan.estimated += source.estimated * max(1, len(options.targets))
     plan.exact = plan.exact and not options.eval_id
-    for name in options.targets or [reader.default_target or DEFAULT_TARGET]:
+    for name in options.targets or [source.default_target or DEFAULT_TARGET]:
         plan.registry.target(name)
 
 
 def _open(path: Path, project: Project, resolver: FileResolver) -> _Source:
     reader = SuiteReader(path, project, resolver)
-    _raise_errors(reader)
+    _raise_errors(reader.report)
     if path.suffix.lower() == ".jsonl":
-        return _Source(reader, reader.cases())
+        return _Source.of(reader, reader.cases())
     cases = list(reader.cases())
-    _raise_errors(reader)
-    return _Source(reader, cases)
+    _raise_errors(reader.report)
+    return _Source.of(reader, cases)
+
+
+def _open_suite(suite: Suite, project: Project, resolver: FileResolver) -> _Source:
+    info, cases, report = open_suite(suite, project, resolver)
+    _raise_errors(report)
+    return _Source(info, report, cases, len(cases), suite.target)
 
 
 def _default_judge(target: Target) -> str:

@@ -2,57 +2,90 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict
+
+from pydantic import JsonValue
 
 from evalwright.errors import ConfigError
 from evalwright.evalfile.loader import load_eval_file
-from evalwright.evalfile.resolved import EvalCase, EvalSuite
+from evalwright.evalfile.project import Project, find_project_root
+from evalwright.evalfile.references import FileResolver
+from evalwright.evalfile.resolved import EvalCase, SuiteInfo
+from evalwright.evalfile.suite import Suite, open_suite
 from evalwright.orchestrator.plan import eval_id_option, selected
 from evalwright.orchestrator.requests import candidate_request, case_inputs
 from evalwright.orchestrator.targets import TargetRegistry
-from evalwright.prompts import build_prompt
+from evalwright.prompts import ChatMessage, PromptInputs, build_prompt
 from evalwright.prompts.render import Mode
 
 
-def select_cases(suite: EvalSuite, eval_ids: Sequence[str]) -> list[EvalCase]:
-    """The suite's cases whose id matches any of the globs ``eval_ids`` (all when none)."""
-    chosen = [case for case in suite.cases if selected(case, eval_ids)]
+class PreviewItem(TypedDict):
+    """One case as ``evalwright prompt --json`` prints it (docs/running.md#evalwright-prompt)."""
+
+    eval_id: str
+    eval_file: str
+    mode: Mode
+    question: str
+    guidelines: str
+    guideline_paths: list[str]
+    input_files: list[str]
+    chat_prompt: list[dict[str, JsonValue]] | None
+    messages: list[dict[str, JsonValue]]
+    target: NotRequired[str]
+    wire_request: NotRequired[dict[str, JsonValue]]
+    delivery_notes: NotRequired[list[dict[str, str]]]
+
+
+def select_cases(cases: Sequence[EvalCase], shown: str, eval_ids: Sequence[str]) -> list[EvalCase]:
+    """The cases whose id matches any of the globs ``eval_ids`` (all when none)."""
+    chosen = [case for case in cases if selected(case, eval_ids)]
     if not chosen:
-        shown = eval_id_option(eval_ids)
-        raise ConfigError(f"no case of {suite.display_path} matches {shown}")
+        raise ConfigError(f"no case of {shown} matches {eval_id_option(eval_ids)}")
     return chosen
 
 
-def preview(
-    path: str | os.PathLike[str],
+def _open(source: Suite | Path) -> tuple[SuiteInfo, tuple[EvalCase, ...]]:
+    if isinstance(source, Path):
+        suite = load_eval_file(source)
+        return suite, suite.cases
+    project, config_report = Project.load(find_project_root(source.file))
+    if config_report is not None:
+        config_report.raise_if_errors()
+    info, cases, report = open_suite(source, project, FileResolver(project))
+    report.raise_if_errors()
+    return info, tuple(cases)
+
+
+def preview_suite(
+    source: Suite | Path,
     *,
-    eval_id: str | Sequence[str] = (),
+    eval_id: Sequence[str] = (),
     mode: Mode = "lm",
     target: str | None = None,
     targets_file: Path | None = None,
-) -> list[dict[str, Any]]:
-    """One JSON-ready object per selected case: its prompt inputs and the chat array.
+) -> list[PreviewItem]:
+    """One object per selected case of an eval file or suite: its prompt inputs and the
+    chat array.
 
     With ``target``, the case is built in that target's mode with its system prompt, and
     the object adds the exact ``wire_request`` and the ``delivery_notes`` (the target comes
-    from ``targets_file`` when given, else the project's). ``eval_id`` is one glob or several
-    (a case matching any is selected).
+    from ``targets_file`` when given, else the project's). A case matching any of the
+    ``eval_id`` globs is selected (every case when there are none).
     """
-    suite = load_eval_file(path)
-    cases = select_cases(suite, (eval_id,) if isinstance(eval_id, str) else eval_id)
+    info, cases = _open(source)
+    chosen = select_cases(cases, info.display_path, eval_id)
     if target is None:
-        return [preview_case(suite, case, mode) for case in cases]
-    registry = TargetRegistry(suite.project, targets_path=targets_file, require_keys=False)
+        return [preview_case(info, case, mode) for case in chosen]
+    registry = TargetRegistry(info.project, targets_path=targets_file, require_keys=False)
     provider = registry.provider(target)
-    out: list[dict[str, Any]] = []
-    for case in cases:
+    out: list[PreviewItem] = []
+    for case in chosen:
         inputs = case_inputs(case, registry.target(target))
         prepared = provider.prepare(candidate_request(case, inputs))
         lm = inputs if inputs.mode == "lm" else build_prompt(case, mode="lm")
-        item = _item(suite, case, inputs.mode, inputs.raw_request(), lm.messages)
+        item = _item(info, case, inputs, lm.messages)
         item["target"] = target
         item["wire_request"] = prepared.wire_request
         item["delivery_notes"] = [note.to_json() for note in prepared.notes]
@@ -60,20 +93,25 @@ def preview(
     return out
 
 
-def preview_case(suite: EvalSuite, case: EvalCase, mode: Mode) -> dict[str, Any]:
+def preview_case(suite: SuiteInfo, case: EvalCase, mode: Mode) -> PreviewItem:
     """The preview object of one case, without a target."""
     inputs = build_prompt(case, mode=mode)
     lm = inputs if mode == "lm" else build_prompt(case, mode="lm")
-    return _item(suite, case, mode, inputs.raw_request(), lm.messages)
+    return _item(suite, case, inputs, lm.messages)
 
 
 def _item(
-    suite: EvalSuite, case: EvalCase, mode: Mode, raw: dict[str, Any], messages: Any
-) -> dict[str, Any]:
+    suite: SuiteInfo, case: EvalCase, inputs: PromptInputs, messages: Sequence[ChatMessage]
+) -> PreviewItem:
+    raw = inputs.raw_request()
     return {
         "eval_id": case.id,
         "eval_file": suite.relative_path,
-        "mode": mode,
-        **raw,
+        "mode": inputs.mode,
+        "question": raw["question"],
+        "guidelines": raw["guidelines"],
+        "guideline_paths": raw["guideline_paths"],
+        "input_files": raw["input_files"],
+        "chat_prompt": raw["chat_prompt"],
         "messages": [m.to_json() for m in messages],
     }

@@ -1,0 +1,1 @@
+"""The public Python API behind ``import evalwright`` (docs/python-api.md)."""

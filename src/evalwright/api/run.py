@@ -1,0 +1,219 @@
+"""Running evals from Python: :func:`run` and :func:`run_async`
+(docs/python-api.md#running).
+
+Both take eval files, directories and :class:`Suite` objects, and the options of
+``evalwright eval``. :func:`run` blocks, and works inside a running event loop (a notebook)
+by running in a worker thread; :func:`run_async` returns an :class:`AsyncRun` to await for
+the :class:`RunResult`, or to iterate for each row as it finishes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import os
+from collections.abc import AsyncIterator, Generator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypedDict, Unpack
+
+from evalwright.evalfile.diagnostics import Diagnostic
+from evalwright.evalfile.suite import Suite
+from evalwright.orchestrator.plan import RunOptions, load_plan
+from evalwright.orchestrator.run import Reporter, SilentReporter, execute
+from evalwright.orchestrator.summary import RunSummary, TargetStats
+
+SuiteSource = Suite | str | os.PathLike[str]
+"""An eval file, a directory of them, or a suite."""
+Row = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """A finished run: the rows it wrote, in the order they finished, and its summary."""
+
+    rows: tuple[Row, ...]
+    summary: RunSummary
+
+    @property
+    def results_path(self) -> Path:
+        """The results file the rows were written to."""
+        return self.summary.results_path
+
+    @property
+    def targets(self) -> dict[str, TargetStats]:
+        """Counts and scores per target (rows kept from a resumed file included)."""
+        return self.summary.targets
+
+    @property
+    def mean(self) -> float | None:
+        """The mean score of every ``ok`` row."""
+        return self.summary.mean
+
+    @property
+    def passed(self) -> bool:
+        """Whether every case ran and the threshold (if any) holds: ``eval``'s exit 0."""
+        return self.summary.exit_code() == 0
+
+
+class RunSettings(TypedDict, total=False):
+    """The options of :func:`run` and :func:`run_async`, those of ``evalwright eval``
+    (docs/running.md#options)."""
+
+    targets: str | Sequence[str]
+    """Run every case on these targets (names in the targets file)."""
+    targets_file: str | os.PathLike[str] | None
+    eval_id: str | Sequence[str]
+    """Globs: a case runs when its id matches any of them."""
+    workers: int
+    out: str | os.PathLike[str] | None
+    resume: str | os.PathLike[str] | None
+    cache: bool | None
+    dry_run: bool
+    pass_mark: float
+    threshold: float | None
+    reporter: Reporter | None
+    """Told when the run starts, each row, each warning, and the end."""
+
+
+def options_for(suites: SuiteSource | Sequence[SuiteSource], settings: RunSettings) -> RunOptions:
+    """The :class:`RunOptions` of a call to :func:`run`."""
+    given: list[SuiteSource] = (
+        [suites] if isinstance(suites, Suite | str | os.PathLike) else list(suites)
+    )
+    targets = settings.get("targets", ())
+    eval_id = settings.get("eval_id", ())
+    return RunOptions(
+        paths=[os.fspath(s) for s in given if not isinstance(s, Suite)],
+        suites=tuple(s for s in given if isinstance(s, Suite)),
+        targets=list(dict.fromkeys([targets] if isinstance(targets, str) else targets)),
+        targets_file=_path(settings.get("targets_file")),
+        eval_id=(eval_id,) if isinstance(eval_id, str) else tuple(eval_id),
+        workers=settings.get("workers", 8),
+        out=_path(settings.get("out")),
+        resume=_path(settings.get("resume")),
+        cache=settings.get("cache"),
+        dry_run=settings.get("dry_run", False),
+        pass_mark=settings.get("pass_mark", 0.5),
+        threshold=settings.get("threshold"),
+    )
+
+
+def _path(value: str | os.PathLike[str] | None) -> Path | None:
+    return Path(value) if value is not None else None
+
+
+class _Collector(SilentReporter):
+    """Hands each finished row to the iterating caller, and to the caller's reporter."""
+
+    def __init__(self, reporter: Reporter) -> None:
+        self.reporter = reporter
+        self.rows: asyncio.Queue[Row] = asyncio.Queue()
+
+    def start(self, summary: RunSummary) -> None:
+        self.reporter.start(summary)
+
+    def warning(self, diagnostic: Diagnostic) -> None:
+        self.reporter.warning(diagnostic)
+
+    def row(self, row: Row, summary: RunSummary) -> None:
+        self.rows.put_nowait(row)
+        self.reporter.row(row, summary)
+
+    def finish(self, summary: RunSummary) -> None:
+        self.reporter.finish(summary)
+
+
+class AsyncRun:
+    """A run started by :func:`run_async`: ``await`` it for the :class:`RunResult`, or
+    ``async for row in it`` to get each row as it finishes (then read :attr:`result`).
+
+    Leaving the loop early stops the run; the rows written so far are kept.
+    """
+
+    def __init__(self, options: RunOptions, reporter: Reporter | None) -> None:
+        self.options = options
+        self.reporter = reporter or SilentReporter()
+        self._result: RunResult | None = None
+
+    @property
+    def result(self) -> RunResult:
+        """The finished run (after awaiting, or iterating to the end)."""
+        if self._result is None:
+            raise RuntimeError("the run has not finished: await it or iterate it to the end")
+        return self._result
+
+    def __await__(self) -> Generator[Any, None, RunResult]:
+        return self._complete().__await__()
+
+    async def _complete(self) -> RunResult:
+        async for _ in self:
+            pass
+        return self.result
+
+    def __aiter__(self) -> AsyncIterator[Row]:
+        return self._rows()
+
+    async def _rows(self) -> AsyncIterator[Row]:
+        # Reading the files is blocking work: keep it off the caller's loop.
+        plan = await asyncio.to_thread(load_plan, self.options)
+        collector = _Collector(self.reporter)
+        task = asyncio.ensure_future(execute(plan, collector))
+        rows: list[Row] = []
+        try:
+            while True:
+                row = await _next_row(collector.rows, task)
+                if row is None:
+                    break
+                rows.append(row)
+                yield row
+        finally:
+            if not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._result = RunResult(tuple(rows), task.result())
+
+
+async def _next_row(rows: asyncio.Queue[Row], task: asyncio.Future[RunSummary]) -> Row | None:
+    """The next finished row, or ``None`` once the run is over and every row was taken."""
+    if not rows.empty():
+        return rows.get_nowait()
+    if task.done():
+        task.result()  # a run that failed raises here
+        return None
+    getter = asyncio.ensure_future(rows.get())
+    try:
+        await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        if not getter.done():
+            getter.cancel()
+    if getter.done() and not getter.cancelled():
+        return getter.result()
+    return await _next_row(rows, task)
+
+
+def run_async(
+    suites: SuiteSource | Sequence[SuiteSource], **settings: Unpack[RunSettings]
+) -> AsyncRun:
+    """Start a run in the caller's event loop; see :func:`run` for the options."""
+    return AsyncRun(options_for(suites, settings), settings.get("reporter"))
+
+
+def run(suites: SuiteSource | Sequence[SuiteSource], **settings: Unpack[RunSettings]) -> RunResult:
+    """Run eval files, directories and suites against targets; return the rows and summary.
+
+    Options are those of ``evalwright eval``: ``targets`` (names), ``targets_file``,
+    ``eval_id`` (globs), ``workers``, ``out``, ``resume``, ``cache``, ``dry_run``,
+    ``pass_mark``, ``threshold``. A mistake in the files or options raises
+    :class:`ConfigError` before anything runs; a failing target only marks its rows.
+    """
+    handle = run_async(suites, **settings)
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(handle._complete())  # pyright: ignore[reportPrivateUsage]
+    # A loop is already running here (a notebook): the run gets its own, in a thread.
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="evalwright") as pool:
+        return pool.submit(asyncio.run, handle._complete()).result()  # pyright: ignore[reportPrivateUsage]

@@ -1,0 +1,166 @@
+"""Suites: eval cases built in Python or loaded from a file, checked and resolved the same
+way (docs/python-api.md#suites-and-cases).
+
+A :class:`Suite` holds cases as authored (:class:`EvalCaseSpec`, exported as ``EvalCase``);
+:func:`open_suite` resolves them for a run exactly as the loader resolves an eval file's
+cases, so a case sends the same request whichever way it was written.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import TypeAdapter, ValidationError
+
+from evalwright.errors import LoadError
+from evalwright.evalfile.cases import CaseBuilder, Located
+from evalwright.evalfile.diagnostics import Report, format_field
+from evalwright.evalfile.evaluator_specs import EvaluatorList, EvaluatorSpec, default_judge
+from evalwright.evalfile.loader import SuiteReader
+from evalwright.evalfile.models import EvalCaseSpec
+from evalwright.evalfile.positions import Positions
+from evalwright.evalfile.project import Project, display_path, find_project_root
+from evalwright.evalfile.references import FileResolver
+from evalwright.evalfile.resolved import EvalCase, Evaluator, SuiteInfo
+
+DEFAULT_SUITE_NAME = "suite"
+
+
+@dataclass(frozen=True, slots=True)
+class Suite:
+    """Eval cases and what they share: the dataset name, a default target and evaluators,
+    and the directory their file references resolve against.
+
+    ``base_dir`` defaults to the directory of ``path`` (a loaded file), else the working
+    directory. A suite built in Python has no ``path``: its rows name it by ``name``.
+    """
+
+    cases: tuple[EvalCaseSpec, ...]
+    name: str | None = None
+    description: str | None = None
+    target: str | None = None
+    evaluators: tuple[EvaluatorSpec, ...] | None = None
+    base_dir: Path | None = None
+    path: Path | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        # Lists are accepted for convenience; the suite itself stays immutable.
+        object.__setattr__(self, "cases", tuple(self.cases))
+        if self.evaluators is not None:
+            object.__setattr__(self, "evaluators", tuple(self.evaluators))
+
+    @property
+    def dataset(self) -> str:
+        """The rows' ``dataset``: ``name``, else the file's stem, else ``suite``."""
+        if self.name:
+            return self.name
+        return self.path.stem if self.path is not None else DEFAULT_SUITE_NAME
+
+    @property
+    def directory(self) -> Path:
+        """Where the cases' relative file references resolve."""
+        if self.base_dir is not None:
+            return Path(os.path.abspath(self.base_dir))
+        if self.path is not None:
+            return Path(os.path.abspath(self.path)).parent
+        return Path.cwd()
+
+    @property
+    def file(self) -> Path:
+        """The eval file, or for a suite built in Python a path named after it (rows'
+        ``eval_file`` is this path relative to the project root)."""
+        if self.path is not None:
+            return Path(os.path.abspath(self.path))
+        return self.directory / self.dataset
+
+
+def load_suite(path: str | os.PathLike[str]) -> Suite:
+    """Read an eval file (YAML or JSONL) whole; raise :class:`LoadError` with every error."""
+    absolute = Path(os.path.abspath(path))
+    project, config_report = Project.load(find_project_root(absolute))
+    if config_report is not None:
+        config_report.raise_if_errors()
+    reader = SuiteReader(absolute, project, FileResolver(project))
+    specs = tuple(case.spec for case in reader.cases())
+    reader.report.raise_if_errors()
+    header = reader.header
+    evaluators = None
+    if header is not None and header.execution is not None:
+        evaluators = header.execution.evaluators
+    return Suite(
+        cases=specs,
+        name=reader.info.dataset,
+        description=reader.info.description,
+        target=reader.default_target,
+        evaluators=tuple(evaluators) if evaluators is not None else None,
+        path=absolute,
+    )
+
+
+def suite_project(suites: Iterable[Suite]) -> Path | None:
+    """The project root shared by ``suites`` (``None`` for none); a ConfigError-worthy
+    mismatch is the caller's to report."""
+    roots = {find_project_root(suite.file) for suite in suites}
+    return roots.pop() if len(roots) == 1 else None
+
+
+_EVALUATORS: TypeAdapter[list[EvaluatorSpec]] = TypeAdapter(EvaluatorList)
+
+
+def open_suite(
+    suite: Suite,
+    project: Project,
+    resolver: FileResolver,
+    *,
+    target_names: set[str] | None = None,
+) -> tuple[SuiteInfo, list[EvalCase], Report]:
+    """Resolve a suite's cases as the loader resolves a file's: files read, templates
+    parsed, every problem in the report (``suite.cases[N]...`` fields)."""
+    shown = display_path(suite.path) if suite.path is not None else f"<suite {suite.dataset}>"
+    report = Report(shown)
+    builder = CaseBuilder(resolver, str(suite.directory), report, target_names)
+    where = Located((), Positions(None))
+    defaults = _defaults(suite, builder, where, report)
+    builder.check_target(suite.target, where.at("target"))
+    cases: list[EvalCase] = []
+    seen: set[str] = set()
+    for index, spec in enumerate(suite.cases):
+        here = where.at("cases", index)
+        if spec.id in seen:
+            report.error(1, 1, format_field((*here.path, "id")), f"duplicate case id {spec.id!r}")
+        seen.add(spec.id)
+        case = builder.build(spec, here, defaults, suite.target)
+        if case is not None:
+            cases.append(case)
+    info = SuiteInfo(suite.file, shown, project, suite.dataset, suite.description, resolver)
+    return info, cases, report
+
+
+def _defaults(
+    suite: Suite, builder: CaseBuilder, where: Located, report: Report
+) -> tuple[Evaluator, ...]:
+    if suite.evaluators is None:
+        return (Evaluator(default_judge()),)
+    try:
+        specs = _EVALUATORS.validate_python(list(suite.evaluators))
+    except ValidationError as exc:
+        for error in exc.errors(include_url=False):
+            report.error(1, 1, "evaluators", error["msg"])
+        return ()
+    return builder.evaluators(specs, where.at("evaluators"))
+
+
+def resolved_cases(suite: Suite, project: Project | None = None) -> list[EvalCase]:
+    """The suite's cases resolved for prompt building; raise :class:`LoadError` on a problem."""
+    if project is None:
+        project, config_report = Project.load(find_project_root(suite.file))
+        if config_report is not None:
+            config_report.raise_if_errors()
+    _, cases, report = open_suite(suite, project, FileResolver(project))
+    errors = report.errors
+    if errors:
+        raise LoadError(errors)
+    return cases
