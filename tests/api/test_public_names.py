@@ -1,0 +1,103 @@
+"""The public surface of ``import evalwright``: pinned, lazy, and cheap to import."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import evalwright
+
+EXPORTED = {
+    "__version__",
+    # building
+    "EvalCase",
+    "Execution",
+    "Message",
+    "SystemMessage",
+    "UserMessage",
+    "AssistantMessage",
+    "ToolMessage",
+    "ToolCall",
+    "TextPart",
+    "FilePart",
+    "system",
+    "user",
+    "assistant",
+    "tool",
+    "tool_call",
+    "LlmJudgeSpec",
+    "CodeSpec",
+    "ContainsSpec",
+    "RegexSpec",
+    "EqualsSpec",
+    "IsJsonSpec",
+    "Suite",
+    "load_suite",
+    "build_prompt",
+    "BuiltPrompt",
+    # checking and previewing
+    "validate",
+    "preview",
+    # running
+    "run",
+    "run_async",
+    "AsyncRun",
+    "RunResult",
+    "RunSettings",
+    "Reporter",
+    # results
+    "read_results",
+    "results_dataframe",
+    # errors
+    "EvalwrightError",
+    "ConfigError",
+    "LoadError",
+    "Diagnostic",
+    "ProviderError",
+    "ProviderTimeout",
+    "ResponseTooLarge",
+    "BlockedError",
+}
+
+
+def test_the_exported_names_are_exactly_these() -> None:
+    assert set(evalwright.__all__) == EXPORTED
+    assert len(evalwright.__all__) == len(EXPORTED)  # no name listed twice
+    assert sorted(dir(evalwright)) == sorted(EXPORTED)
+
+
+def test_every_exported_name_resolves_and_has_a_docstring() -> None:
+    for name in sorted(EXPORTED - {"__version__", "Message"}):
+        value = getattr(evalwright, name)
+        assert (value.__doc__ or "").strip(), name
+    # Message is the union of the four role models.
+    assert "UserMessage" in str(evalwright.Message)
+
+
+def test_public_names_keep_their_public_spelling() -> None:
+    assert evalwright.EvalCase.__name__ == "EvalCase"
+    assert evalwright.BuiltPrompt.__name__ == "BuiltPrompt"
+
+
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    with pytest.raises(AttributeError, match="not_a_name"):
+        evalwright.not_a_name  # type: ignore[attr-defined]  # noqa: B018
+
+
+def test_importing_the_package_imports_no_dependency() -> None:
+    """``import evalwright`` stays cheap: pydantic, aiohttp and yaml load on first use."""
+    code = (
+        "import json, sys; before = set(sys.modules); import evalwright; "
+        "print(json.dumps(sorted(set(sys.modules) - before)))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    loaded = set(json.loads(out))
+    assert "evalwright" in loaded
+    heavy = {m for m in loaded if m.split(".")[0] in ("pydantic", "aiohttp", "yaml", "typing")}
+    assert not heavy
+    assert not {m for m in loaded if m.startswith("evalwright.")}

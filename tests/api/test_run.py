@@ -1,0 +1,147 @@
+"""Running from Python: ``run`` blocks (also inside a running event loop, as in a notebook),
+``run_async`` is awaited for the result or iterated for rows as they finish."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+import evalwright as ew
+from tests.conftest import ProjectDir
+
+TARGETS = """\
+targets:
+  - {name: default, provider: mock, response: "Paris, of course"}
+  - {name: slow, provider: mock, response: "Paris", delay_ms: 200}
+"""
+
+
+def _suite(project: ProjectDir, count: int = 2) -> ew.Suite:
+    project.write(".evalwright/targets.yaml", TARGETS)
+    project.write("notes.md", "France notes\n")
+    check = ew.ContainsSpec(name="paris", value="Paris")
+    cases = [
+        ew.EvalCase(
+            id=f"case-{n}",
+            expected_outcome="Names Paris",
+            input_messages=[ew.user(f"Capital of France? ({n})", Path("notes.md"))],
+            execution=ew.Execution(evaluators=[check]),
+        )
+        for n in range(count)
+    ]
+    return ew.Suite(cases, name="geo", base_dir=project.root)
+
+
+def _file_rows(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_run_returns_the_rows_it_wrote(project: ProjectDir) -> None:
+    result = ew.run(_suite(project), out=project.root / "r.jsonl")
+    assert result.passed
+    assert result.results_path == project.root / "r.jsonl"
+    assert sorted(row.eval_id for row in result.rows) == ["case-0", "case-1"]
+    assert {row.eval_file for row in result.rows} == {"geo"}
+    assert result.targets["default"].cases == 2
+    assert result.mean == 1.0
+    written = _file_rows(result.results_path)
+    assert sorted(r["eval_id"] for r in written) == ["case-0", "case-1"]  # type: ignore[type-var]
+    first = result.rows[0]
+    assert first.wire_request is not None
+    assert "France notes" in json.dumps(first.wire_request.model_dump(mode="json"))
+
+
+def test_run_works_inside_a_running_event_loop(project: ProjectDir) -> None:
+    """As in a notebook cell: a loop is already running when ``run`` is called."""
+    suite = _suite(project)
+
+    async def cell() -> ew.RunResult:
+        asyncio.get_running_loop()  # the notebook's loop
+        return ew.run(suite, out=project.root / "r.jsonl")
+
+    result = asyncio.run(cell())
+    assert len(result.rows) == 2
+    assert result.passed
+
+
+def test_run_async_is_awaited_directly(project: ProjectDir) -> None:
+    suite = _suite(project)
+
+    async def main() -> ew.RunResult:
+        return await ew.run_async(suite, out=project.root / "r.jsonl")
+
+    result = asyncio.run(main())
+    assert len(result.rows) == 2
+
+
+def test_run_async_yields_rows_as_they_finish(project: ProjectDir) -> None:
+    suite = _suite(project, count=3)
+    seen: list[str] = []
+
+    async def main() -> ew.AsyncRun:
+        handle = ew.run_async(suite, targets="slow", workers=1, out=project.root / "r.jsonl")
+        async for row in handle:
+            # Each row is already in the file when it is handed over.
+            assert row.eval_id in {r["eval_id"] for r in _file_rows(project.root / "r.jsonl")}
+            seen.append(row.eval_id)
+        return handle
+
+    handle = asyncio.run(main())
+    assert seen == ["case-0", "case-1", "case-2"]
+    assert [r.eval_id for r in handle.result.rows] == seen
+
+
+def test_leaving_the_loop_early_stops_the_run_and_keeps_the_rows(project: ProjectDir) -> None:
+    suite = _suite(project, count=5)
+    out = project.root / "r.jsonl"
+
+    async def main() -> None:
+        async for _row in ew.run_async(suite, targets=["slow"], workers=1, out=out):
+            break
+
+    asyncio.run(main())
+    rows = _file_rows(out)
+    assert 1 <= len(rows) < 5
+    assert all(r["status"] == "ok" for r in rows)
+
+
+def test_a_configuration_mistake_raises_before_anything_runs(project: ProjectDir) -> None:
+    suite = _suite(project)
+    with pytest.raises(ew.ConfigError, match="unknown target 'nope'"):
+        ew.run(suite, targets="nope", out=project.root / "r.jsonl")
+    assert not (project.root / "r.jsonl").exists()
+
+
+def test_files_and_suites_run_together(project: ProjectDir) -> None:
+    suite = _suite(project)
+    eval_file = project.write(
+        "evals/more.yaml",
+        "evalcases:\n  - {id: other, expected_outcome: o, input: hi, "
+        "execution: {evaluators: [{name: c, type: contains, value: Paris}]}}\n",
+    )
+    result = ew.run([eval_file, suite], out=project.root / "r.jsonl", eval_id=["other", "case-1"])
+    assert sorted((r.eval_file, r.eval_id) for r in result.rows) == [
+        ("evals/more.yaml", "other"),
+        ("geo", "case-1"),
+    ]
+
+
+def test_a_python_case_with_a_script_evaluator(project: ProjectDir) -> None:
+    project.write(".evalwright/targets.yaml", TARGETS)
+    project.write(
+        "score.py",
+        "import json, sys\nd = json.load(sys.stdin)\n"
+        "print(json.dumps({'score': 0.25, 'hits': [d['candidate_answer']]}))\n",
+    )
+    script = ew.CodeSpec(name="script", script=[sys.executable, "score.py"])
+    case = ew.EvalCase(
+        id="s", expected_outcome="o", input="hi", execution=ew.Execution(evaluators=[script])
+    )
+    result = ew.run(ew.Suite([case], base_dir=project.root), out=project.root / "r.jsonl")
+    (row,) = result.rows
+    assert row.score == 0.25
+    assert row.hits == ["Paris, of course"]
