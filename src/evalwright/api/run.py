@@ -59,7 +59,7 @@ class RunResult:
 
 class RunSettings(TypedDict, total=False):
     """The options of :func:`run` and :func:`run_async`, those of ``evalwright eval``
-    (docs/running.md#options)."""
+    (docs/running.md#evalwright-eval)."""
 
     targets: str | Sequence[str]
     """Run every case on these targets (names in the targets file)."""
