@@ -4,31 +4,31 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
+from evalwright.api.run import RunSettings
+from evalwright.api.run import run as run_evals
 from evalwright.cli.progress import Progress, summary_table
-from evalwright.orchestrator.plan import RunOptions
-from evalwright.orchestrator.run import run_eval
+from evalwright.orchestrator.run import Reporter
 from evalwright.orchestrator.summary import RunSummary
 
 INTERRUPTED = 130
 
 
-def options_from(args: argparse.Namespace) -> RunOptions:
-    """The run's options from the parsed command line."""
-    return RunOptions(
-        paths=list(args.paths),
-        targets=list(dict.fromkeys(args.target or ())),  # a target named twice runs once
-        targets_file=Path(args.targets) if args.targets else None,
-        eval_id=tuple(args.eval_id or ()),
-        workers=args.workers,
-        out=Path(args.out) if args.out else None,
-        resume=Path(args.resume) if args.resume else None,
-        cache=args.cache,
-        dry_run=args.dry_run,
-        pass_mark=args.pass_mark,
-        threshold=args.threshold,
-    )
+def settings_from(args: argparse.Namespace, reporter: Reporter) -> RunSettings:
+    """The run's settings from the parsed command line."""
+    return {
+        "targets": list(args.target or ()),
+        "targets_file": args.targets,
+        "eval_id": tuple(args.eval_id or ()),
+        "workers": args.workers,
+        "out": args.out,
+        "resume": args.resume,
+        "cache": args.cache,
+        "dry_run": args.dry_run,
+        "pass_mark": args.pass_mark,
+        "threshold": args.threshold,
+        "reporter": reporter,
+    }
 
 
 class _Reporter(Progress):
@@ -45,11 +45,11 @@ def run(args: argparse.Namespace) -> int:
     """Run, print the summary table, and exit 0 (all ran, threshold met), 1, or 130."""
     reporter = _Reporter(sys.stderr, quiet=args.quiet)
     try:
-        summary = run_eval(options_from(args), reporter)
+        result = run_evals(list(args.paths), **settings_from(args, reporter))
     except KeyboardInterrupt:
         if reporter.summary is not None:
             print(summary_table(reporter.summary))
         print("evalwright: interrupted; every finished row is kept", file=sys.stderr)
         return INTERRUPTED
-    print(summary_table(summary))
-    return summary.exit_code()
+    print(summary_table(result.summary))
+    return result.summary.exit_code()

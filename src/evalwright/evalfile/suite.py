@@ -29,7 +29,7 @@ from evalwright.evalfile.resolved import EvalCase, Evaluator, SuiteInfo
 DEFAULT_SUITE_NAME = "suite"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Suite:
     """Eval cases and what they share: the dataset name, a default target and evaluators,
     and the directory their file references resolve against.
@@ -39,18 +39,36 @@ class Suite:
     """
 
     cases: tuple[EvalCaseSpec, ...]
-    name: str | None = None
-    description: str | None = None
-    target: str | None = None
-    evaluators: tuple[EvaluatorSpec, ...] | None = None
-    base_dir: Path | None = None
-    path: Path | None = field(default=None, repr=False)
+    name: str | None
+    description: str | None
+    target: str | None
+    evaluators: tuple[EvaluatorSpec, ...] | None
+    base_dir: Path | None
+    path: Path | None = field(repr=False)
 
-    def __post_init__(self) -> None:
-        # Lists are accepted for convenience; the suite itself stays immutable.
-        object.__setattr__(self, "cases", tuple(self.cases))
-        if self.evaluators is not None:
-            object.__setattr__(self, "evaluators", tuple(self.evaluators))
+    def __init__(
+        self,
+        cases: Iterable[EvalCaseSpec],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        target: str | None = None,
+        evaluators: Iterable[EvaluatorSpec] | None = None,
+        base_dir: str | os.PathLike[str] | None = None,
+        path: str | os.PathLike[str] | None = None,
+    ) -> None:
+        # Any iterable is accepted; the suite itself stays immutable.
+        values = {
+            "cases": tuple(cases),
+            "name": name,
+            "description": description,
+            "target": target,
+            "evaluators": tuple(evaluators) if evaluators is not None else None,
+            "base_dir": Path(base_dir) if base_dir is not None else None,
+            "path": Path(path) if path is not None else None,
+        }
+        for key, value in values.items():
+            object.__setattr__(self, key, value)
 
     @property
     def dataset(self) -> str:
@@ -95,7 +113,7 @@ def load_suite(path: str | os.PathLike[str]) -> Suite:
         name=reader.info.dataset,
         description=reader.info.description,
         target=reader.default_target,
-        evaluators=tuple(evaluators) if evaluators is not None else None,
+        evaluators=evaluators,
         path=absolute,
     )
 

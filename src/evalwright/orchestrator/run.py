@@ -1,4 +1,5 @@
-"""``evalwright eval``: run every planned case through a bounded queue of workers.
+"""Run every planned case through a bounded queue of workers (``evalwright eval`` and
+:func:`evalwright.run`).
 
 Cases are produced lazily into a small queue, so memory stays flat however many there are;
 each finished row is written and flushed at once, so an interrupted run keeps all of them.
@@ -17,7 +18,7 @@ from evalwright.evalfile.evaluator_specs import CodeSpec, LlmJudgeSpec
 from evalwright.orchestrator.calls import TargetCaller
 from evalwright.orchestrator.case import Asked, CaseRunner, internal_error
 from evalwright.orchestrator.output import open_results
-from evalwright.orchestrator.plan import Plan, RunOptions, WorkItem, load_plan
+from evalwright.orchestrator.plan import Plan, WorkItem
 from evalwright.orchestrator.summary import RunSummary
 from evalwright.results.cache import ResponseCache
 from evalwright.results.index import RowIndex, RowKey
@@ -55,12 +56,6 @@ class SilentReporter:
 
     def finish(self, summary: RunSummary) -> None:
         pass
-
-
-def run_eval(options: RunOptions, reporter: Reporter | None = None) -> RunSummary:
-    """Plan and run an eval; raise ConfigError before anything runs if the setup is wrong."""
-    plan = load_plan(options)
-    return asyncio.run(execute(plan, reporter or SilentReporter()))
 
 
 def _key(item: WorkItem) -> RowKey:
