@@ -18,7 +18,7 @@ from evalwright.evalfile.evaluator_specs import CodeSpec, LlmJudgeSpec
 from evalwright.orchestrator.calls import TargetCaller
 from evalwright.orchestrator.case import Asked, CaseRunner, internal_error
 from evalwright.orchestrator.output import open_results
-from evalwright.orchestrator.plan import Plan, WorkItem
+from evalwright.orchestrator.plan import Plan, RunOptions, WorkItem
 from evalwright.orchestrator.summary import RunSummary
 from evalwright.results.cache import ResponseCache
 from evalwright.results.index import RowIndex, RowKey
