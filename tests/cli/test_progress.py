@@ -71,6 +71,31 @@ def test_quiet_prints_nothing() -> None:
     assert stream.getvalue() == ""
 
 
+def test_a_log_line_goes_above_the_bar_which_is_drawn_again() -> None:
+    stream = Terminal()
+    progress = Progress(stream, quiet=True)
+    summary = RunSummary(Path("r.jsonl"), total=2)
+    progress.line("before the bar")
+    progress.quiet = False
+    progress.start(summary)
+    summary.add(row())
+    progress.row(row(), summary)
+    bar = stream.getvalue().rsplit("\r", 1)[1].removesuffix("\x1b[K")
+    assert bar.startswith("[############............] 1/2 done")
+
+    progress.line("INFO evalwright.x: a log line")
+    progress.finish(summary)
+    progress.line("after the bar")
+
+    assert stream.getvalue().split("\n") == [
+        "before the bar",
+        f"\r{bar}\x1b[K\r\x1b[KINFO evalwright.x: a log line",
+        f"\r{bar}\x1b[K",
+        "after the bar",
+        "",
+    ]
+
+
 def test_summary_table_per_target_and_threshold() -> None:
     summary = RunSummary(Path("r.jsonl"), total=3, pass_mark=0.5, threshold=0.9)
     for item in (row("a", score=1.0), row("a", score=0.2), row("b", status="error", score=None)):

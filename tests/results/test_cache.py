@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import multiprocessing
+import sqlite3
+import threading
+import time
 from pathlib import Path
 
 from evalwright.results.cache import CachedReply, ResponseCache, cache_key
@@ -25,27 +30,101 @@ def test_the_key_covers_everything_that_decides_the_answer() -> None:
 
 def test_round_trip_stats_and_clear(tmp_path: Path) -> None:
     cache = ResponseCache(tmp_path / "cache", Redactor(["sk-secret-12345"]))
-    cache.put(
-        "k1",
-        "candidate",
-        CachedReply("said sk-secret-12345", "stop", {"input_tokens": 3, "output_tokens": 1}),
-    )
-    cache.put("k2", "judge", CachedReply('{"score": 1}', None, None))
-    hit = cache.get("k1")
-    assert hit == CachedReply("said [REDACTED]", "stop", {"input_tokens": 3, "output_tokens": 1})
-    assert cache.get("missing") is None
+    usage: dict[str, int | None] = {"input_tokens": 3, "output_tokens": 1}
+
+    async def fill() -> tuple[CachedReply | None, CachedReply | None]:
+        await cache.put("k1", "candidate", CachedReply("said sk-secret-12345", "stop", usage))
+        await cache.put("k2", "judge", CachedReply('{"score": 1}', None, None))
+        return await cache.get("k1"), await cache.get("missing")
+
+    hit, missing = asyncio.run(fill())
+    assert hit == CachedReply("said [REDACTED]", "stop", usage)
+    assert missing is None
     stats = cache.stats()
     assert (stats["entries"], stats["candidate"], stats["judge"]) == (2, 1, 1)
     assert cache.clear() == 2
-    assert cache.get("k1") is None
+    assert asyncio.run(cache.get("k1")) is None
     cache.close()
+    cache.close()  # closing twice is harmless
+
+
+def _hold_write_lock(path: Path, seconds: float) -> threading.Thread:
+    """Another writer (as another run would be) holding the database's lock for ``seconds``."""
+    locked = threading.Event()
+
+    def hold() -> None:
+        db = sqlite3.connect(path, isolation_level=None)
+        db.execute("BEGIN IMMEDIATE")
+        locked.set()
+        time.sleep(seconds)
+        db.execute("COMMIT")
+        db.close()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    locked.wait()
+    return holder
+
+
+def test_a_put_waiting_for_a_lock_does_not_stall_the_event_loop(tmp_path: Path) -> None:
+    cache = ResponseCache(tmp_path / "cache")
+    holder = _hold_write_lock(cache.path, 0.5)
+
+    async def put_while_ticking() -> tuple[float, int]:
+        ticks = 0
+
+        async def tick() -> None:
+            nonlocal ticks
+            while True:
+                await asyncio.sleep(0.01)
+                ticks += 1
+
+        ticker = asyncio.ensure_future(tick())
+        started = time.monotonic()
+        await cache.put("k", "candidate", CachedReply("x", None, None))
+        waited = time.monotonic() - started
+        ticker.cancel()
+        return waited, ticks
+
+    waited, ticks = asyncio.run(put_while_ticking())
+    holder.join()
+    assert waited >= 0.4, "the put waited for the other writer"
+    assert ticks >= 10, f"the loop ran on while the put waited ({ticks} ticks)"
+    assert asyncio.run(cache.get("k")) == CachedReply("x", None, None)
+    cache.close()
+
+
+def test_close_lets_a_started_write_finish_after_its_caller_is_cancelled(tmp_path: Path) -> None:
+    """Ctrl-C cancels the run's tasks; a write already begun is finished, then the file and
+    the cache's thread are closed."""
+    cache = ResponseCache(tmp_path / "cache")
+    holder = _hold_write_lock(cache.path, 0.3)
+
+    async def cancelled_put() -> None:
+        task = asyncio.ensure_future(cache.put("k", "candidate", CachedReply("x", None, None)))
+        await asyncio.sleep(0.1)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    asyncio.run(cancelled_put())
+    cache.close()
+    holder.join()
+    assert not [t for t in threading.enumerate() if t.name.startswith("evalwright-cache")]
+    reopened = ResponseCache(tmp_path / "cache")
+    assert asyncio.run(reopened.get("k")) == CachedReply("x", None, None)
+    reopened.close()
 
 
 def _open_and_write(directory: str, index: int, start: object) -> None:
     start.wait()  # type: ignore[attr-defined]
     cache = ResponseCache(Path(directory))
-    for item in range(20):
-        cache.put(f"{index}-{item}", "candidate", CachedReply("x", None, None))
+
+    async def write() -> None:
+        for item in range(20):
+            await cache.put(f"{index}-{item}", "candidate", CachedReply("x", None, None))
+
+    asyncio.run(write())
     cache.close()
 
 

@@ -110,6 +110,13 @@ def _add_eval_output(run: Any) -> None:
         help="reuse cached answers (default: config.yaml's cache)",
     )
     run.add_argument("--quiet", action="store_true", help="print no progress")
+    run.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=0,
+        help="log retries and failing healthchecks on stderr; -vv also each request",
+    )
 
 
 def _add_checks(commands: Any) -> None:

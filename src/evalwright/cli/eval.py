@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
+from collections.abc import Generator
 
+from evalwright import logs
 from evalwright.api.run import RunSettings
 from evalwright.api.run import run as run_evals
 from evalwright.cli.progress import Progress, summary_table
 from evalwright.orchestrator.run import Reporter
 from evalwright.orchestrator.summary import RunSummary
+from evalwright.results.redact import Redactor
 
 INTERRUPTED = 130
 
@@ -45,7 +50,8 @@ def run(args: argparse.Namespace) -> int:
     """Run, print the summary table, and exit 0 (all ran, threshold met), 1, or 130."""
     reporter = _Reporter(sys.stderr, quiet=args.quiet)
     try:
-        result = run_evals(list(args.paths), **settings_from(args, reporter))
+        with _logging(args.verbose, reporter):
+            result = run_evals(list(args.paths), **settings_from(args, reporter))
     except KeyboardInterrupt:
         if reporter.summary is not None:
             print(summary_table(reporter.summary))
@@ -53,3 +59,17 @@ def run(args: argparse.Namespace) -> int:
         return INTERRUPTED
     print(summary_table(result.summary))
     return result.summary.exit_code()
+
+
+@contextlib.contextmanager
+def _logging(verbosity: int, progress: Progress) -> Generator[None]:
+    """``-v``: log lines on stderr, between the progress lines (docs/running.md#logging).
+
+    The run redacts them with its own redactor; the process environment's secrets are
+    redacted from the first line on, before the run has built it."""
+    if not verbosity:
+        yield
+        return
+    redact = Redactor.from_environment(os.environ)
+    with logs.verbose(logs.level_of(verbosity), progress.line, redact):
+        yield

@@ -4,6 +4,7 @@ nothing with ``--quiet``; and the summary table at the end."""
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from typing import Any, TextIO
 
@@ -31,20 +32,31 @@ class Progress:
         self.tty = self.stream.isatty()
         self._started = time.monotonic()
         self._last = 0.0
+        self._bar: str | None = None  # the bar as last drawn, while it is on screen
+        self._lock = threading.Lock()  # log lines may come from another thread
 
     def start(self, summary: RunSummary) -> None:
         """Remember when the run began."""
         self._started = time.monotonic()
         if not self.quiet and not self.tty:
             about = "" if summary.exact_total else "up to "
-            print(f"running {about}{summary.total} case(s)", file=self.stream, flush=True)
+            self.line(f"running {about}{summary.total} case(s)")
 
     def warning(self, diagnostic: Diagnostic) -> None:
         """Print a warning about the run's files, located as ``validate`` prints it."""
         if not self.quiet:
-            if self.tty and self._last:
-                self.stream.write("\r\x1b[K")  # not on top of the progress bar
-            print(diagnostic, file=self.stream, flush=True)
+            self.line(str(diagnostic))
+
+    def line(self, text: str) -> None:
+        """Print ``text`` on a line of its own (a warning, a log line; even with ``quiet``):
+        on a terminal the bar is cleared first and drawn again below it."""
+        with self._lock:
+            if self._bar is not None:
+                self.stream.write("\r\x1b[K")
+            self.stream.write(text + "\n")
+            if self._bar is not None:
+                self.stream.write("\r" + self._bar + "\x1b[K")
+            self.stream.flush()
 
     def row(self, row: dict[str, Any], summary: RunSummary) -> None:
         """Redraw the bar, or print a line now and then (and each error)."""
@@ -55,16 +67,18 @@ class Progress:
         if self.tty:
             if now - self._last >= _REDRAW_SECONDS or last:
                 self._last = now
-                self.stream.write("\r" + self._status(summary, bar=True) + "\x1b[K")
-                self.stream.flush()
+                with self._lock:
+                    self._bar = self._status(summary, bar=True)
+                    self.stream.write("\r" + self._bar + "\x1b[K")
+                    self.stream.flush()
             return
         if row["status"] == "error":
             error: dict[str, Any] = row["error"] or {}
             line = f"error: {row['eval_id']} on {row['target']}: {error.get('message', '')}"
-            print(printable(line, one_line=True), file=self.stream, flush=True)
+            self.line(printable(line, one_line=True))
         if now - self._last >= _LINE_SECONDS or last:
             self._last = now
-            print(self._status(summary, bar=False), file=self.stream, flush=True)
+            self.line(self._status(summary, bar=False))
 
     def _status(self, summary: RunSummary, *, bar: bool) -> str:
         done, total = summary.done, max(summary.total, 1)
@@ -83,8 +97,10 @@ class Progress:
     def finish(self, summary: RunSummary) -> None:  # noqa: ARG002 - the Reporter interface
         """End the bar's line."""
         if self.tty and not self.quiet:
-            self.stream.write("\n")
-            self.stream.flush()
+            with self._lock:
+                self._bar = None
+                self.stream.write("\n")
+                self.stream.flush()
 
 
 def summary_table(summary: RunSummary) -> str:

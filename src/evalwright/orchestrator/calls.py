@@ -54,7 +54,7 @@ class TargetCaller:
             # Converted once: the same body gives the cache key and goes out on every attempt.
             wire, notes = provider.convert(request)
             if self.cache is not None:
-                key, hit = self._lookup(provider, request, wire, notes, use_cache)
+                key, hit = await self._lookup(provider, request, wire, notes, use_cache)
                 if hit is not None:
                     return hit, "hit"
             attempt_once = self._sender(provider, request, wire, notes)
@@ -71,7 +71,7 @@ class TargetCaller:
             return response, "off"
         if accept is None or accept(response):
             usage = response.usage.to_json() if response.usage else None
-            self.cache.put(
+            await self.cache.put(
                 key, request.purpose, CachedReply(response.text, response.finish_reason, usage)
             )
         return response, "miss"
@@ -94,7 +94,7 @@ class TargetCaller:
             request if attempt == 1 else dataclasses.replace(request, attempt=attempt)
         )
 
-    def _lookup(
+    async def _lookup(
         self,
         provider: ChatProvider,
         request: ProviderRequest,
@@ -105,7 +105,7 @@ class TargetCaller:
         """The request's cache key, and its stored answer (``attempts`` 0) if there is one."""
         assert self.cache is not None
         key = cache_key(request.purpose, provider.kind, provider.url, wire.model, wire.body)
-        hit = self.cache.get(key) if use_cache else None
+        hit = await self.cache.get(key) if use_cache else None
         if hit is None:
             return key, None
         usage = Usage(**hit.usage) if hit.usage else None

@@ -8,12 +8,16 @@ responses whose body does not parse. Never retried: 400, 401, 403, 404 and block
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
+from evalwright import logs
 from evalwright.errors import BlockedError, ProviderError, ProviderTimeout
 from evalwright.evalfile.targets import RetrySettings
+
+logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 NEVER_RETRIED = frozenset({400, 401, 403, 404})
@@ -68,4 +72,13 @@ async def with_retries(
         if settings is None or attempt > settings.max_retries or not should_retry(error, settings):
             error.attempts = attempt
             raise error
-        await sleep(backoff_seconds(error, attempt, settings, rng))
+        delay = backoff_seconds(error, attempt, settings, rng)
+        logger.info(
+            "%sretrying in %.2f s (attempt %d of %d): %s",
+            logs.context(),
+            delay,
+            attempt + 1,
+            settings.max_retries + 1,
+            error,
+        )
+        await sleep(delay)

@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 from typing import Any, Protocol
 
+from evalwright import logs
 from evalwright.evalfile.diagnostics import Diagnostic
 from evalwright.evalfile.evaluator_specs import CodeSpec, LlmJudgeSpec
 from evalwright.orchestrator.calls import TargetCaller
@@ -64,9 +65,14 @@ def _key(item: WorkItem) -> RowKey:
 
 async def execute(plan: Plan, reporter: Reporter) -> RunSummary:
     """Run the plan with ``options.workers`` cases at once."""
-    options = plan.options
     redact = Redactor.from_environment(plan.registry.env, plan.registry.all_api_keys())
     plan.registry.use_redactor(redact)
+    with logs.redacting(redact):  # what a run logs is redacted like what it writes
+        return await _execute(plan, reporter, redact)
+
+
+async def _execute(plan: Plan, reporter: Reporter, redact: Redactor) -> RunSummary:
+    options = plan.options
     results = open_results(plan, redact)
     cache: ResponseCache | None = None
     summary = RunSummary(
@@ -171,6 +177,9 @@ class _Pipeline:
 
     async def _work(self) -> None:
         while (item := await self.queue.get()) is not None:
+            # Names the case in what is logged while it is asked and finished (this task's
+            # context, copied into a finishing task).
+            logs.set_context(f"{item.case.id} on {item.target}")
             try:
                 asked = await self.runner.ask(item)
             except Exception as exc:  # a bug must cost one row, not the run

@@ -8,11 +8,14 @@ are prepared once, so a request costs the body and little else.
 from __future__ import annotations
 
 import json
+import logging
 import os
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from evalwright import logs
 from evalwright.errors import ProviderError, ResponseTooLarge
 from evalwright.evalfile.targets import DEFAULT_MAX_RESPONSE_BYTES
 
@@ -21,6 +24,7 @@ if TYPE_CHECKING:
     import yarl
 
 MAX_REDIRECTS = 3
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,15 +97,20 @@ class HttpPool:
         session = self._get_session()
         data = encode_json(body)
         url = endpoint.url
+        started = time.perf_counter()
         try:
             for _ in range(MAX_REDIRECTS + 1):
+                started = time.perf_counter()
                 async with session.post(
                     url, data=data, headers=endpoint.headers, allow_redirects=False
                 ) as resp:
                     if 300 <= resp.status < 400:
+                        _log_request(url, len(data), f"HTTP {resp.status}", started)
                         url = _redirect_target(endpoint, url, resp.status, resp.headers)
                         continue
                     raw = await _read_body(resp, endpoint.max_bytes)
+                    got = f"HTTP {resp.status}, {len(raw)} B received"
+                    _log_request(url, len(data), got, started)
                     headers = (
                         {k.lower(): v for k, v in resp.headers.items()}
                         if resp.status >= 400
@@ -109,9 +118,12 @@ class HttpPool:
                     )
                     return HttpReply(resp.status, headers, raw)
         except aiohttp.ClientError as exc:
-            raise ProviderError(
-                f"{connection_problem(exc)} ({endpoint.shown})", retryable=True
-            ) from None
+            problem = connection_problem(exc)
+            _log_request(url, len(data), problem, started)
+            raise ProviderError(f"{problem} ({endpoint.shown})", retryable=True) from None
+        except ResponseTooLarge:
+            _log_request(url, len(data), "response over max_response_bytes", started)
+            raise
         raise ProviderError(f"more than {MAX_REDIRECTS} redirects from {endpoint.shown}")
 
     async def aclose(self) -> None:
@@ -119,6 +131,19 @@ class HttpPool:
         if self._session is not None and self._owned:
             await self._session.close()
         self._session = None
+
+
+def _log_request(url: yarl.URL, sent: int, outcome: str, started: float) -> None:
+    """One DEBUG line per request: where it went and how it ended, never a header or body."""
+    elapsed = (time.perf_counter() - started) * 1000
+    logger.debug(
+        "%sPOST %s: %s (%d B sent, %.0f ms)",
+        logs.context(),
+        shown_url(url),
+        outcome,
+        sent,
+        elapsed,
+    )
 
 
 def _redirect_target(

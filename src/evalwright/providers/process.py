@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import signal
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from evalwright import logs
 from evalwright.secrets import MIN_API_KEY, is_secret_name
+
+logger = logging.getLogger(__name__)
 
 STDERR_TAIL = 2000
 STDERR_KEPT = 64 * 1024
@@ -108,6 +113,7 @@ async def run_command(
 ) -> Finished:
     """Run ``argv``; raise OSError when it cannot start, and :class:`OutputTooLarge` (the
     command killed) when it prints more than ``max_stdout`` bytes."""
+    started = time.perf_counter()
     process = await asyncio.create_subprocess_exec(
         *argv,
         cwd=cwd,
@@ -118,12 +124,23 @@ async def run_command(
         start_new_session=True,
     )
     try:
-        return await _communicate(process, stdin, timeout, max_stdout)
-    except BaseException:
+        finished = await _communicate(process, stdin, timeout, max_stdout)
+    except BaseException as exc:
         kill_group(process)
         with contextlib.suppress(ProcessLookupError):
             await asyncio.shield(process.wait())
+        _log_command(argv[0], f"stopped ({type(exc).__name__})", started)
         raise
+    ended = "timed out" if finished.timed_out else f"exit status {finished.returncode}"
+    outcome = f"{ended}, {len(finished.stdout)} B on stdout, {len(finished.stderr)} B on stderr"
+    _log_command(argv[0], outcome, started)
+    return finished
+
+
+def _log_command(program: str, outcome: str, started: float) -> None:
+    """One DEBUG line per command: the program alone (its arguments may hold the prompt)."""
+    elapsed = (time.perf_counter() - started) * 1000
+    logger.debug("%srun %s: %s (%.0f ms)", logs.context(), program, outcome, elapsed)
 
 
 async def _communicate(

@@ -4,19 +4,31 @@ The key hashes the provider kind, endpoint, model and the full wire body, so any
 what is sent (temperature, system prompt, a message) is a different entry. Candidate and
 judge answers are kept apart. WAL mode and a busy timeout make concurrent writers and two
 runs at once safe.
+
+The database is used from one thread of its own, which owns the connection: a run awaits
+:meth:`ResponseCache.get` and :meth:`ResponseCache.put`, so a slow disk or a busy lock held
+by another run never stalls the event loop.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
+import logging
 import sqlite3
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from evalwright import logs
 from evalwright.results.redact import Redactor
+
+T = TypeVar("T")
+logger = logging.getLogger(__name__)
 
 CACHE_FILE = "responses.sqlite3"
 _SCHEMA = """
@@ -52,33 +64,61 @@ def cache_key(namespace: str, kind: str, endpoint: str, model: str, body: dict[s
 
 
 class ResponseCache:
-    """A SQLite file of answers, shared by every run of a project."""
+    """A SQLite file of answers, shared by every run of a project.
+
+    Every statement runs on the cache's own thread (the connection refuses any other), in
+    the order the calls were made. :meth:`close` lets the writes already asked for finish.
+    """
 
     def __init__(self, directory: Path, redact: Redactor | None = None) -> None:
         directory.mkdir(parents=True, exist_ok=True)
         self.path = directory / CACHE_FILE
         self.redact = redact or Redactor()
-        self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-        self._prepare()
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalwright-cache")
+        self._closed = False
+        try:
+            self._db = self._thread.submit(self._open).result()
+        except BaseException:
+            self._thread.shutdown(wait=False)
+            raise
 
-    def _prepare(self) -> None:
-        """WAL mode and the table. Switching a new file to WAL needs a lock SQLite does not
-        wait for, so two runs starting at once take turns here."""
+    def _open(self) -> sqlite3.Connection:
+        """The connection (made on the cache's thread, the only one that may use it), in WAL
+        mode with the table. Switching a new file to WAL needs a lock SQLite does not wait
+        for, so two runs starting at once take turns here."""
+        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
         deadline = time.monotonic() + 30
         while True:
             try:
-                if self._db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-                    self._db.execute("PRAGMA journal_mode=WAL")
-                self._db.execute("PRAGMA synchronous=NORMAL")
-                self._db.execute(_SCHEMA)
-                return
+                if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                    db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+                db.execute(_SCHEMA)
+                return db
             except sqlite3.OperationalError as exc:
                 if "locked" not in str(exc) or time.monotonic() > deadline:
+                    db.close()
                     raise
                 time.sleep(0.02)
 
-    def get(self, key: str) -> CachedReply | None:
+    async def _run(self, work: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._thread, work, *args)
+
+    def _wait(self, work: Callable[..., T], *args: Any) -> T:
+        return self._thread.submit(work, *args).result()
+
+    async def get(self, key: str) -> CachedReply | None:
         """The stored answer for ``key``, if any."""
+        hit = await self._run(self._get, key)
+        logger.debug("%scache %s %s", logs.context(), "hit" if hit else "miss", key[:16])
+        return hit
+
+    async def put(self, key: str, namespace: str, reply: CachedReply) -> None:
+        """Store an answer (redacted, like everything written to disk)."""
+        await self._run(self._put, key, namespace, reply)
+        logger.debug("%scache write %s (%s)", logs.context(), key[:16], namespace)
+
+    def _get(self, key: str) -> CachedReply | None:
         row = self._db.execute(
             "SELECT text, finish_reason, usage FROM responses WHERE key = ?", (key,)
         ).fetchone()
@@ -86,8 +126,7 @@ class ResponseCache:
             return None
         return CachedReply(row[0], row[1], json.loads(row[2]) if row[2] else None)
 
-    def put(self, key: str, namespace: str, reply: CachedReply) -> None:
-        """Store an answer (redacted, like everything written to disk)."""
+    def _put(self, key: str, namespace: str, reply: CachedReply) -> None:
         usage = json.dumps(reply.usage) if reply.usage is not None else None
         self._db.execute(
             "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?)",
@@ -96,11 +135,7 @@ class ResponseCache:
 
     def stats(self) -> dict[str, Any]:
         """Entries per namespace and the file's size."""
-        counts = dict(
-            self._db.execute(
-                "SELECT namespace, COUNT(*) FROM responses GROUP BY namespace"
-            ).fetchall()
-        )
+        counts: dict[str, int] = dict(self._wait(self._counts))
         size = sum(p.stat().st_size for p in self.path.parent.glob(CACHE_FILE + "*"))
         return {
             "path": str(self.path),
@@ -110,12 +145,25 @@ class ResponseCache:
             "bytes": size,
         }
 
+    def _counts(self) -> list[tuple[str, int]]:
+        query = "SELECT namespace, COUNT(*) FROM responses GROUP BY namespace"
+        return self._db.execute(query).fetchall()
+
     def clear(self) -> int:
         """Delete every entry; returns how many there were."""
+        return self._wait(self._clear)
+
+    def _clear(self) -> int:
         removed = self._db.execute("DELETE FROM responses").rowcount
         self._db.execute("VACUUM")
         return removed
 
     def close(self) -> None:
-        """Close the database."""
-        self._db.close()
+        """Let the calls already made finish, then close the database and its thread."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self._thread.submit(self._db.close)
+        finally:
+            self._thread.shutdown(wait=True)

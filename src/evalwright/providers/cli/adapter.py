@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
 import tempfile
 import time
@@ -25,6 +26,7 @@ from evalwright.providers.base import (
 from evalwright.providers.cli.placeholders import UnquotableValue, fill, split_command, uses
 from evalwright.providers.process import ChildEnvironment, OutputTooLarge, run_command
 
+logger = logging.getLogger(__name__)
 HEALTHCHECK_SECONDS = 30
 _OUTPUT_VARIABLE = re.compile(r"\bEVALWRIGHT_OUTPUT_FILE\b")
 # Shown by ``prompt --target`` where a temporary file will be at run time.
@@ -130,6 +132,14 @@ class CliProvider(Provider):
         await asyncio.shield(self._health)
 
     async def _check(self) -> None:
+        try:
+            await self._probe()
+        except ProviderError as exc:
+            logger.warning("target %s: %s", self.cli.name, exc)
+            raise
+        logger.debug("target %s: healthcheck passed", self.cli.name)
+
+    async def _probe(self) -> None:
         check = self.cli.healthcheck
         assert check is not None
         if check.url is not None:
