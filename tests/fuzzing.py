@@ -368,22 +368,34 @@ MUTATIONS: tuple[tuple[Mutation, int], ...] = (
 )
 
 
-def mutate(rng: random.Random, seed: bytes) -> bytes:
-    """One to three mutations of ``seed``."""
+def mutate(rng: random.Random, seed: bytes, only: Mutation | None = None) -> bytes:
+    """One to three mutations of ``seed`` (just ``only``, when given)."""
     functions = [m for m, _ in MUTATIONS]
     weights = [w for _, w in MUTATIONS]
+    chosen = [only] if only else rng.choices(functions, weights, k=rng.choice((1, 1, 2, 3)))
     data = seed
-    for mutation in rng.choices(functions, weights, k=rng.choice((1, 1, 2, 3))):
+    for mutation in chosen:
         data = mutation(rng, data)
     return data
 
 
 def generate(rng: random.Random, count: int, directory: Path) -> Iterator[tuple[Path, str | None]]:
-    """``count`` files in ``directory``, each with the target ``prompt`` is asked for."""
+    """``count`` files in ``directory``, each with the target ``prompt`` is asked for.
+
+    The first files apply each mutation alone to each seed, so however few files a run
+    makes, every mutation and seed is tried; the rest are random.
+    """
     seeds = [(s.encode(), ".yaml") for s in SEED_YAML] + [
         (s.encode(), ".jsonl") for s in SEED_JSONL
     ]
+    every = [(seed, mutation) for seed in seeds for mutation, _ in MUTATIONS]
     for index in range(count):
+        if index < len(every):
+            (seed, suffix), only = every[index]
+            path = directory / f"case-{index:05d}{suffix}"
+            path.write_bytes(mutate(rng, seed, only))
+            yield path, TARGET_CHOICES[index % len(TARGET_CHOICES)]
+            continue
         seed, suffix = rng.choice(seeds)
         if rng.random() < 0.04:
             suffix = ".yml" if suffix == ".yaml" else suffix

@@ -1,18 +1,22 @@
 """End-to-end harness: a project whose targets point at a fake server running in a thread,
-and ``evalwright`` run as a real subprocess against it."""
+and ``evalwright`` run against it: in this process (the whole runner, with the working
+directory and environment a subprocess would have), or as a real subprocess where the process
+boundary is what a test checks."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
-from collections.abc import Iterator
+import tempfile
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from evalwright.testing import FakeServer, ReceivedRequest
-from tests.conftest import CliResult, ProjectDir, run_process
+from tests.conftest import CliResult, ProjectDir, run_cli, run_process
 
 OPENAI_KEY = "sk-test-openai-0123456789"
 ANTHROPIC_KEY = "sk-ant-test-0123456789"
@@ -82,8 +86,14 @@ class E2E:
         """The project root."""
         return self.project.root
 
-    def run(self, *args: str | os.PathLike[str], timeout: float = 120) -> CliResult:
-        """``evalwright ARGS`` in the project root, as a subprocess."""
+    def run(self, *args: str | os.PathLike[str]) -> CliResult:
+        """``evalwright ARGS`` in the project root, run in this process with :attr:`env` as
+        the environment (as :meth:`run_process` would see them)."""
+        with environment(self.root, self.env):
+            return run_cli(*args)
+
+    def run_process(self, *args: str | os.PathLike[str], timeout: float = 120) -> CliResult:
+        """``evalwright ARGS`` in the project root, as a real subprocess."""
         return run_process(*args, cwd=self.root, env=self.env, timeout=timeout)
 
     def rows(self, path: str = "results.jsonl") -> list[dict[str, Any]]:
@@ -99,6 +109,23 @@ class E2E:
     def judges(self) -> list[ReceivedRequest]:
         """Requests sent by llm_judge evaluators."""
         return [r for r in self.server.requests if is_judge(r)]
+
+
+@contextlib.contextmanager
+def environment(cwd: Path, env: dict[str, str]) -> Generator[None]:
+    """This process's working directory and environment as ``cwd`` and ``env`` for a while,
+    then restored; ``tempfile`` reads ``TMPDIR`` again on each side."""
+    saved, saved_tempdir = dict(os.environ), tempfile.tempdir
+    os.environ.clear()
+    os.environ.update(env)
+    tempfile.tempdir = None
+    try:
+        with contextlib.chdir(cwd):
+            yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+        tempfile.tempdir = saved_tempdir
 
 
 def base_env() -> dict[str, str]:

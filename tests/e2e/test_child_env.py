@@ -100,7 +100,8 @@ def check_bare(e2e: E2E, env: dict[str, str], role: str) -> None:
 def test_commands_get_no_secrets(e2e: E2E, tmp_path: Path) -> None:
     setup(e2e, tmp_path, passing=False)
 
-    (row,) = run_eval(e2e, "evals/env.jsonl", "--target", "bare")
+    # A subprocess: what evalwright's own process environment passes on is the point.
+    (row,) = run_eval(e2e, "evals/env.jsonl", "--target", "bare", in_process=False)
 
     assert row["status"] == "ok"
     seen = dumps(tmp_path / "dumps")
@@ -113,7 +114,10 @@ def test_commands_get_no_secrets(e2e: E2E, tmp_path: Path) -> None:
 def test_pass_env_lets_named_variables_through(e2e: E2E, tmp_path: Path) -> None:
     setup(e2e, tmp_path, passing=True)
 
-    rows = run_eval(e2e, "evals/env.jsonl", "--target", "bare", "--target", "passing")
+    # A subprocess: what evalwright's own process environment passes on is the point.
+    rows = run_eval(
+        e2e, "evals/env.jsonl", "--target", "bare", "--target", "passing", in_process=False
+    )
 
     assert [row["status"] for row in rows] == ["ok", "ok"]
     seen = dumps(tmp_path / "dumps")

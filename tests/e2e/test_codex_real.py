@@ -50,7 +50,8 @@ def test_codex_answers_after_running_a_command(e2e: E2E, tmp_path: Path) -> None
     )
     e2e.server.judge_verdict = {"score": 1, "hits": ["ran it"], "misses": [], "reasoning": "ok"}
 
-    result = e2e.run(
+    # A subprocess: the real end-to-end run, as a user starts it.
+    result = e2e.run_process(
         "eval", "evals/agent.yaml", "--target", "codex", "--out", "results.jsonl", timeout=300
     )
     assert result.code == 0, result.err + result.out

@@ -1,6 +1,7 @@
-"""``evalwright eval`` options and configuration errors, run as a subprocess: --dry-run,
---eval-id, --pass-mark, --threshold, --workers and a target's workers, directories, the
-quickstart, and exit 2 with one clear message for each configuration mistake."""
+"""``evalwright eval`` options and configuration errors, run in this process (the quickstart
+as a real subprocess): --dry-run, --eval-id, --pass-mark, --threshold, --workers and a
+target's workers, directories, and exit 2 with one clear message for each configuration
+mistake."""
 
 from __future__ import annotations
 
@@ -271,6 +272,7 @@ def test_a_missing_path_is_a_config_error(e2e: E2E) -> None:
 
 
 def test_the_quickstart_runs_offline(tmp_path: Path) -> None:
+    # A subprocess: the README's first command, exactly as a user runs it.
     checkout = tmp_path / "checkout"
     shutil.copytree(REPO / "examples" / "quickstart", checkout / "examples" / "quickstart")
     env = {k: v for k, v in os.environ.items() if k not in KEY_VARIABLES}

@@ -77,7 +77,7 @@ def test_a_path_the_run_needs_is_refused_and_left_untouched(
 ) -> None:
     before = _project(e2e)
     os.mkfifo(e2e.root / "pipe")
-    result = e2e.run("eval", SUITE, STREAM, "--target", "oa", option, path, timeout=30)
+    result = e2e.run("eval", SUITE, STREAM, "--target", "oa", option, path)
     assert result.code == 2, result.err + result.out
     (line,) = result.err.strip().splitlines()
     assert line.startswith(f"evalwright: error: {option} {path} ")

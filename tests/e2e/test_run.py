@@ -1,4 +1,5 @@
-"""``evalwright eval`` as a subprocess against the fake server, checked row by row."""
+"""``evalwright eval`` (the whole runner, in this process) against the fake server, checked row
+by row."""
 
 from __future__ import annotations
 

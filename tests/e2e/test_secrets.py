@@ -67,7 +67,9 @@ def _files(root: Path) -> dict[Path, bytes]:
 
 
 def _run(e2e: E2E, out: str) -> CliResult:
-    result = e2e.run("eval", "evals/secret.yaml", "--target", "oa", "--cache", "--out", out)
+    # A subprocess: everything that reaches the terminal is checked, including what the
+    # commands evalwright starts could print to the stderr they inherit.
+    result = e2e.run_process("eval", "evals/secret.yaml", "--target", "oa", "--cache", "--out", out)
     assert result.code == 1, result.err  # the rejected and scripted cases error
     assert "Traceback" not in result.err
     return result

@@ -73,9 +73,11 @@ def agent_e2e(project: ProjectDir, tmp_path: Path) -> Iterator[E2E]:
         yield e2e
 
 
-def run_eval(e2e: E2E, *args: str) -> list[dict[str, Any]]:
-    """``evalwright eval ARGS --out results.jsonl``; the rows (exit 0 iff all are ok)."""
-    result = e2e.run("eval", *args, "--out", "results.jsonl", "--quiet")
+def run_eval(e2e: E2E, *args: str, in_process: bool = True) -> list[dict[str, Any]]:
+    """``evalwright eval ARGS --out results.jsonl`` (in this process, or as a subprocess);
+    the rows (exit 0 iff all are ok)."""
+    run = e2e.run if in_process else e2e.run_process
+    result = run("eval", *args, "--out", "results.jsonl", "--quiet")
     assert "Traceback" not in result.err, result.err
     rows = e2e.rows()
     expected = 0 if all(r["status"] == "ok" for r in rows) else 1
