@@ -5,8 +5,23 @@ from __future__ import annotations
 import multiprocessing
 from pathlib import Path
 
-from evalwright.results.cache import CachedReply, ResponseCache, cache_key
+from evalwright.prompts import ChatMessage, DeliveryNote
+from evalwright.providers.base import PreparedRequest, ProviderRequest, ProviderResponse
+from evalwright.providers.wire import ChatWireRequest, Usage
+from evalwright.results.cache import ResponseCache, cache_key
 from evalwright.results.redact import Redactor
+
+REQUEST = ProviderRequest(case_id="c", messages=(ChatMessage(role="user", content="hi"),))
+WIRE = ChatWireRequest(
+    api="openai.chat.completions", model="m", url_path="/v1/chat/completions", body={"t": 0}
+)
+NOTE = DeliveryNote(rule="unmatched_tool_result", detail="d")
+PREPARED = PreparedRequest(REQUEST, WIRE, (NOTE,))
+
+
+def answer(text: str, finish_reason: str | None, usage: Usage | None) -> ProviderResponse:
+    """A response as a target's ``send`` gives it."""
+    return ProviderResponse(text, finish_reason, usage, 12.5, WIRE, (NOTE,))
 
 
 def test_the_key_covers_everything_that_decides_the_answer() -> None:
@@ -25,19 +40,20 @@ def test_the_key_covers_everything_that_decides_the_answer() -> None:
 
 def test_round_trip_stats_and_clear(tmp_path: Path) -> None:
     cache = ResponseCache(tmp_path / "cache", Redactor(["sk-secret-12345"]))
-    cache.put(
-        "k1",
-        "candidate",
-        CachedReply("said sk-secret-12345", "stop", {"input_tokens": 3, "output_tokens": 1}),
+    usage = Usage(input_tokens=3, output_tokens=None)
+    cache.put("k1", "candidate", answer("said sk-secret-12345", "stop", usage))
+    cache.put("k2", "judge", answer('{"score": 1}', None, None))
+    hit = cache.get("k1", PREPARED)
+    # What no request was made for: no latency, no attempt; the prepared request and notes.
+    assert hit == ProviderResponse("said [REDACTED]", "stop", usage, 0.0, WIRE, (NOTE,), 0)
+    assert cache.get("k2", PREPARED) == ProviderResponse(
+        '{"score": 1}', None, None, 0.0, WIRE, (NOTE,), 0
     )
-    cache.put("k2", "judge", CachedReply('{"score": 1}', None, None))
-    hit = cache.get("k1")
-    assert hit == CachedReply("said [REDACTED]", "stop", {"input_tokens": 3, "output_tokens": 1})
-    assert cache.get("missing") is None
+    assert cache.get("missing", PREPARED) is None
     stats = cache.stats()
     assert (stats["entries"], stats["candidate"], stats["judge"]) == (2, 1, 1)
     assert cache.clear() == 2
-    assert cache.get("k1") is None
+    assert cache.get("k1", PREPARED) is None
     cache.close()
 
 
@@ -45,7 +61,7 @@ def _open_and_write(directory: str, index: int, start: object) -> None:
     start.wait()  # type: ignore[attr-defined]
     cache = ResponseCache(Path(directory))
     for item in range(20):
-        cache.put(f"{index}-{item}", "candidate", CachedReply("x", None, None))
+        cache.put(f"{index}-{item}", "candidate", answer("x", None, None))
     cache.close()
 
 

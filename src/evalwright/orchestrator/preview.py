@@ -12,9 +12,9 @@ from evalwright.evalfile.loader import load_eval_file
 from evalwright.evalfile.resolved import EvalCase, EvalSuite
 from evalwright.orchestrator.plan import eval_id_option, selected
 from evalwright.orchestrator.requests import candidate_request, case_inputs
-from evalwright.orchestrator.targets import TargetRegistry
 from evalwright.prompts import build_prompt
 from evalwright.prompts.render import Mode
+from evalwright.targets.registry import TargetRegistry
 
 
 def select_cases(suite: EvalSuite, eval_ids: Sequence[str]) -> list[EvalCase]:
@@ -54,7 +54,7 @@ def preview(
         lm = inputs if inputs.mode == "lm" else build_prompt(case, mode="lm")
         item = _item(suite, case, inputs.mode, inputs.raw_request(), lm.messages)
         item["target"] = target
-        item["wire_request"] = prepared.wire_request
+        item["wire_request"] = prepared.wire.model_dump(mode="json")
         item["delivery_notes"] = [note.to_json() for note in prepared.notes]
         out.append(item)
     return out

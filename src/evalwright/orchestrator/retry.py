@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from evalwright.errors import BlockedError, ProviderError, ProviderTimeout
-from evalwright.evalfile.targets import RetrySettings
+from evalwright.targets.models import RetrySettings
 
 T = TypeVar("T")
 NEVER_RETRIED = frozenset({400, 401, 403, 404})

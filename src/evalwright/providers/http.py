@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from evalwright.errors import ProviderError, ResponseTooLarge
-from evalwright.evalfile.targets import DEFAULT_MAX_RESPONSE_BYTES
+from evalwright.targets.models import DEFAULT_MAX_RESPONSE_BYTES
 
 if TYPE_CHECKING:
     import aiohttp
@@ -24,8 +24,9 @@ MAX_REDIRECTS = 3
 
 
 @dataclass(frozen=True, slots=True)
-class HttpReply:
-    """A response: status, lower-cased headers (error responses only), and the raw body."""
+class HttpResult:
+    """What the transport got back, before any API reads it: status, lower-cased headers
+    (error responses only), and the raw body."""
 
     status: int
     headers: dict[str, str]
@@ -81,7 +82,7 @@ class HttpPool:
             )
         return self._session
 
-    async def post_json(self, endpoint: Endpoint, body: dict[str, Any]) -> HttpReply:
+    async def post_json(self, endpoint: Endpoint, body: dict[str, Any]) -> HttpResult:
         """POST ``body`` as JSON and read the reply, no more than ``endpoint.max_bytes``.
 
         Redirects are followed only to the same origin and only when they keep the method
@@ -107,7 +108,7 @@ class HttpPool:
                         if resp.status >= 400
                         else {}
                     )
-                    return HttpReply(resp.status, headers, raw)
+                    return HttpResult(resp.status, headers, raw)
         except aiohttp.ClientError as exc:
             raise ProviderError(
                 f"{connection_problem(exc)} ({endpoint.shown})", retryable=True

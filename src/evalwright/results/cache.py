@@ -12,10 +12,11 @@ import hashlib
 import json
 import sqlite3
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evalwright.providers.base import PreparedRequest, ProviderResponse
+from evalwright.providers.wire import Usage
 from evalwright.results.redact import Redactor
 
 CACHE_FILE = "responses.sqlite3"
@@ -29,15 +30,6 @@ CREATE TABLE IF NOT EXISTS responses (
     usage TEXT
 )
 """
-
-
-@dataclass(frozen=True, slots=True)
-class CachedReply:
-    """What a cache hit gives back."""
-
-    text: str
-    finish_reason: str | None
-    usage: dict[str, int | None] | None
 
 
 def cache_key(namespace: str, kind: str, endpoint: str, model: str, body: dict[str, Any]) -> str:
@@ -77,21 +69,27 @@ class ResponseCache:
                     raise
                 time.sleep(0.02)
 
-    def get(self, key: str) -> CachedReply | None:
-        """The stored answer for ``key``, if any."""
+    def get(self, key: str, prepared: PreparedRequest) -> ProviderResponse | None:
+        """The stored answer for ``key`` as the response to ``prepared``, if there is one:
+        no request was made for it (``attempts`` 0, ``latency_ms`` 0)."""
         row = self._db.execute(
             "SELECT text, finish_reason, usage FROM responses WHERE key = ?", (key,)
         ).fetchone()
         if row is None:
             return None
-        return CachedReply(row[0], row[1], json.loads(row[2]) if row[2] else None)
+        usage = Usage.model_validate(json.loads(row[2])) if row[2] else None
+        return ProviderResponse(
+            row[0], row[1], usage, 0.0, prepared.wire, prepared.notes, attempts=0
+        )
 
-    def put(self, key: str, namespace: str, reply: CachedReply) -> None:
-        """Store an answer (redacted, like everything written to disk)."""
-        usage = json.dumps(reply.usage) if reply.usage is not None else None
+    def put(self, key: str, namespace: str, response: ProviderResponse) -> None:
+        """Store an answer's text, finish reason and usage (redacted, like everything
+        written to disk)."""
+        usage = json.dumps(response.usage.model_dump(mode="json")) if response.usage else None
+        text = self.redact(response.text)
         self._db.execute(
             "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?)",
-            (key, namespace, time.time(), self.redact(reply.text), reply.finish_reason, usage),
+            (key, namespace, time.time(), text, response.finish_reason, usage),
         )
 
     def stats(self) -> dict[str, Any]:
