@@ -116,8 +116,10 @@ class Provider(ABC):
     kind: ClassVar[str]
     """The ``provider`` value recorded on rows and in cache keys."""
 
-    def __init__(self, target: Target, context: ProviderContext) -> None:  # noqa: ARG002 - the one adapter signature
+    def __init__(self, target: Target, context: ProviderContext) -> None:
+        """Every adapter is built the same way; each keeps what it needs of ``context``."""
         self.target = target
+        del context  # the base needs none of it
 
     @property
     def mode(self) -> Mode:

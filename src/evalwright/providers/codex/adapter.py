@@ -89,15 +89,10 @@ class CodexProvider(Provider):
         if problem:
             raise ProviderError(problem)
         shutil.rmtree(workspace, ignore_errors=True)
-        usage = transcript.usage
         return ProviderResponse(
             text=transcript.answer or "",
             finish_reason="completed",
-            usage=(
-                Usage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens)
-                if usage
-                else None
-            ),
+            usage=_usage(transcript),
             latency_ms=latency,
             wire_request=wire,
             delivery_notes=prepared.notes,
@@ -148,6 +143,13 @@ class CodexProvider(Provider):
         if transcript.answer is None:
             return f"codex gave no final message: {transcript.failure or 'empty stream'}{where}"
         return None
+
+
+def _usage(transcript: Transcript) -> Usage | None:
+    usage = transcript.usage
+    if usage is None:
+        return None
+    return Usage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens)
 
 
 def _safe(name: str) -> str:
