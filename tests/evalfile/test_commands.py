@@ -14,8 +14,8 @@ from evalwright.evalfile.commands import (
     script_sites,
     shell_scripts,
 )
-from evalwright.evalfile.targets import command_problem, split_command
 from evalwright.providers.cli.placeholders import fill
+from evalwright.targets.models import command_problem, split_command
 
 VALUES = [
     "plain",

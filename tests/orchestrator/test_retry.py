@@ -8,13 +8,13 @@ from typing import Any
 import pytest
 
 from evalwright.errors import BlockedError, ProviderError, ProviderTimeout
-from evalwright.evalfile.targets import RetrySettings
 from evalwright.orchestrator.retry import backoff_seconds, should_retry, with_retries
 from evalwright.prompts import ChatMessage
 from evalwright.providers.base import ProviderRequest, ProviderResponse
 from evalwright.providers.http import HttpPool
+from evalwright.targets.models import RetrySettings
 from evalwright.testing import Blocked, Drop, FakeServer, Fault, Malformed, Stall, Text
-from tests.providers.wire_cases import chat_provider
+from tests.providers.wire_cases import ask, chat_provider
 
 REQUEST = ProviderRequest(
     case_id="c",
@@ -43,7 +43,7 @@ async def _run(
         provider = chat_provider(api, pool, base_url=server.url)
         try:
             response, attempts = await with_retries(
-                lambda _: provider.generate(REQUEST),
+                lambda _: ask(provider, REQUEST),
                 settings,
                 timeout,
                 sleep=sleeps,
@@ -149,7 +149,7 @@ def test_retry_after_one_second_really_waits_about_a_second() -> None:
             pool = HttpPool()
             provider = chat_provider("anthropic", pool, base_url=server.url)
             try:
-                _, attempts = await with_retries(lambda _: provider.generate(REQUEST), FAST, 5)
+                _, attempts = await with_retries(lambda _: ask(provider, REQUEST), FAST, 5)
             finally:
                 await pool.aclose()
             first, second = server.requests

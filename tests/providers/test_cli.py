@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from evalwright.evalfile.targets import command_problem, split_command
 from evalwright.providers.cli.placeholders import expand_files, fill, uses
+from evalwright.targets.models import command_problem, split_command
 from tests.conftest import ProjectDir, run_cli
 from tests.e2e.harness import E2E, judge_user_text, question_section
 from tests.providers.agent_fakes import (

@@ -10,14 +10,14 @@ import pytest
 
 from evalwright.errors import BlockedError
 from evalwright.providers.chat import http_error, retry_after
-from evalwright.providers.http import HttpReply
+from evalwright.providers.http import HttpResult
 
 URL = "http://127.0.0.1:9/v1/chat/completions"
 
 
-def reply(status: int, body: object, headers: dict[str, str] | None = None) -> HttpReply:
+def reply(status: int, body: object, headers: dict[str, str] | None = None) -> HttpResult:
     raw = body if isinstance(body, bytes) else json.dumps(body).encode()
-    return HttpReply(status, headers or {}, raw)
+    return HttpResult(status, headers or {}, raw)
 
 
 @pytest.mark.parametrize(

@@ -12,10 +12,9 @@ import pytest
 
 from evalwright.errors import BlockedError, ProviderError
 from evalwright.evalfile import EvalCase, load_eval_file
-from evalwright.orchestrator.requests import candidate_request, case_inputs
 from evalwright.providers.http import HttpPool
 from evalwright.testing import Blocked, FakeServer, Malformed, Text
-from tests.providers.wire_cases import APIS, chat_provider
+from tests.providers.wire_cases import APIS, ask, case_request, chat_provider
 from tests.scenarios import SCENARIOS, write_scenarios
 
 AUTH = {
@@ -44,9 +43,9 @@ async def _deliver_all(api: str, cases: list[EvalCase]) -> list[tuple[dict[str, 
         provider = chat_provider(api, pool, base_url=server.url)
         results: list[tuple[dict[str, Any], Any, str]] = []
         for case in cases:
-            request = candidate_request(case, case_inputs(case, provider.chat_target))
-            response = await provider.generate(request)
-            results.append((response.wire_request, server.requests[-1], response.text))
+            response = await ask(provider, case_request(provider, case))
+            wire = response.wire_request.model_dump(mode="json")
+            results.append((wire, server.requests[-1], response.text))
         opened = server.connections_opened
         await pool.aclose()
     assert opened == 1, "one pooled connection serves every request"
@@ -75,9 +74,7 @@ async def _one(api: str, cases: list[EvalCase], *actions: Any) -> Any:
         provider = chat_provider(api, pool, base_url=server.url)
         case = cases[0]
         try:
-            return await provider.generate(
-                candidate_request(case, case_inputs(case, provider.chat_target))
-            )
+            return await ask(provider, case_request(provider, case))
         finally:
             await pool.aclose()
 
@@ -115,9 +112,7 @@ def test_unreachable_server_is_a_retryable_connection_error(cases: list[EvalCase
         provider = chat_provider("openai", pool, base_url="http://127.0.0.1:1")
         case = cases[0]
         try:
-            await provider.generate(
-                candidate_request(case, case_inputs(case, provider.chat_target))
-            )
+            await ask(provider, case_request(provider, case))
         finally:
             await pool.aclose()
 

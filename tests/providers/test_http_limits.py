@@ -13,15 +13,14 @@ import pytest
 
 from evalwright.errors import ProviderError, ResponseTooLarge
 from evalwright.evalfile import EvalCase
-from evalwright.evalfile.targets import OpenAITarget
-from evalwright.orchestrator.requests import candidate_request, case_inputs
 from evalwright.providers.base import ProviderContext
 from evalwright.providers.http import HttpPool
-from evalwright.providers.registry import create_provider
+from evalwright.targets.models import OpenAITarget
+from evalwright.targets.registry import create_provider
 from evalwright.testing import FakeServer, Fault, Flood, Text
 from tests.conftest import ProjectDir, run_cli
 from tests.e2e.harness import E2E, start
-from tests.providers.wire_cases import APIS, chat_provider
+from tests.providers.wire_cases import APIS, ask, case_request, chat_provider
 
 MIB = 1024 * 1024
 
@@ -54,13 +53,11 @@ async def _ask(server: FakeServer, case: EvalCase, api: str = "openai", **extra:
             api_key="k" * 8,
             base_url=extra.pop("openai_base_url"),
         )
-        provider: Any = create_provider(target, pool, ProviderContext(Path.cwd()))
+        provider: Any = create_provider(target, ProviderContext(Path.cwd(), pool))
     else:
         provider = chat_provider(api, pool, base_url=server.url, **extra)
     try:
-        return await provider.generate(
-            candidate_request(case, case_inputs(case, provider.chat_target))
-        )
+        return await ask(provider, case_request(provider, case))
     finally:
         await pool.aclose()
 

@@ -5,20 +5,27 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from pathlib import Path
 
-from evalwright.evalfile.targets import MockTarget
 from evalwright.prompts import ChatMessage
-from evalwright.providers.base import ProviderRequest
+from evalwright.providers.base import ProviderContext, ProviderRequest
+from evalwright.providers.http import HttpPool
 from evalwright.providers.mock.adapter import DEFAULT_RESPONSE, MockProvider
+from evalwright.targets.models import MockTarget
+from tests.providers.wire_cases import ask as send_once
 
 MESSAGES = (ChatMessage(role="user", content="hi"),)
+
+
+def mock(target: MockTarget) -> MockProvider:
+    return MockProvider(target, ProviderContext(Path.cwd(), HttpPool()))
 
 
 def ask(target: MockTarget, case_id: str = "c", purpose: str = "candidate") -> str:
     request = ProviderRequest(
         case_id=case_id, messages=MESSAGES, purpose="judge" if purpose == "judge" else "candidate"
     )
-    return asyncio.run(MockProvider(target).generate(request)).text
+    return asyncio.run(send_once(mock(target), request)).text
 
 
 def test_answers() -> None:
@@ -40,9 +47,9 @@ def test_answers() -> None:
 def test_delay_and_recorded_messages() -> None:
     target = MockTarget(name="m", provider="mock", delay_ms=50)
     started = time.monotonic()
-    response = asyncio.run(
-        MockProvider(target).generate(ProviderRequest(case_id="c", messages=MESSAGES))
-    )
+    response = asyncio.run(send_once(mock(target), ProviderRequest(case_id="c", messages=MESSAGES)))
     assert time.monotonic() - started >= 0.045
     assert response.latency_ms == 50
-    assert response.wire_request["body"] == {"messages": [{"role": "user", "content": "hi"}]}
+    assert response.wire_request.model_dump(mode="json")["body"] == {
+        "messages": [{"role": "user", "content": "hi"}]
+    }

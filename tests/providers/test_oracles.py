@@ -13,11 +13,10 @@ from pydantic import TypeAdapter
 from referencing import Registry, Resource
 
 from evalwright.evalfile import EvalCase, load_eval_file
-from evalwright.orchestrator.requests import candidate_request, case_inputs
 from evalwright.prompts import ChatMessage
 from evalwright.providers.base import ProviderRequest
 from tests.conftest import DATA, ProjectDir
-from tests.providers.wire_cases import chat_provider
+from tests.providers.wire_cases import case_request, chat_provider
 from tests.scenarios import SCENARIOS, write_scenarios
 
 OPENAPI = DATA / "openai-openapi.json"
@@ -70,9 +69,7 @@ def cases(tmp_path_factory: pytest.TempPathFactory) -> list[EvalCase]:
 def _requests(cases: list[EvalCase], api: str, tuning: dict[str, Any]) -> list[dict[str, Any]]:
     provider = chat_provider(api, **tuning)
     bodies = [
-        provider.prepare(candidate_request(c, case_inputs(c, provider.chat_target))).wire_request[
-            "body"
-        ]
+        provider.prepare(case_request(provider, c)).wire.model_dump(mode="json")["body"]
         for c in cases
     ]
     judge = ProviderRequest(
@@ -84,7 +81,7 @@ def _requests(cases: list[EvalCase], api: str, tuning: dict[str, Any]) -> list[d
             ChatMessage(role="user", content="Grade this."),
         ),
     )
-    bodies.append(provider.prepare(judge).wire_request["body"])
+    bodies.append(provider.prepare(judge).wire.model_dump(mode="json")["body"])
     return bodies
 
 

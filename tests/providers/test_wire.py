@@ -227,7 +227,7 @@ NATIVE_KEY = {
 def test_scenario_body(number: int, api: str, cases: dict[int, EvalCase]) -> None:
     expected = EXPECTED[number]
     prepared = prepare(api, cases[number])
-    sent = prepared.wire_request["body"]
+    sent = prepared.wire.model_dump(mode="json")["body"]
     assert sent[NATIVE_KEY[api]] == expected["openai" if api == "azure" else api]
     notes = expected.get("notes", {}).get("openai" if api == "azure" else api, [])
     assert rules(prepared) == notes
@@ -288,7 +288,7 @@ def test_developer_role_and_target_system_prompt(cases: dict[int, EvalCase]) -> 
 
 @pytest.mark.parametrize("api", APIS)
 def test_wire_request_metadata(api: str, cases: dict[int, EvalCase]) -> None:
-    wire = prepare(api, cases[1]).wire_request
+    wire = prepare(api, cases[1]).wire.model_dump(mode="json")
     expected = {
         "openai": ("openai.chat.completions", "gpt-test", "/v1/chat/completions"),
         "azure": (

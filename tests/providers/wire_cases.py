@@ -6,18 +6,24 @@ from pathlib import Path
 from typing import Any
 
 from evalwright.evalfile import EvalCase
-from evalwright.evalfile.targets import (
+from evalwright.orchestrator.requests import candidate_request, case_inputs
+from evalwright.providers.base import (
+    PreparedRequest,
+    Provider,
+    ProviderContext,
+    ProviderRequest,
+    ProviderResponse,
+)
+from evalwright.providers.chat import ChatProvider
+from evalwright.providers.http import HttpPool
+from evalwright.targets.models import (
     AnthropicTarget,
     AzureTarget,
     ChatTarget,
     GeminiTarget,
     OpenAITarget,
 )
-from evalwright.orchestrator.requests import candidate_request, case_inputs
-from evalwright.providers.base import Prepared, ProviderContext
-from evalwright.providers.chat import ChatProvider
-from evalwright.providers.http import HttpPool
-from evalwright.providers.registry import create_provider
+from evalwright.targets.registry import create_provider
 
 APIS = ("openai", "azure", "anthropic", "gemini")
 
@@ -43,22 +49,32 @@ def chat_provider(
 ) -> ChatProvider:
     """The real adapter for ``api``."""
     target = chat_target(api, base_url, **extra)
-    provider = create_provider(target, pool or HttpPool(), ProviderContext(Path.cwd()))
+    provider = create_provider(target, ProviderContext(Path.cwd(), pool or HttpPool()))
     assert isinstance(provider, ChatProvider)
     return provider
 
 
-def prepare(api: str, case: EvalCase, **extra: Any) -> Prepared:
+def case_request(provider: ChatProvider, case: EvalCase) -> ProviderRequest:
+    """The candidate request of ``case`` for a chat provider's target."""
+    return candidate_request(case, case_inputs(case, provider.chat))
+
+
+async def ask(provider: Provider, request: ProviderRequest) -> ProviderResponse:
+    """Send ``request`` once, the way the orchestrator does: prepare, then send."""
+    return await provider.send(provider.prepare(request))
+
+
+def prepare(api: str, case: EvalCase, **extra: Any) -> PreparedRequest:
     """What ``api`` would send for ``case`` (no network)."""
     provider = chat_provider(api, **extra)
-    return provider.prepare(candidate_request(case, case_inputs(case, provider.chat_target)))
+    return provider.prepare(case_request(provider, case))
 
 
 def body(api: str, case: EvalCase, **extra: Any) -> dict[str, Any]:
     """The request body ``api`` would send for ``case``."""
-    return prepare(api, case, **extra).wire_request["body"]
+    return prepare(api, case, **extra).wire.model_dump(mode="json")["body"]
 
 
-def rules(prepared: Prepared) -> list[str]:
+def rules(prepared: PreparedRequest) -> list[str]:
     """The rules of the delivery notes, in order."""
     return [note.rule for note in prepared.notes]

@@ -10,8 +10,25 @@ import threading
 import time
 from pathlib import Path
 
-from evalwright.results.cache import CachedReply, ResponseCache, cache_key
+from evalwright.prompts import ChatMessage, DeliveryNote
+from evalwright.providers.base import PreparedRequest, ProviderRequest, ProviderResponse
+from evalwright.providers.wire import ChatWireRequest, Usage
+from evalwright.results.cache import ResponseCache, cache_key
 from evalwright.results.redact import Redactor
+
+REQUEST = ProviderRequest(case_id="c", messages=(ChatMessage(role="user", content="hi"),))
+WIRE = ChatWireRequest(
+    api="openai.chat.completions", model="m", url_path="/v1/chat/completions", body={"t": 0}
+)
+NOTE = DeliveryNote(rule="unmatched_tool_result", detail="d")
+PREPARED = PreparedRequest(REQUEST, WIRE, (NOTE,))
+CACHED_X = ProviderResponse("x", None, None, 0.0, WIRE, (NOTE,), 0)
+"""``answer("x", None, None)`` as the cache gives it back."""
+
+
+def answer(text: str, finish_reason: str | None, usage: Usage | None) -> ProviderResponse:
+    """A response as a target's ``send`` gives it."""
+    return ProviderResponse(text, finish_reason, usage, 12.5, WIRE, (NOTE,))
 
 
 def test_the_key_covers_everything_that_decides_the_answer() -> None:
@@ -30,20 +47,22 @@ def test_the_key_covers_everything_that_decides_the_answer() -> None:
 
 def test_round_trip_stats_and_clear(tmp_path: Path) -> None:
     cache = ResponseCache(tmp_path / "cache", Redactor(["sk-secret-12345"]))
-    usage: dict[str, int | None] = {"input_tokens": 3, "output_tokens": 1}
+    usage = Usage(input_tokens=3, output_tokens=None)
 
-    async def fill() -> tuple[CachedReply | None, CachedReply | None]:
-        await cache.put("k1", "candidate", CachedReply("said sk-secret-12345", "stop", usage))
-        await cache.put("k2", "judge", CachedReply('{"score": 1}', None, None))
-        return await cache.get("k1"), await cache.get("missing")
+    async def fill() -> list[ProviderResponse | None]:
+        await cache.put("k1", "candidate", answer("said sk-secret-12345", "stop", usage))
+        await cache.put("k2", "judge", answer('{"score": 1}', None, None))
+        return [await cache.get(key, PREPARED) for key in ("k1", "k2", "missing")]
 
-    hit, missing = asyncio.run(fill())
-    assert hit == CachedReply("said [REDACTED]", "stop", usage)
+    hit, judged, missing = asyncio.run(fill())
+    # What no request was made for: no latency, no attempt; the prepared request and notes.
+    assert hit == ProviderResponse("said [REDACTED]", "stop", usage, 0.0, WIRE, (NOTE,), 0)
+    assert judged == ProviderResponse('{"score": 1}', None, None, 0.0, WIRE, (NOTE,), 0)
     assert missing is None
     stats = cache.stats()
     assert (stats["entries"], stats["candidate"], stats["judge"]) == (2, 1, 1)
     assert cache.clear() == 2
-    assert asyncio.run(cache.get("k1")) is None
+    assert asyncio.run(cache.get("k1", PREPARED)) is None
     cache.close()
     cache.close()  # closing twice is harmless
 
@@ -81,7 +100,7 @@ def test_a_put_waiting_for_a_lock_does_not_stall_the_event_loop(tmp_path: Path) 
 
         ticker = asyncio.ensure_future(tick())
         started = time.monotonic()
-        await cache.put("k", "candidate", CachedReply("x", None, None))
+        await cache.put("k", "candidate", answer("x", None, None))
         waited = time.monotonic() - started
         ticker.cancel()
         return waited, ticks
@@ -90,7 +109,9 @@ def test_a_put_waiting_for_a_lock_does_not_stall_the_event_loop(tmp_path: Path) 
     holder.join()
     assert waited >= 0.4, "the put waited for the other writer"
     assert ticks >= 10, f"the loop ran on while the put waited ({ticks} ticks)"
-    assert asyncio.run(cache.get("k")) == CachedReply("x", None, None)
+    assert asyncio.run(cache.get("k", PREPARED)) == ProviderResponse(
+        "x", None, None, 0.0, WIRE, (NOTE,), 0
+    )
     cache.close()
 
 
@@ -101,7 +122,7 @@ def test_close_lets_a_started_write_finish_after_its_caller_is_cancelled(tmp_pat
     holder = _hold_write_lock(cache.path, 0.3)
 
     async def cancelled_put() -> None:
-        task = asyncio.ensure_future(cache.put("k", "candidate", CachedReply("x", None, None)))
+        task = asyncio.ensure_future(cache.put("k", "candidate", answer("x", None, None)))
         await asyncio.sleep(0.1)
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -112,7 +133,9 @@ def test_close_lets_a_started_write_finish_after_its_caller_is_cancelled(tmp_pat
     holder.join()
     assert not [t for t in threading.enumerate() if t.name.startswith("evalwright-cache")]
     reopened = ResponseCache(tmp_path / "cache")
-    assert asyncio.run(reopened.get("k")) == CachedReply("x", None, None)
+    assert asyncio.run(reopened.get("k", PREPARED)) == ProviderResponse(
+        "x", None, None, 0.0, WIRE, (NOTE,), 0
+    )
     reopened.close()
 
 
@@ -122,7 +145,7 @@ def _open_and_write(directory: str, index: int, start: object) -> None:
 
     async def write() -> None:
         for item in range(20):
-            await cache.put(f"{index}-{item}", "candidate", CachedReply("x", None, None))
+            await cache.put(f"{index}-{item}", "candidate", answer("x", None, None))
 
     asyncio.run(write())
     cache.close()

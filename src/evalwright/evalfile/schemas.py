@@ -15,7 +15,7 @@ _TITLES = {
 def json_schema(kind: SchemaKind) -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of one format."""
     from evalwright.evalfile.models import EvalFileSpec, ProjectConfig
-    from evalwright.evalfile.targets import TargetsFile
+    from evalwright.targets.models import TargetsFile
 
     model = {"eval": EvalFileSpec, "targets": TargetsFile, "config": ProjectConfig}[kind]
     schema = model.model_json_schema(by_alias=True)

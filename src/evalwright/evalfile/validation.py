@@ -220,7 +220,7 @@ def _variant_message(kind: str, value: Any) -> str:
 
 
 def _provider_message(value: Any) -> str:
-    from evalwright.evalfile.targets import PROVIDERS
+    from evalwright.targets.kinds import PROVIDER_KINDS
 
     if not isinstance(value, dict):
         return f"expected a mapping, got {type_name(value)}"
@@ -229,7 +229,7 @@ def _provider_message(value: Any) -> str:
     given = value["provider"]  # pyright: ignore[reportUnknownVariableType]
     if not isinstance(given, str):
         return f"expected a string naming the provider, got {type_name(given)}"
-    return f"unknown provider {_show(given)} (supported: {', '.join(PROVIDERS)})"
+    return f"unknown provider {_show(given)} (supported: {', '.join(PROVIDER_KINDS)})"
 
 
 def _unknown_key(model: Any, loc: tuple[int | str, ...], key: str) -> str:

@@ -88,7 +88,7 @@ async def run_judge(
             response = await ctx.judge(target, request, use_cache=attempt == 1, accept=_acceptable)
         except ProviderError as exc:
             raise EvaluatorFailure(f"judge target '{target}' failed: {exc}", raw) from None
-        raw = response.wire_request
+        raw = response.wire_request.model_dump(mode="json")
         try:
             return read_verdict(response.text), raw
         except ValueError as exc:

@@ -1,27 +1,21 @@
 """Every target and judge call goes through here: the per-target concurrency bound, the
-response cache, and the retry policy. Adapters know nothing of these."""
+response cache, and the retry policy, around every provider alike. Adapters know nothing of
+these."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import dataclasses
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 
 from evalwright.orchestrator.retry import with_retries
-from evalwright.orchestrator.targets import TargetRegistry
-from evalwright.prompts import DeliveryNote
-from evalwright.providers.base import (
-    Provider,
-    ProviderRequest,
-    ProviderResponse,
-    Usage,
-    WireRequest,
-)
-from evalwright.providers.chat import ChatProvider
-from evalwright.results.cache import CachedReply, ResponseCache, cache_key
+from evalwright.providers.base import PreparedRequest, Provider, ProviderRequest, ProviderResponse
+from evalwright.providers.wire import ChatWireRequest
+from evalwright.results.cache import ResponseCache, cache_key
 from evalwright.results.rows import CacheState
+from evalwright.targets.registry import TargetRegistry
 
 
 class TargetCaller:
@@ -49,76 +43,34 @@ class TargetCaller:
     ) -> tuple[ProviderResponse, CacheState]:
         """Ask target ``name``; a cached answer costs no request (``latency_ms`` 0)."""
         provider = self.registry.provider(name)
-        key = None
-        if isinstance(provider, ChatProvider):
-            # Converted once: the same body gives the cache key and goes out on every attempt.
-            wire, notes = provider.convert(request)
-            if self.cache is not None:
-                key, hit = await self._lookup(provider, request, wire, notes, use_cache)
-                if hit is not None:
-                    return hit, "hit"
-            attempt_once = self._sender(provider, request, wire, notes)
-        else:
-            attempt_once = self._generator(provider, request)
-        target = self.registry.target(name)
+        # Prepared once: the same request gives the cache key and goes out on every attempt.
+        prepared = provider.prepare(request)
+        key = self._key(provider, prepared)
+        if key is not None and use_cache and self.cache is not None:
+            hit = await self.cache.get(key, prepared)
+            if hit is not None:
+                return hit, "hit"
         async with self._limit(name):
             response, attempts = await with_retries(
-                attempt_once, getattr(target, "retry", None), target.timeout
+                lambda attempt: provider.send(prepared.for_attempt(attempt)),
+                provider.retry,
+                provider.timeout,
             )
         if attempts != response.attempts:
             response = dataclasses.replace(response, attempts=attempts)
         if key is None or self.cache is None:
             return response, "off"
         if accept is None or accept(response):
-            usage = response.usage.to_json() if response.usage else None
-            await self.cache.put(
-                key, request.purpose, CachedReply(response.text, response.finish_reason, usage)
-            )
+            await self.cache.put(key, request.purpose, response)
         return response, "miss"
 
-    @staticmethod
-    def _sender(
-        provider: ChatProvider,
-        request: ProviderRequest,
-        wire: WireRequest,
-        notes: list[DeliveryNote],
-    ) -> Callable[[int], Awaitable[ProviderResponse]]:
-        return lambda _attempt: provider.send(request, wire, notes)
-
-    @staticmethod
-    def _generator(
-        provider: Provider, request: ProviderRequest
-    ) -> Callable[[int], Awaitable[ProviderResponse]]:
-        # Agents see the attempt number ({ATTEMPT}), so each attempt gets its own request.
-        return lambda attempt: provider.generate(
-            request if attempt == 1 else dataclasses.replace(request, attempt=attempt)
-        )
-
-    async def _lookup(
-        self,
-        provider: ChatProvider,
-        request: ProviderRequest,
-        wire: WireRequest,
-        notes: list[DeliveryNote],
-        use_cache: bool,
-    ) -> tuple[str, ProviderResponse | None]:
-        """The request's cache key, and its stored answer (``attempts`` 0) if there is one."""
-        assert self.cache is not None
-        key = cache_key(request.purpose, provider.kind, provider.url, wire.model, wire.body)
-        hit = await self.cache.get(key) if use_cache else None
-        if hit is None:
-            return key, None
-        usage = Usage(**hit.usage) if hit.usage else None
-        response = ProviderResponse(
-            hit.text,
-            hit.finish_reason,
-            usage,
-            0.0,
-            wire.to_json(),
-            (*request.notes, *notes),
-            attempts=0,
-        )
-        return key, response
+    def _key(self, provider: Provider, prepared: PreparedRequest) -> str | None:
+        """The request's cache key, when this run caches and the provider's answers may be."""
+        wire = prepared.wire
+        if self.cache is None or not provider.cacheable or not isinstance(wire, ChatWireRequest):
+            return None
+        purpose = prepared.request.purpose
+        return cache_key(purpose, provider.kind, provider.cache_scope, wire.model, wire.body)
 
     async def judge(
         self,

@@ -78,7 +78,7 @@ class CaseRunner:
             item.case,
             inputs,
             response.text,
-            self.plan.judge_target(item.target),
+            self.plan.registry.default_judge(item.target),
             self.caller.judge,
             self.plan.registry.child_env,
         )
@@ -109,7 +109,7 @@ class CaseRunner:
             )
         except Exception:  # what could not be built stays null
             return row
-        row["wire_request"] = prepared.wire_request
+        row["wire_request"] = prepared.wire.model_dump(mode="json")
         row["delivery_notes"] = [note.to_json() for note in prepared.notes]
         return row
 
@@ -169,11 +169,11 @@ class CaseRunner:
             "expected_outcome": case.expected_outcome,
             "reference_answer": reference_answer(case.expected_messages),
             "raw_request": inputs.raw_request(),
-            "wire_request": response.wire_request,
+            "wire_request": response.wire_request.model_dump(mode="json"),
             "delivery_notes": [n.to_json() for n in response.delivery_notes],
-            "trace": list(response.trace),
+            "trace": [entry.model_dump(mode="json") for entry in response.trace],
             "evaluator_results": results,
-            "usage": response.usage.to_json() if response.usage else None,
+            "usage": response.usage.model_dump(mode="json") if response.usage else None,
             "latency_ms": round(response.latency_ms, 3),
             "attempts": response.attempts,
             "cache": cache,

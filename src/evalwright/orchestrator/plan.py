@@ -22,8 +22,7 @@ from evalwright.evalfile.project import Project, display_path, find_project_root
 from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.resolved import EvalCase, SuiteInfo
 from evalwright.evalfile.suite import Suite, open_suite
-from evalwright.evalfile.targets import Target
-from evalwright.orchestrator.targets import DEFAULT_TARGET, TargetRegistry
+from evalwright.targets.registry import DEFAULT_TARGET, TargetRegistry
 
 
 @dataclass(slots=True)
@@ -83,7 +82,6 @@ class Plan:
     estimated: int = 0
     exact: bool = True
     config_warnings: list[Diagnostic] = field(default_factory=list[Diagnostic])
-    _checked: set[tuple[str, str | None]] = field(default_factory=set[tuple[str, str | None]])
     _told: dict[int, int] = field(default_factory=dict[int, int])
 
     def new_warnings(self) -> list[Diagnostic]:
@@ -127,21 +125,12 @@ class Plan:
         if produced == 0:
             raise ConfigError(f"no case matches {eval_id_option(self.options.eval_id)}")
 
-    def judge_target(self, target: str) -> str | None:
-        """The default judge of ``target``'s answers (an evaluator's own ``target`` wins)."""
-        resolved = self.registry.target(target)
-        if resolved.judge_target:
-            return resolved.judge_target
-        return None if resolved.is_agent else resolved.name
-
     def _check(self, case: EvalCase, name: str) -> None:
-        target = self.registry.target(name)
+        """Resolve the case's target and check each of its judges (once, in the registry)."""
+        self.registry.target(name)
         for evaluator in case.evaluators:
-            spec = evaluator.spec
-            if not isinstance(spec, LlmJudgeSpec) or (name, spec.target) in self._checked:
-                continue
-            self._checked.add((name, spec.target))
-            _check_judge(self.registry.target(spec.target or _default_judge(target)))
+            if isinstance(evaluator.spec, LlmJudgeSpec):
+                self.registry.check_judge(name, evaluator.spec.target)
 
 
 def selected(case: EvalCase, eval_ids: Sequence[str]) -> bool:
@@ -233,22 +222,3 @@ def _open_suite(suite: Suite, project: Project, resolver: FileResolver) -> _Sour
     info, cases, report = open_suite(suite, project, resolver)
     _raise_errors(report)
     return _Source(info, report, cases, len(cases), suite.target)
-
-
-def _default_judge(target: Target) -> str:
-    if target.judge_target:
-        return target.judge_target
-    if target.is_agent:
-        raise ConfigError(
-            f"target '{target.name}' ({target.provider}) is judged by llm_judge but names no "
-            "judge_target: add a chat-API judge_target to it"
-        )
-    return target.name
-
-
-def _check_judge(target: Target) -> None:
-    if target.is_agent:
-        raise ConfigError(
-            f"judge target '{target.name}' is a {target.provider} target; a judge "
-            "must be a chat API (openai, azure, anthropic, gemini) or mock"
-        )

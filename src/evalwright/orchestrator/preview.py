@@ -16,9 +16,9 @@ from evalwright.evalfile.resolved import EvalCase, SuiteInfo
 from evalwright.evalfile.suite import Suite, open_suite
 from evalwright.orchestrator.plan import eval_id_option, selected
 from evalwright.orchestrator.requests import candidate_request, case_inputs
-from evalwright.orchestrator.targets import TargetRegistry
 from evalwright.prompts import ChatMessage, PromptInputs, build_prompt
 from evalwright.prompts.render import Mode
+from evalwright.targets.registry import TargetRegistry
 
 
 class PreviewItem(TypedDict):
@@ -87,7 +87,7 @@ def preview_suite(
         lm = inputs if inputs.mode == "lm" else build_prompt(case, mode="lm")
         item = _item(info, case, inputs, lm.messages)
         item["target"] = target
-        item["wire_request"] = prepared.wire_request
+        item["wire_request"] = prepared.wire.model_dump(mode="json")
         item["delivery_notes"] = [note.to_json() for note in prepared.notes]
         out.append(item)
     return out

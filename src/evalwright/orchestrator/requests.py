@@ -3,21 +3,16 @@
 from __future__ import annotations
 
 from evalwright.evalfile.resolved import EvalCase
-from evalwright.evalfile.targets import Target
 from evalwright.prompts import PromptInputs, build_prompt
-from evalwright.prompts.render import Mode
 from evalwright.providers.base import ProviderRequest
-
-
-def target_mode(target: Target) -> Mode:
-    """Agent mode for coding agents; LM mode for chat APIs, mocks and ``cli``."""
-    return "agent" if target.is_agent and target.provider != "cli" else "lm"
+from evalwright.targets.models import ChatTarget, Target
 
 
 def case_inputs(case: EvalCase, target: Target) -> PromptInputs:
-    """The case's prompt in the target's mode, with the target's system prompt."""
-    system_prompt: str | None = getattr(target, "system_prompt", None)
-    return build_prompt(case, mode=target_mode(target), system_prompt=system_prompt)
+    """The case's prompt in the target's mode (the table of provider kinds), with a chat
+    target's system prompt."""
+    system_prompt = target.system_prompt if isinstance(target, ChatTarget) else None
+    return build_prompt(case, mode=target.kind.mode, system_prompt=system_prompt)
 
 
 def candidate_request(case: EvalCase, inputs: PromptInputs, attempt: int = 1) -> ProviderRequest:

@@ -15,7 +15,7 @@ from typing import TypeVar
 
 from evalwright import logs
 from evalwright.errors import BlockedError, ProviderError, ProviderTimeout
-from evalwright.evalfile.targets import RetrySettings
+from evalwright.targets.models import RetrySettings
 
 logger = logging.getLogger(__name__)
 

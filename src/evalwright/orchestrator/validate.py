@@ -17,12 +17,12 @@ from evalwright.evalfile.reading import MAX_EVAL_FILE_BYTES, UnreadableFile, rea
 from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.resolved import EvalSuite
 from evalwright.evalfile.source import Positions
-from evalwright.evalfile.targets import CliTarget, TargetsFile, split_command
-from evalwright.evalfile.targets_load import load_targets_located
-from evalwright.evalfile.targets_resolve import unset_variables
 from evalwright.evalfile.variables import Environment
 from evalwright.orchestrator.plan import DEFAULT_TARGET
 from evalwright.prompts import build_prompt
+from evalwright.targets.load import load_targets_located
+from evalwright.targets.models import CliTarget, TargetsFile, split_command
+from evalwright.targets.resolve import unset_variables
 
 PROMPT_ARG_LIMIT = 100 * 1024
 

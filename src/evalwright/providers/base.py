@@ -1,7 +1,7 @@
-"""The provider interface: one async ``generate(request) -> response`` per target.
+"""The provider interface: ``prepare(request)`` once, then ``send(prepared)`` per attempt.
 
 Adapters only convert, call and map errors; retries, timeouts, concurrency and caching are
-applied around them by the orchestrator.
+applied around every one of them alike by the orchestrator (``TargetCaller``).
 """
 
 from __future__ import annotations
@@ -9,44 +9,20 @@ from __future__ import annotations
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from evalwright.errors import ProviderError, ResponseTooLarge
 from evalwright.evalfile.reading import FileTooLarge, UnreadableFile, read_limited
-from evalwright.evalfile.targets import Target
 from evalwright.prompts import ChatMessage, DeliveryNote, PromptInputs
 from evalwright.prompts.render import Mode
+from evalwright.providers.http import HttpPool
 from evalwright.providers.process import ChildEnvironment
+from evalwright.providers.wire import TraceEntry, Usage, WireRequest
+from evalwright.targets.models import RetrySettings, Target
 
 Purpose = Literal["candidate", "judge"]
-
-
-@dataclass(frozen=True, slots=True)
-class WireRequest:
-    """What a chat API was sent: the body exactly as sent, and the path without a host."""
-
-    api: str
-    model: str
-    url_path: str | None
-    body: dict[str, Any]
-
-    def to_json(self) -> dict[str, Any]:
-        """The row's ``wire_request`` (docs/delivery.md#what-is-recorded)."""
-        return {"api": self.api, "model": self.model, "url_path": self.url_path, "body": self.body}
-
-
-@dataclass(frozen=True, slots=True)
-class Usage:
-    """Token counts as the API reported them."""
-
-    input_tokens: int | None
-    output_tokens: int | None
-
-    def to_json(self) -> dict[str, int | None]:
-        """``{input_tokens, output_tokens}``."""
-        return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,25 +40,41 @@ class ProviderRequest:
 
 
 @dataclass(frozen=True, slots=True)
-class Prepared:
-    """A request converted for the wire, before anything is sent."""
+class PreparedRequest:
+    """A request converted for the wire, before anything is sent: exactly what
+    ``evalwright prompt --target`` shows, and what a chat API is sent on every attempt."""
 
-    wire_request: dict[str, Any]
+    request: ProviderRequest
+    wire: WireRequest
+    """What the target is sent; an agent's scratch paths are named by role until it runs."""
     notes: tuple[DeliveryNote, ...]
+    """The case's delivery notes, then the adapter's own."""
+
+    @property
+    def attempt(self) -> int:
+        """Which attempt this is (agents pass it on as ``{ATTEMPT}``)."""
+        return self.request.attempt
+
+    def for_attempt(self, attempt: int) -> PreparedRequest:
+        """The same request stamped as attempt ``attempt``."""
+        if attempt == self.request.attempt:
+            return self
+        return replace(self, request=replace(self.request, attempt=attempt))
 
 
 @dataclass(frozen=True, slots=True)
 class ProviderResponse:
-    """A target's answer, with what was sent and how it went."""
+    """A target's answer, with what was sent and how it went: the one response type the
+    rest of evalwright sees (a cache hit too)."""
 
     text: str
     finish_reason: str | None
     usage: Usage | None
     latency_ms: float
-    wire_request: dict[str, Any]
+    wire_request: WireRequest
     delivery_notes: tuple[DeliveryNote, ...]
     attempts: int = 1
-    trace: tuple[dict[str, Any], ...] = field(default=())
+    trace: tuple[TraceEntry, ...] = field(default=())
 
 
 def _unchanged(text: str) -> str:
@@ -91,10 +83,12 @@ def _unchanged(text: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ProviderContext:
-    """What agent adapters need beyond their target: where the project is, how to keep
-    secrets out of the logs they write, and the environment for the commands they run."""
+    """What adapters need beyond their target: the run's HTTP pool (chat APIs), where the
+    project is, how to keep secrets out of the logs they write, and the environment for the
+    commands they run."""
 
     root: Path
+    pool: HttpPool
     redact: Callable[[str], str] = _unchanged
     child_env: ChildEnvironment = field(default_factory=ChildEnvironment.current)
 
@@ -112,21 +106,55 @@ def read_answer_file(path: str | os.PathLike[str], limit: int, missing: str) -> 
 
 
 class Provider(ABC):
-    """A target's adapter; one instance per target, reused across requests."""
+    """A target's adapter; one instance per target, reused across requests.
+
+    Every caller uses it the same way: :meth:`prepare` once, then :meth:`send` per attempt.
+    Retries, timeouts, the concurrency bound and the cache are applied around it by the
+    orchestrator, from the properties below.
+    """
 
     kind: ClassVar[str]
-    mode: ClassVar[Mode] = "lm"
+    """The ``provider`` value recorded on rows and in cache keys."""
 
-    def __init__(self, target: Target) -> None:
+    def __init__(self, target: Target, context: ProviderContext) -> None:
+        """Every adapter is built the same way; each keeps what it needs of ``context``."""
         self.target = target
+        del context  # the base needs none of it
+
+    @property
+    def mode(self) -> Mode:
+        """The prompt mode the target's cases are built in (the table of provider kinds)."""
+        return self.target.kind.mode
+
+    @property
+    def cacheable(self) -> bool:
+        """Whether answers may be cached: only chat APIs' (the same request, the same
+        answer); an agent or the mock is always asked."""
+        return self.target.kind.family == "chat"
+
+    @property
+    def cache_scope(self) -> str:
+        """What besides the wire request decides the answer, for the cache key (a chat API's
+        full URL); empty where nothing does."""
+        return ""
+
+    @property
+    def retry(self) -> RetrySettings | None:
+        """The target's retry settings; ``None`` where a failed attempt is never retried."""
+        return None
+
+    @property
+    def timeout(self) -> float:
+        """Seconds one attempt may take."""
+        return self.target.timeout
 
     @abstractmethod
-    def prepare(self, request: ProviderRequest) -> Prepared:
-        """Convert a request for the wire without sending it (``prompt --target``)."""
+    def prepare(self, request: ProviderRequest) -> PreparedRequest:
+        """Convert a request for the wire without sending anything (pure)."""
 
     @abstractmethod
-    async def generate(self, request: ProviderRequest) -> ProviderResponse:
-        """Send one request and map the reply; raise ProviderError on failure."""
+    async def send(self, prepared: PreparedRequest) -> ProviderResponse:
+        """Send a prepared request once and map the answer; raise ProviderError on failure."""
 
     async def aclose(self) -> None:  # noqa: B027 - most providers hold nothing to close
         """Release what the provider holds (the HTTP pool is closed by its owner)."""

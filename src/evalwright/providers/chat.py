@@ -5,31 +5,24 @@ from __future__ import annotations
 import email.utils
 import time
 from abc import abstractmethod
-from dataclasses import dataclass
 from typing import Any, ClassVar, cast
 
 from evalwright import jsontext
 from evalwright.errors import BlockedError, ProviderError
-from evalwright.evalfile.targets import ChatTarget
 from evalwright.prompts import DeliveryNote
 from evalwright.providers.base import (
-    Prepared,
+    PreparedRequest,
     Provider,
+    ProviderContext,
     ProviderRequest,
     ProviderResponse,
-    Usage,
-    WireRequest,
 )
-from evalwright.providers.http import Endpoint, HttpPool, HttpReply
+from evalwright.providers.http import Endpoint, HttpResult
+from evalwright.providers.wire import ChatApi, ChatWireRequest, Usage
+from evalwright.targets.models import ChatTarget, RetrySettings
 
-
-@dataclass(frozen=True, slots=True)
-class Reply:
-    """A parsed answer: text parts joined, the API's own finish value, and usage."""
-
-    text: str
-    finish_reason: str | None
-    usage: Usage | None
+Parsed = tuple[str, str | None, Usage | None]
+"""What a chat API answered: the text parts joined, its own finish value, and usage."""
 
 
 def usage_from(data: Any, input_key: str, output_key: str) -> Usage | None:
@@ -42,22 +35,32 @@ def usage_from(data: Any, input_key: str, output_key: str) -> Usage | None:
         value = usage.get(key)
         return value if isinstance(value, int) else None
 
-    return Usage(count(input_key), count(output_key))
+    return Usage(input_tokens=count(input_key), output_tokens=count(output_key))
 
 
 class ChatProvider(Provider):
     """A chat API reached over the run's pooled HTTP session."""
 
-    api: ClassVar[str]
+    api: ClassVar[ChatApi]
 
-    def __init__(self, target: ChatTarget, pool: HttpPool) -> None:
-        super().__init__(target)
-        self.chat_target = target
-        self.pool = pool
+    def __init__(self, target: ChatTarget, context: ProviderContext) -> None:
+        super().__init__(target, context)
+        self.chat = target
+        self.pool = context.pool
         # Built once per target: nothing per request but the body.
         self.url = self.endpoint()
         self.headers = self.auth_headers()
         self._endpoint: Endpoint | None = None
+
+    @property
+    def cache_scope(self) -> str:
+        """The full request URL: the same body sent elsewhere may be answered otherwise."""
+        return self.url
+
+    @property
+    def retry(self) -> RetrySettings:
+        """The target's ``retry`` settings."""
+        return self.chat.retry
 
     @abstractmethod
     def endpoint(self) -> str:
@@ -68,72 +71,61 @@ class ChatProvider(Provider):
         """The headers that carry the credential and API version."""
 
     @abstractmethod
-    def convert(self, request: ProviderRequest) -> tuple[WireRequest, list[DeliveryNote]]:
-        """The native request body and the delivery notes of the mapping (pure)."""
+    def convert(self, request: ProviderRequest) -> tuple[ChatWireRequest, list[DeliveryNote]]:
+        """The native request and the delivery notes of the mapping (pure)."""
 
     @abstractmethod
-    def parse(self, data: Any) -> Reply:
+    def parse(self, data: Any) -> Parsed:
         """The answer from the native response body (pure); raise on a blocked prompt."""
 
     def error_hint(self, status: int) -> str | None:  # noqa: ARG002 - overridden where known
         """A hint for an HTTP error status from this target, where one is known."""
         return None
 
-    def prepare(self, request: ProviderRequest) -> Prepared:
+    def prepare(self, request: ProviderRequest) -> PreparedRequest:
         """The wire request and all notes, without sending anything."""
         wire, notes = self.convert(request)
-        return Prepared(wire.to_json(), (*request.notes, *notes))
+        return PreparedRequest(request, wire, (*request.notes, *notes))
 
-    async def generate(self, request: ProviderRequest) -> ProviderResponse:
-        """Convert the request, send it once and map the reply."""
-        wire, notes = self.convert(request)
-        return await self.send(request, wire, notes)
-
-    async def send(
-        self, request: ProviderRequest, wire: WireRequest, notes: list[DeliveryNote]
-    ) -> ProviderResponse:
-        """Send an already converted request once and map the reply."""
+    async def send(self, prepared: PreparedRequest) -> ProviderResponse:
+        """Send the prepared body once and map the reply."""
+        wire = prepared.wire
+        if not isinstance(wire, ChatWireRequest):
+            raise TypeError(f"{self.kind} was given a {wire.api} request")
         started = time.perf_counter()
         if self._endpoint is None:
-            self._endpoint = Endpoint(self.url, self.headers, self.chat_target.max_response_bytes)
+            self._endpoint = Endpoint(self.url, self.headers, self.chat.max_response_bytes)
         endpoint = self._endpoint
-        reply = await self.pool.post_json(endpoint, wire.body)
+        result = await self.pool.post_json(endpoint, wire.body)
         latency_ms = (time.perf_counter() - started) * 1000
-        if reply.status >= 400:
-            raise http_error(reply, endpoint.shown, self.error_hint(reply.status))
+        if result.status >= 400:
+            raise http_error(result, endpoint.shown, self.error_hint(result.status))
         try:
-            data = jsontext.loads(reply.body)
+            data = jsontext.loads(result.body)
         except ValueError:
             raise ProviderError(
-                f"HTTP {reply.status} from {endpoint.shown}: the response body is not valid JSON",
+                f"HTTP {result.status} from {endpoint.shown}: the response body is not valid JSON",
                 retryable=True,
             ) from None
         try:
-            parsed = self.parse(data)
+            text, finish_reason, usage = self.parse(data)
         except (KeyError, IndexError, TypeError, AttributeError) as exc:
             raise ProviderError(
                 f"unexpected response shape ({type(exc).__name__}: {exc})", retryable=True
             ) from None
-        return ProviderResponse(
-            text=parsed.text,
-            finish_reason=parsed.finish_reason,
-            usage=parsed.usage,
-            latency_ms=latency_ms,
-            wire_request=wire.to_json(),
-            delivery_notes=(*request.notes, *notes),
-        )
+        return ProviderResponse(text, finish_reason, usage, latency_ms, wire, prepared.notes)
 
 
-def http_error(reply: HttpReply, url: str, hint: str | None = None) -> ProviderError:
+def http_error(result: HttpResult, url: str, hint: str | None = None) -> ProviderError:
     """An HTTP error status as a ProviderError naming ``url``, with the API's message, a
     hint where one is known, and ``retry_after``."""
-    message = _error_message(reply.body)
-    if reply.status == 400 and "content_filter" in message:
+    message = _error_message(result.body)
+    if result.status == 400 and "content_filter" in message:
         return BlockedError(f"HTTP 400 from {url}: {message}")
     return ProviderError(
-        f"HTTP {reply.status} from {url}: {message}" + (f" (hint: {hint})" if hint else ""),
-        status=reply.status,
-        retry_after=retry_after(reply.headers),
+        f"HTTP {result.status} from {url}: {message}" + (f" (hint: {hint})" if hint else ""),
+        status=result.status,
+        retry_after=retry_after(result.headers),
     )
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from evalwright import logs
 from evalwright.errors import ProviderError, ResponseTooLarge
-from evalwright.evalfile.targets import DEFAULT_MAX_RESPONSE_BYTES
+from evalwright.targets.models import DEFAULT_MAX_RESPONSE_BYTES
 
 if TYPE_CHECKING:
     import aiohttp
@@ -28,8 +28,9 @@ logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
-class HttpReply:
-    """A response: status, lower-cased headers (error responses only), and the raw body."""
+class HttpResult:
+    """What the transport got back, before any API reads it: status, lower-cased headers
+    (error responses only), and the raw body."""
 
     status: int
     headers: dict[str, str]
@@ -85,7 +86,7 @@ class HttpPool:
             )
         return self._session
 
-    async def post_json(self, endpoint: Endpoint, body: dict[str, Any]) -> HttpReply:
+    async def post_json(self, endpoint: Endpoint, body: dict[str, Any]) -> HttpResult:
         """POST ``body`` as JSON and read the reply, no more than ``endpoint.max_bytes``.
 
         Redirects are followed only to the same origin and only when they keep the method
@@ -116,7 +117,7 @@ class HttpPool:
                         if resp.status >= 400
                         else {}
                     )
-                    return HttpReply(resp.status, headers, raw)
+                    return HttpResult(resp.status, headers, raw)
         except aiohttp.ClientError as exc:
             problem = connection_problem(exc)
             _log_request(url, len(data), problem, started)

@@ -1,5 +1,6 @@
 """Run a command the careful way: no shell, its own process group, nothing left behind, and
-no secret in its environment unless asked for.
+no secret in its environment unless asked for. The one runner of every command evalwright
+starts: ``cli`` targets, Codex, VS Code and code evaluators.
 
 A timeout (or the caller being cancelled, as the retry policy's timeout does) kills the
 whole process group, so a command's children stop with it.
@@ -13,7 +14,7 @@ import logging
 import os
 import signal
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from evalwright import logs
@@ -110,9 +111,14 @@ async def run_command(
     stdin: bytes | None = None,
     timeout: float | None = None,
     max_stdout: int = DEFAULT_MAX_STDOUT,
+    on_line: Callable[[bytes], None] | None = None,
 ) -> Finished:
     """Run ``argv``; raise OSError when it cannot start, and :class:`OutputTooLarge` (the
-    command killed) when it prints more than ``max_stdout`` bytes."""
+    command killed) when it prints more than ``max_stdout`` bytes.
+
+    With ``on_line``, stdout is handed over line by line as it arrives (each line with its
+    newline) instead of being kept: lines past ``max_stdout`` are not handed over.
+    """
     started = time.perf_counter()
     process = await asyncio.create_subprocess_exec(
         *argv,
@@ -124,7 +130,7 @@ async def run_command(
         start_new_session=True,
     )
     try:
-        finished = await _communicate(process, stdin, timeout, max_stdout)
+        finished = await _communicate(process, stdin, timeout, _Capped(max_stdout, on_line))
     except BaseException as exc:
         kill_group(process)
         with contextlib.suppress(ProcessLookupError):
@@ -144,11 +150,13 @@ def _log_command(program: str, outcome: str, started: float) -> None:
 
 
 async def _communicate(
-    process: asyncio.subprocess.Process, stdin: bytes | None, timeout: float | None, limit: int
+    process: asyncio.subprocess.Process,
+    stdin: bytes | None,
+    timeout: float | None,
+    stdout: _Capped,
 ) -> Finished:
     assert process.stdout is not None
     assert process.stderr is not None
-    stdout = _Capped(limit)
     # The pipes are read to their end even after a kill: the process only counts as exited
     # once they are closed.
     reads = (
@@ -174,30 +182,64 @@ async def _communicate(
         await exited
     # Shielded: a cancelled caller must leave the pipes being read (see above).
     out, err = await asyncio.gather(*(asyncio.shield(read) for read in reads))
+    if stdout.failed is not None:
+        raise stdout.failed
     if stdout.over.is_set():
-        raise OutputTooLarge(limit)
+        raise OutputTooLarge(stdout.limit)
     return Finished(process.returncode, out, err, timed_out)
 
 
 class _Capped:
-    """Reads a stream to its end, keeping at most ``limit`` bytes; ``over`` is set (and
-    nothing kept) once the stream passes the limit."""
+    """Reads a stream to its end, keeping at most ``limit`` bytes (or handing them line by
+    line to ``on_line``); ``over`` is set, and nothing more kept, once it passes the limit."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, on_line: Callable[[bytes], None] | None = None) -> None:
         self.limit = limit
+        self.on_line = on_line
         self.over = asyncio.Event()
+        self.total = 0
+        self.failed: Exception | None = None
 
     async def read(self, stream: asyncio.StreamReader) -> bytes:
         chunks: list[bytes] = []
-        total = 0
+        pending = bytearray()  # the line being read, in line mode
         while chunk := await stream.read(1 << 16):
-            total += len(chunk)
-            if total <= self.limit:
+            if self.over.is_set():
+                continue  # read on to the end, so the process can exit
+            if self.on_line is None:
+                self._count(len(chunk))
                 chunks.append(chunk)
-            elif not self.over.is_set():
-                chunks.clear()
-                self.over.set()
-        return b"".join(chunks)
+                continue
+            pending += chunk
+            start = 0
+            while (end := pending.find(b"\n", start)) >= 0:
+                self._line(bytes(pending[start : end + 1]))
+                start = end + 1
+            del pending[:start]
+            if self.total + len(pending) > self.limit:
+                self.over.set()  # a line longer than what is left
+        if pending and not self.over.is_set():
+            self._line(bytes(pending))
+        return b"" if self.over.is_set() else b"".join(chunks)
+
+    def _line(self, line: bytes) -> None:
+        assert self.on_line is not None
+        if not self._count(len(line)):
+            return
+        try:
+            self.on_line(line)
+        except Exception as exc:  # stop the command, then raise it to the caller
+            self.failed = exc
+            self.over.set()
+
+    def _count(self, size: int) -> bool:
+        """Count ``size`` more bytes; whether they are within the limit."""
+        if self.over.is_set():
+            return False
+        self.total += size
+        if self.total > self.limit:
+            self.over.set()
+        return not self.over.is_set()
 
 
 async def read_tail(stream: asyncio.StreamReader, keep: int) -> bytes:

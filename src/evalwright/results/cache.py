@@ -20,11 +20,12 @@ import sqlite3
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from evalwright import logs
+from evalwright.providers.base import PreparedRequest, ProviderResponse
+from evalwright.providers.wire import Usage
 from evalwright.results.redact import Redactor
 
 T = TypeVar("T")
@@ -41,15 +42,6 @@ CREATE TABLE IF NOT EXISTS responses (
     usage TEXT
 )
 """
-
-
-@dataclass(frozen=True, slots=True)
-class CachedReply:
-    """What a cache hit gives back."""
-
-    text: str
-    finish_reason: str | None
-    usage: dict[str, int | None] | None
 
 
 def cache_key(namespace: str, kind: str, endpoint: str, model: str, body: dict[str, Any]) -> str:
@@ -107,30 +99,36 @@ class ResponseCache:
     def _wait(self, work: Callable[..., T], *args: Any) -> T:
         return self._thread.submit(work, *args).result()
 
-    async def get(self, key: str) -> CachedReply | None:
-        """The stored answer for ``key``, if any."""
-        hit = await self._run(self._get, key)
+    async def get(self, key: str, prepared: PreparedRequest) -> ProviderResponse | None:
+        """The stored answer for ``key`` as the response to ``prepared``, if there is one:
+        no request was made for it (``attempts`` 0, ``latency_ms`` 0)."""
+        hit = await self._run(self._get, key, prepared)
         logger.debug("%scache %s %s", logs.context(), "hit" if hit else "miss", key[:16])
         return hit
 
-    async def put(self, key: str, namespace: str, reply: CachedReply) -> None:
-        """Store an answer (redacted, like everything written to disk)."""
-        await self._run(self._put, key, namespace, reply)
+    async def put(self, key: str, namespace: str, response: ProviderResponse) -> None:
+        """Store an answer's text, finish reason and usage (redacted, like everything
+        written to disk)."""
+        await self._run(self._put, key, namespace, response)
         logger.debug("%scache write %s (%s)", logs.context(), key[:16], namespace)
 
-    def _get(self, key: str) -> CachedReply | None:
+    def _get(self, key: str, prepared: PreparedRequest) -> ProviderResponse | None:
         row = self._db.execute(
             "SELECT text, finish_reason, usage FROM responses WHERE key = ?", (key,)
         ).fetchone()
         if row is None:
             return None
-        return CachedReply(row[0], row[1], json.loads(row[2]) if row[2] else None)
+        usage = Usage.model_validate(json.loads(row[2])) if row[2] else None
+        return ProviderResponse(
+            row[0], row[1], usage, 0.0, prepared.wire, prepared.notes, attempts=0
+        )
 
-    def _put(self, key: str, namespace: str, reply: CachedReply) -> None:
-        usage = json.dumps(reply.usage) if reply.usage is not None else None
+    def _put(self, key: str, namespace: str, response: ProviderResponse) -> None:
+        usage = json.dumps(response.usage.model_dump(mode="json")) if response.usage else None
+        text = self.redact(response.text)
         self._db.execute(
             "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?)",
-            (key, namespace, time.time(), self.redact(reply.text), reply.finish_reason, usage),
+            (key, namespace, time.time(), text, response.finish_reason, usage),
         )
 
     def stats(self) -> dict[str, Any]:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from evalwright.evalfile.targets import AnthropicTarget
 from evalwright.prompts import DeliveryNote
 from evalwright.providers.anthropic.convert import parse_reply, request_body
-from evalwright.providers.base import ProviderRequest, WireRequest
-from evalwright.providers.chat import ChatProvider, Reply
-from evalwright.providers.http import HttpPool
+from evalwright.providers.base import ProviderContext, ProviderRequest
+from evalwright.providers.chat import ChatProvider, Parsed
+from evalwright.providers.wire import ChatWireRequest
+from evalwright.targets.models import AnthropicTarget
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
@@ -21,9 +21,9 @@ class AnthropicProvider(ChatProvider):
     kind = "anthropic"
     api = "anthropic.messages"
 
-    def __init__(self, target: AnthropicTarget, pool: HttpPool) -> None:
+    def __init__(self, target: AnthropicTarget, context: ProviderContext) -> None:
         self.anthropic = target
-        super().__init__(target, pool)
+        super().__init__(target, context)
 
     def endpoint(self) -> str:
         """``{base_url}/v1/messages``."""
@@ -33,12 +33,14 @@ class AnthropicProvider(ChatProvider):
         """The key and the API version."""
         return {"x-api-key": self.anthropic.api_key or "", "anthropic-version": API_VERSION}
 
-    def convert(self, request: ProviderRequest) -> tuple[WireRequest, list[DeliveryNote]]:
+    def convert(self, request: ProviderRequest) -> tuple[ChatWireRequest, list[DeliveryNote]]:
         """The Messages body (no structured output: the judge prompt asks for JSON)."""
         body, notes = request_body(request.messages, self.anthropic)
         path = urlsplit(self.url).path
-        return WireRequest(self.api, self.anthropic.model, path, body), notes
+        return ChatWireRequest(
+            api=self.api, model=self.anthropic.model, url_path=path, body=body
+        ), notes
 
-    def parse(self, data: object) -> Reply:
+    def parse(self, data: object) -> Parsed:
         """The message's text."""
         return parse_reply(data)

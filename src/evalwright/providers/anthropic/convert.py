@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from evalwright.errors import BlockedError
-from evalwright.evalfile.targets import AnthropicTarget
 from evalwright.prompts import ChatMessage, DeliveryNote
-from evalwright.providers.chat import Reply, usage_from
+from evalwright.providers.chat import Parsed, usage_from
 from evalwright.providers.pairing import pair_tool_calls, with_results
+from evalwright.targets.models import AnthropicTarget
 
 DEFAULT_MAX_TOKENS = 4096
 CONVERSATION_START = "@[Conversation start]"
@@ -90,7 +90,7 @@ def start_note(index: int) -> DeliveryNote:
     )
 
 
-def parse_reply(data: Any) -> Reply:
+def parse_reply(data: Any) -> Parsed:
     """Text blocks joined (thinking left out); a refusal is a block."""
     body = cast(dict[str, Any], data)
     blocks = cast(list[dict[str, Any]], body["content"])
@@ -98,4 +98,4 @@ def parse_reply(data: Any) -> Reply:
     stop = body.get("stop_reason")
     if stop == "refusal" and not text:
         raise BlockedError("the model refused to answer (stop_reason: refusal)")
-    return Reply(text, stop, usage_from(body.get("usage"), "input_tokens", "output_tokens"))
+    return text, stop, usage_from(body.get("usage"), "input_tokens", "output_tokens")

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from urllib.parse import quote, urlsplit
 
-from evalwright.evalfile.targets import AzureTarget
 from evalwright.prompts import DeliveryNote
-from evalwright.providers.base import ProviderRequest, WireRequest
-from evalwright.providers.chat import ChatProvider, Reply
-from evalwright.providers.http import HttpPool
+from evalwright.providers.base import ProviderContext, ProviderRequest
+from evalwright.providers.chat import ChatProvider, Parsed
 from evalwright.providers.openai.convert import parse_reply, request_body
+from evalwright.providers.wire import ChatWireRequest
+from evalwright.targets.models import AzureTarget
 
 
 class AzureProvider(ChatProvider):
@@ -18,9 +18,9 @@ class AzureProvider(ChatProvider):
     kind = "azure"
     api = "azure.chat.completions"
 
-    def __init__(self, target: AzureTarget, pool: HttpPool) -> None:
+    def __init__(self, target: AzureTarget, context: ProviderContext) -> None:
         self.azure = target
-        super().__init__(target, pool)
+        super().__init__(target, context)
 
     def endpoint(self) -> str:
         """``{endpoint}/openai/deployments/{deployment}/chat/completions?api-version=...``."""
@@ -33,15 +33,17 @@ class AzureProvider(ChatProvider):
         """Azure's ``api-key`` header."""
         return {"api-key": self.azure.api_key or ""}
 
-    def convert(self, request: ProviderRequest) -> tuple[WireRequest, list[DeliveryNote]]:
+    def convert(self, request: ProviderRequest) -> tuple[ChatWireRequest, list[DeliveryNote]]:
         """The Chat Completions body; ``model`` names the deployment."""
         body, notes = request_body(
             request.messages, self.azure, self.azure.deployment, request.response_schema
         )
         parts = urlsplit(self.url)
         path = f"{parts.path}?{parts.query}"
-        return WireRequest(self.api, self.azure.deployment, path, body), notes
+        return ChatWireRequest(
+            api=self.api, model=self.azure.deployment, url_path=path, body=body
+        ), notes
 
-    def parse(self, data: object) -> Reply:
+    def parse(self, data: object) -> Parsed:
         """The chat.completion answer."""
         return parse_reply(data)

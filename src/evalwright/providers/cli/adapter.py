@@ -13,10 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from evalwright.errors import ProviderError, ResponseTooLarge
-from evalwright.evalfile.targets import CliTarget
 from evalwright.prompts import PromptInputs
 from evalwright.providers.base import (
-    Prepared,
+    PreparedRequest,
     Provider,
     ProviderContext,
     ProviderRequest,
@@ -25,6 +24,8 @@ from evalwright.providers.base import (
 )
 from evalwright.providers.cli.placeholders import UnquotableValue, fill, split_command, uses
 from evalwright.providers.process import ChildEnvironment, OutputTooLarge, run_command
+from evalwright.providers.wire import AgentWireRequest
+from evalwright.targets.models import CliTarget
 
 logger = logging.getLogger(__name__)
 HEALTHCHECK_SECONDS = 30
@@ -42,7 +43,7 @@ class CliProvider(Provider):
     kind = "cli"
 
     def __init__(self, target: CliTarget, context: ProviderContext) -> None:
-        super().__init__(target)
+        super().__init__(target, context)
         self.cli = target
         self.argv = split_command(target.command)
         self.cwd = str(context.root / target.cwd) if target.cwd else str(context.root)
@@ -70,22 +71,21 @@ class CliProvider(Provider):
         except UnquotableValue as exc:
             raise ProviderError(f"{exc}: use %EVALWRIGHT_PROMPT_FILE% or a script") from None
 
-    def prepare(self, request: ProviderRequest) -> Prepared:
+    def _wire(self, argv: list[str]) -> AgentWireRequest:
+        return AgentWireRequest(api="cli", argv=argv, cwd=self.cwd, prompt_document=None)
+
+    def prepare(self, request: ProviderRequest) -> PreparedRequest:
         """The argv with temporary files named by role (they exist only at run time)."""
         try:
             argv = self._argv(request, PREVIEW_FILES)
         except ProviderError:
             argv = list(self.argv)  # shown unfilled; running it fails with the reason
-        wire = {
-            "api": "cli",
-            "argv": argv,
-            "cwd": self.cwd,
-            "prompt_document": None,
-        }
-        return Prepared(wire, request.notes)
+        return PreparedRequest(request, self._wire(argv), request.notes)
 
-    async def generate(self, request: ProviderRequest) -> ProviderResponse:
-        """Run the command once in a scratch directory holding the placeholder files."""
+    async def send(self, prepared: PreparedRequest) -> ProviderResponse:
+        """Run the command once in a scratch directory holding the placeholder files (the
+        argv is filled again, with those files and this attempt's number)."""
+        request = prepared.request
         await self._healthcheck()
         with tempfile.TemporaryDirectory(prefix="evalwright-cli-") as scratch:
             files = _write_files(Path(scratch), request)
@@ -107,8 +107,7 @@ class CliProvider(Provider):
                     + (f"; stderr: {tail}" if tail else "")
                 )
             answer = self._answer(files["OUTPUT_FILE"], finished.stdout)
-        wire = {"api": "cli", "argv": argv, "cwd": self.cwd, "prompt_document": None}
-        return ProviderResponse(answer, None, None, latency, wire, request.notes)
+        return ProviderResponse(answer, None, None, latency, self._wire(argv), prepared.notes)
 
     def _answer(self, output_file: str, stdout: bytes) -> str:
         if self.answers_in_file:

@@ -19,7 +19,7 @@ from evalwright.evalfile.commands import (
     script_sites,
     shell_scripts,
 )
-from evalwright.evalfile.targets import split_command
+from evalwright.targets.models import split_command
 
 __all__ = ["UnquotableValue", "expand_files", "fill", "split_command", "uses"]
 

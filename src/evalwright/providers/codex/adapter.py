@@ -3,8 +3,6 @@ workspace; the event stream is logged as it arrives and read for the answer and 
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import re
 import shutil
 import tempfile
@@ -13,18 +11,18 @@ from pathlib import Path
 from typing import IO
 
 from evalwright.errors import ProviderError, ResponseTooLarge
-from evalwright.evalfile.targets import CodexTarget
 from evalwright.prompts import prompt_document
 from evalwright.providers.base import (
-    Prepared,
+    PreparedRequest,
     Provider,
     ProviderContext,
     ProviderRequest,
     ProviderResponse,
-    Usage,
 )
 from evalwright.providers.codex.events import Transcript, parse_line
-from evalwright.providers.process import STDERR_KEPT, kill_group, read_tail
+from evalwright.providers.process import Finished, OutputTooLarge, run_command
+from evalwright.providers.wire import AgentWireRequest, Usage
+from evalwright.targets.models import CodexTarget
 
 DEFAULT_LOG_DIR = ".evalwright/logs/codex"
 SCRATCH = "<a scratch directory per case>"
@@ -35,10 +33,9 @@ class CodexProvider(Provider):
     """The Codex CLI, one ``exec`` per case."""
 
     kind = "codex"
-    mode = "agent"
 
     def __init__(self, target: CodexTarget, context: ProviderContext) -> None:
-        super().__init__(target)
+        super().__init__(target, context)
         self.codex = target
         self.context = context
         self.scratch_parent = str(context.root / target.cwd) if target.cwd else None
@@ -52,29 +49,30 @@ class CodexProvider(Provider):
             "-",
         ]
 
-    def prepare(self, request: ProviderRequest) -> Prepared:
+    def prepare(self, request: ProviderRequest) -> PreparedRequest:
         """The argv and the prompt document (the workspace exists only at run time)."""
-        return Prepared(self._wire(request, SCRATCH), request.notes)
-
-    def _wire(self, request: ProviderRequest, cwd: str) -> dict[str, object]:
         if request.inputs is None:
             raise ProviderError("a codex target needs the case's prompt inputs")
-        return {
-            "api": "codex",
-            "argv": self.argv,
-            "cwd": cwd,
-            "prompt_document": prompt_document(request.inputs),
-        }
+        wire = AgentWireRequest(
+            api="codex",
+            argv=self.argv,
+            cwd=SCRATCH,
+            prompt_document=prompt_document(request.inputs),
+        )
+        return PreparedRequest(request, wire, request.notes)
 
-    async def generate(self, request: ProviderRequest) -> ProviderResponse:
-        """Run one ``codex exec`` and read its final message."""
+    async def send(self, prepared: PreparedRequest) -> ProviderResponse:
+        """Run one ``codex exec`` in a new workspace and read its final message."""
+        if not isinstance(prepared.wire, AgentWireRequest):
+            raise TypeError(f"codex was given a {prepared.wire.api} request")
         if self.scratch_parent:
             Path(self.scratch_parent).mkdir(parents=True, exist_ok=True)
         workspace = tempfile.mkdtemp(prefix="evalwright-codex-", dir=self.scratch_parent)
-        wire = self._wire(request, workspace)
-        document = str(wire["prompt_document"])
+        wire = prepared.wire.model_copy(update={"cwd": workspace})
+        document = wire.prompt_document or ""
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        log_path = self.log_dir / f"{time.strftime('%Y%m%dT%H%M%S')}-{_safe(request.case_id)}.log"
+        case = _safe(prepared.request.case_id)
+        log_path = self.log_dir / f"{time.strftime('%Y%m%dT%H%M%S')}-{case}.log"
         started = time.perf_counter()
         with open(log_path, "w", encoding="utf-8") as log:
             self._log(
@@ -82,21 +80,22 @@ class CodexProvider(Provider):
                 f"argv: {self.argv}\ncwd: {workspace}\n\n--- prompt document\n"
                 f"{document}\n\n--- events\n",
             )
-            transcript, code, stderr = await self._run(workspace, document, log)
-            self._log(log, f"\n--- exit status {code}\n{stderr}\n")
+            transcript = Transcript()
+            finished = await self._run(workspace, document, transcript, log)
+            stderr = finished.stderr.decode("utf-8", errors="replace")
+            self._log(log, f"\n--- exit status {finished.returncode}\n{stderr}\n")
         latency = (time.perf_counter() - started) * 1000
-        problem = self._problem(transcript, code, stderr, log_path)
+        problem = self._problem(transcript, finished.returncode, stderr, log_path)
         if problem:
             raise ProviderError(problem)
         shutil.rmtree(workspace, ignore_errors=True)
-        usage = transcript.usage
         return ProviderResponse(
             text=transcript.answer or "",
             finish_reason="completed",
-            usage=Usage(usage.input_tokens, usage.output_tokens) if usage else None,
+            usage=_usage(transcript),
             latency_ms=latency,
             wire_request=wire,
-            delivery_notes=request.notes,
+            delivery_notes=prepared.notes,
             trace=tuple(transcript.trace),
         )
 
@@ -105,70 +104,31 @@ class CodexProvider(Provider):
         log.flush()
 
     async def _run(
-        self, workspace: str, document: str, log: IO[str]
-    ) -> tuple[Transcript, int | None, str]:
-        try:
-            process = await asyncio.create_subprocess_exec(
-                *self.argv,
-                cwd=workspace,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                start_new_session=True,
-                limit=self.codex.max_response_bytes,  # the longest event line read
-            )
-        except OSError as exc:
-            raise ProviderError(f"cannot run {self.argv[0]!r}: {exc.strerror or exc}") from None
-        transcript = Transcript()
-        assert process.stdin is not None
-        assert process.stdout is not None
-        assert process.stderr is not None
-        # Both pipes are read to their end, whatever happens: the process only counts as
-        # exited once they are closed, so a reader stopped early would hang its reaping.
-        reader = asyncio.ensure_future(self._read_events(process, transcript, log))
-        errors = asyncio.ensure_future(read_tail(process.stderr, STDERR_KEPT))
-        try:
-            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                process.stdin.write(document.encode("utf-8"))
-                await process.stdin.drain()
-            process.stdin.close()
-            await asyncio.shield(reader)
-            code = await process.wait()
-            stderr = (await asyncio.shield(errors)).decode("utf-8", errors="replace")
-        except BaseException:
-            kill_group(process)  # a timeout or Ctrl-C must not leave Codex running
-            # Reap it while the loop runs, or its transport is closed on a dead loop.
-            with contextlib.suppress(ProcessLookupError):
-                await asyncio.shield(process.wait())
-            raise
-        return transcript, code, stderr
+        self, workspace: str, document: str, transcript: Transcript, log: IO[str]
+    ) -> Finished:
+        """Pipe the document to Codex, logging and reading each event as it arrives; past
+        ``max_response_bytes`` Codex is killed and :class:`ResponseTooLarge` raised."""
 
-    async def _read_events(
-        self, process: asyncio.subprocess.Process, transcript: Transcript, log: IO[str]
-    ) -> None:
-        """Log and parse the event stream to its end; past ``max_response_bytes`` Codex is
-        killed, the rest discarded, and :class:`ResponseTooLarge` raised at the end."""
-        assert process.stdout is not None
-        limit = self.codex.max_response_bytes
-        total = 0
-        while True:
-            try:
-                raw = await process.stdout.readline()
-            except ValueError:  # one line longer than the stream's limit
-                raw, total = b"\n", limit + 1
-            if not raw:
-                break
-            total += len(raw)
-            if total > limit:
-                kill_group(process)
-                continue
+        def on_line(raw: bytes) -> None:
             line = raw.decode("utf-8", errors="replace")
             self._log(log, line)
             event = parse_line(line)
             if event is not None:
                 transcript.add(event)
-        if total > limit:
-            raise ResponseTooLarge(limit)
+
+        limit = self.codex.max_response_bytes
+        try:
+            return await run_command(
+                self.argv,
+                cwd=workspace,
+                stdin=document.encode("utf-8"),
+                max_stdout=limit,
+                on_line=on_line,
+            )
+        except OSError as exc:
+            raise ProviderError(f"cannot run {self.argv[0]!r}: {exc.strerror or exc}") from None
+        except OutputTooLarge:
+            raise ResponseTooLarge(limit) from None
 
     def _problem(
         self, transcript: Transcript, code: int | None, stderr: str, log_path: Path
@@ -183,6 +143,13 @@ class CodexProvider(Provider):
         if transcript.answer is None:
             return f"codex gave no final message: {transcript.failure or 'empty stream'}{where}"
         return None
+
+
+def _usage(transcript: Transcript) -> Usage | None:
+    usage = transcript.usage
+    if usage is None:
+        return None
+    return Usage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens)
 
 
 def _safe(name: str) -> str:

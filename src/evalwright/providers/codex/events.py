@@ -6,11 +6,10 @@ kept loosely so a newer Codex does not break a run.
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from evalwright import jsontext
+from evalwright.providers.wire import TraceEntry
 
 
 class _Event(BaseModel):
@@ -55,9 +54,6 @@ class Event(_Event):
     message: str | None = None
 
 
-TraceType = Literal["command", "message", "error", "reasoning", "file_change", "tool"]
-
-
 def parse_line(line: str) -> Event | None:
     """One stream line as an event; ``None`` for a line that is not a JSON event."""
     try:
@@ -71,7 +67,7 @@ class Transcript:
 
     def __init__(self) -> None:
         self.answer: str | None = None
-        self.trace: list[dict[str, Any]] = []
+        self.trace: list[TraceEntry] = []
         self.usage: Usage | None = None
         self.failure: str | None = None
         self.turn_failed = False
@@ -91,19 +87,19 @@ class Transcript:
     def _item(self, item: Item) -> None:
         if item.type == "agent_message":
             self.answer = item.text or ""
-            self.trace.append({"type": "message", "text": self.answer})
+            self.trace.append(TraceEntry(type="message", text=self.answer))
         elif item.type == "command_execution":
             self.trace.append(
-                {
-                    "type": "command",
-                    "command": item.command,
-                    "exit_code": item.exit_code,
-                    "text": item.aggregated_output,
-                }
+                TraceEntry(
+                    type="command",
+                    command=item.command,
+                    exit_code=item.exit_code,
+                    text=item.aggregated_output,
+                )
             )
         elif item.type == "reasoning":
-            self.trace.append({"type": "reasoning", "text": item.text})
+            self.trace.append(TraceEntry(type="reasoning", text=item.text))
         elif item.type == "error":
-            self.trace.append({"type": "error", "text": item.message})
+            self.trace.append(TraceEntry(type="error", text=item.message))
         else:
-            self.trace.append({"type": item.type})
+            self.trace.append(TraceEntry(type=item.type))

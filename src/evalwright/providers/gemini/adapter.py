@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from urllib.parse import quote, urlsplit
 
-from evalwright.evalfile.targets import GeminiTarget
 from evalwright.prompts import DeliveryNote
-from evalwright.providers.base import ProviderRequest, WireRequest
-from evalwright.providers.chat import ChatProvider, Reply
+from evalwright.providers.base import ProviderContext, ProviderRequest
+from evalwright.providers.chat import ChatProvider, Parsed
 from evalwright.providers.gemini.convert import parse_reply, request_body
-from evalwright.providers.http import HttpPool
+from evalwright.providers.wire import ChatWireRequest
+from evalwright.targets.models import GeminiTarget
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 
@@ -20,9 +20,9 @@ class GeminiProvider(ChatProvider):
     kind = "gemini"
     api = "gemini.generateContent"
 
-    def __init__(self, target: GeminiTarget, pool: HttpPool) -> None:
+    def __init__(self, target: GeminiTarget, context: ProviderContext) -> None:
         self.gemini = target
-        super().__init__(target, pool)
+        super().__init__(target, context)
 
     def endpoint(self) -> str:
         """``{base_url}/v1beta/models/{model}:generateContent``."""
@@ -34,12 +34,14 @@ class GeminiProvider(ChatProvider):
         """The key header."""
         return {"x-goog-api-key": self.gemini.api_key or ""}
 
-    def convert(self, request: ProviderRequest) -> tuple[WireRequest, list[DeliveryNote]]:
+    def convert(self, request: ProviderRequest) -> tuple[ChatWireRequest, list[DeliveryNote]]:
         """The generateContent body."""
         body, notes = request_body(request.messages, self.gemini, request.response_schema)
         path = urlsplit(self.url).path
-        return WireRequest(self.api, self.gemini.model, path, body), notes
+        return ChatWireRequest(
+            api=self.api, model=self.gemini.model, url_path=path, body=body
+        ), notes
 
-    def parse(self, data: object) -> Reply:
+    def parse(self, data: object) -> Parsed:
         """The first candidate's text."""
         return parse_reply(data)

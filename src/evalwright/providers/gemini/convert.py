@@ -8,11 +8,11 @@ from typing import Any, cast
 
 from evalwright.errors import BlockedError
 from evalwright.evalfile.messages import ToolCall
-from evalwright.evalfile.targets import GeminiTarget
 from evalwright.prompts import ChatMessage, DeliveryNote
 from evalwright.providers.anthropic.convert import CONVERSATION_START, start_note
-from evalwright.providers.chat import Reply, usage_from
+from evalwright.providers.chat import Parsed, usage_from
 from evalwright.providers.pairing import pair_tool_calls, with_results
+from evalwright.targets.models import GeminiTarget
 
 # Google's documented signature for function calls in history the model did not produce.
 SKIP_SIGNATURE = "skip_thought_signature_validator"
@@ -92,7 +92,7 @@ def request_body(
     return body, notes
 
 
-def parse_reply(data: Any) -> Reply:
+def parse_reply(data: Any) -> Parsed:
     """Text parts of the first candidate joined (thoughts left out); a blocked prompt raises."""
     body = cast(dict[str, Any], data)
     candidates = cast(list[dict[str, Any]], body.get("candidates") or [])
@@ -108,4 +108,4 @@ def parse_reply(data: Any) -> Reply:
     if finish in BLOCK_FINISH_REASONS and not text:
         raise BlockedError(f"the API blocked the answer (finishReason: {finish})")
     usage = usage_from(body.get("usageMetadata"), "promptTokenCount", "candidatesTokenCount")
-    return Reply(text, finish, usage)
+    return text, finish, usage

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
-from evalwright.evalfile.targets import MockTarget
-from evalwright.providers.base import Prepared, Provider, ProviderRequest, ProviderResponse
+from evalwright.providers.base import (
+    PreparedRequest,
+    Provider,
+    ProviderContext,
+    ProviderRequest,
+    ProviderResponse,
+)
+from evalwright.providers.wire import MockWireRequest
+from evalwright.targets.models import MockTarget
 
 DEFAULT_RESPONSE = "This is a mock answer."
 DEFAULT_VERDICT = json.dumps({"score": 1, "hits": [], "misses": [], "reasoning": "mock judge"})
@@ -17,15 +25,15 @@ class MockProvider(Provider):
 
     kind = "mock"
 
-    def __init__(self, target: MockTarget) -> None:
-        super().__init__(target)
+    def __init__(self, target: MockTarget, context: ProviderContext) -> None:
+        super().__init__(target, context)
         self.mock = target
 
-    def prepare(self, request: ProviderRequest) -> Prepared:
+    def prepare(self, request: ProviderRequest) -> PreparedRequest:
         """The messages as the wire request: no API mapping, so no notes of its own."""
-        body = {"messages": [m.to_json() for m in request.messages]}
-        wire = {"api": "mock", "model": "mock", "url_path": None, "body": body}
-        return Prepared(wire, request.notes)
+        body: dict[str, Any] = {"messages": [m.to_json() for m in request.messages]}
+        wire = MockWireRequest(api="mock", model="mock", url_path=None, body=body)
+        return PreparedRequest(request, wire, request.notes)
 
     def answer(self, request: ProviderRequest) -> str:
         """The configured text for this request."""
@@ -35,16 +43,15 @@ class MockProvider(Provider):
             return self.mock.responses[request.case_id]
         return DEFAULT_RESPONSE if self.mock.response is None else self.mock.response
 
-    async def generate(self, request: ProviderRequest) -> ProviderResponse:
+    async def send(self, prepared: PreparedRequest) -> ProviderResponse:
         """Wait ``delay_ms``, then answer."""
-        prepared = self.prepare(request)
         if self.mock.delay_ms:
             await asyncio.sleep(self.mock.delay_ms / 1000)
         return ProviderResponse(
-            text=self.answer(request),
+            text=self.answer(prepared.request),
             finish_reason="stop",
             usage=None,
             latency_ms=self.mock.delay_ms,
-            wire_request=prepared.wire_request,
+            wire_request=prepared.wire,
             delivery_notes=prepared.notes,
         )

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from evalwright.evalfile.targets import OpenAITarget
 from evalwright.prompts import DeliveryNote
-from evalwright.providers.base import ProviderRequest, WireRequest
-from evalwright.providers.chat import ChatProvider, Reply
-from evalwright.providers.http import HttpPool
+from evalwright.providers.base import ProviderContext, ProviderRequest
+from evalwright.providers.chat import ChatProvider, Parsed
 from evalwright.providers.openai.convert import parse_reply, request_body
+from evalwright.providers.wire import ChatWireRequest
+from evalwright.targets.models import OpenAITarget
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -20,9 +20,9 @@ class OpenAIProvider(ChatProvider):
     kind = "openai"
     api = "openai.chat.completions"
 
-    def __init__(self, target: OpenAITarget, pool: HttpPool) -> None:
+    def __init__(self, target: OpenAITarget, context: ProviderContext) -> None:
         self.openai = target
-        super().__init__(target, pool)
+        super().__init__(target, context)
 
     def endpoint(self) -> str:
         """``{base_url}/chat/completions``."""
@@ -39,13 +39,15 @@ class OpenAIProvider(ChatProvider):
         """A bearer token."""
         return {"authorization": f"Bearer {self.openai.api_key or ''}"}
 
-    def convert(self, request: ProviderRequest) -> tuple[WireRequest, list[DeliveryNote]]:
+    def convert(self, request: ProviderRequest) -> tuple[ChatWireRequest, list[DeliveryNote]]:
         """The Chat Completions body."""
         body, notes = request_body(
             request.messages, self.openai, self.openai.model, request.response_schema
         )
-        return WireRequest(self.api, self.openai.model, urlsplit(self.url).path, body), notes
+        return ChatWireRequest(
+            api=self.api, model=self.openai.model, url_path=urlsplit(self.url).path, body=body
+        ), notes
 
-    def parse(self, data: object) -> Reply:
+    def parse(self, data: object) -> Parsed:
         """The chat.completion answer."""
         return parse_reply(data)

@@ -10,11 +10,11 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from evalwright.errors import BlockedError
-from evalwright.evalfile.targets import AzureTarget, OpenAITarget
 from evalwright.prompts import ChatMessage, DeliveryNote
 from evalwright.prompts.render import tool_arguments
-from evalwright.providers.chat import Reply, usage_from
+from evalwright.providers.chat import Parsed, usage_from
 from evalwright.providers.pairing import pair_tool_calls
+from evalwright.targets.models import AzureTarget, OpenAITarget
 
 VERDICT_SCHEMA_NAME = "verdict"
 
@@ -72,7 +72,7 @@ def request_body(
     return body, notes
 
 
-def parse_reply(data: Any) -> Reply:
+def parse_reply(data: Any) -> Parsed:
     """The answer of a chat.completion body; a content filter on an empty answer is a block."""
     body = cast(dict[str, Any], data)
     choice = cast(dict[str, Any], body["choices"][0])
@@ -84,7 +84,7 @@ def parse_reply(data: Any) -> Reply:
         raise BlockedError("the API filtered the answer (finish_reason: content_filter)")
     if not text and message.get("refusal"):
         raise BlockedError(f"the model refused: {message['refusal']}")
-    return Reply(text, finish, usage_from(body.get("usage"), "prompt_tokens", "completion_tokens"))
+    return text, finish, usage_from(body.get("usage"), "prompt_tokens", "completion_tokens")
 
 
 def _text_parts(content: Any) -> str:

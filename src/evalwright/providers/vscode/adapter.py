@@ -9,10 +9,9 @@ import time
 from pathlib import Path
 
 from evalwright.errors import ProviderError
-from evalwright.evalfile.targets import VSCodeTarget
 from evalwright.prompts import prompt_document
 from evalwright.providers.base import (
-    Prepared,
+    PreparedRequest,
     Provider,
     ProviderContext,
     ProviderRequest,
@@ -28,6 +27,8 @@ from evalwright.providers.vscode.workspace import (
     chat_text,
     create_workspace,
 )
+from evalwright.providers.wire import AgentWireRequest, TraceEntry
+from evalwright.targets.models import VSCodeTarget
 
 POLL_SECONDS = 0.2
 LAUNCH_SECONDS = 120
@@ -38,10 +39,9 @@ class VSCodeProvider(Provider):
     """VS Code's agent, one isolated workspace per case."""
 
     kind = "vscode"
-    mode = "agent"
 
     def __init__(self, target: VSCodeTarget, context: ProviderContext) -> None:
-        super().__init__(target)
+        super().__init__(target, context)
         self.vscode = target
         default = "code-insiders" if target.provider == "vscode-insiders" else "code"
         self.command = target.command or default
@@ -64,30 +64,34 @@ class VSCodeProvider(Provider):
             chat_text(workspace),
         ]
 
-    def _wire(self, request: ProviderRequest, workspace: Path) -> dict[str, object]:
+    def _wire(self, document: str | None, workspace: Path) -> AgentWireRequest:
+        return AgentWireRequest(
+            api="vscode",
+            argv=self._chat_argv(workspace),
+            cwd=str(workspace),
+            prompt_document=document,
+        )
+
+    def prepare(self, request: ProviderRequest) -> PreparedRequest:
+        """The chat command and the request (the workspace exists only at run time)."""
         if request.inputs is None:
             raise ProviderError("a vscode target needs the case's prompt inputs")
-        return {
-            "api": "vscode",
-            "argv": self._chat_argv(workspace),
-            "cwd": str(workspace),
-            "prompt_document": prompt_document(request.inputs),
-        }
+        wire = self._wire(prompt_document(request.inputs), PREVIEW_WORKSPACE)
+        return PreparedRequest(request, wire, request.notes)
 
-    def prepare(self, request: ProviderRequest) -> Prepared:
-        """The chat command and the request (the workspace exists only at run time)."""
-        return Prepared(self._wire(request, PREVIEW_WORKSPACE), request.notes)
-
-    async def generate(self, request: ProviderRequest) -> ProviderResponse:
-        """Dispatch the case and wait for the agent's answer."""
+    async def send(self, prepared: PreparedRequest) -> ProviderResponse:
+        """Dispatch the case in a new workspace and wait for the agent's answer."""
+        if not isinstance(prepared.wire, AgentWireRequest):
+            raise TypeError(f"vscode was given a {prepared.wire.api} request")
+        notes = prepared.notes
         workspace, opened = create_workspace(self.template)
-        wire = self._wire(request, workspace)
+        wire = self._wire(prepared.wire.prompt_document, workspace)
         started = time.perf_counter()
         with WorkspaceLock(workspace):
-            (workspace / REQUEST_FILE).write_text(str(wire["prompt_document"]), encoding="utf-8")
+            (workspace / REQUEST_FILE).write_text(str(wire.prompt_document), encoding="utf-8")
             if self.vscode.dry_run:
-                trace = ({"type": "dry_run", "text": f"workspace prepared at {workspace}"},)
-                return ProviderResponse("", "dry_run", None, 0.0, wire, request.notes, trace=trace)
+                trace = (TraceEntry(type="dry_run", text=f"workspace prepared at {workspace}"),)
+                return ProviderResponse("", "dry_run", None, 0.0, wire, notes, trace=trace)
             async with self._launch:
                 await self._step([self.command, "--new-window", str(opened)], workspace)
                 await self._step(self._chat_argv(workspace), workspace)
@@ -95,10 +99,8 @@ class VSCodeProvider(Provider):
         latency = (time.perf_counter() - started) * 1000
         shutil.rmtree(workspace, ignore_errors=True)
         command = " ".join(self._chat_argv(workspace)[:2])
-        trace = ({"type": "command", "command": command, "exit_code": 0},)
-        return ProviderResponse(
-            answer, "completed", None, latency, wire, request.notes, trace=trace
-        )
+        trace = (TraceEntry(type="command", command=command, exit_code=0),)
+        return ProviderResponse(answer, "completed", None, latency, wire, notes, trace=trace)
 
     async def _step(self, argv: list[str], workspace: Path) -> None:
         try:

@@ -13,8 +13,8 @@ from typing import Any, cast
 from evalwright.evalfile.diagnostics import Diagnostic, Report, format_field
 from evalwright.evalfile.project import read_yaml
 from evalwright.evalfile.source import Positions, PosNode
-from evalwright.evalfile.targets import TargetsFile
 from evalwright.evalfile.validation import type_name, validate
+from evalwright.targets.models import TargetsFile
 
 PROVIDER_ALIASES = {
     "azure-openai": "azure",

@@ -12,8 +12,8 @@ from typing import Any, TypeVar, cast
 from pydantic import BaseModel
 
 from evalwright.errors import ConfigError
-from evalwright.evalfile.targets import AzureTarget, OpenAITarget, Target, url_problem
 from evalwright.evalfile.variables import UnsetVariable, substitute, variables_in
+from evalwright.targets.models import AzureTarget, ChatTarget, OpenAITarget, Target, url_problem
 
 KEY_VARIABLES: dict[str, tuple[str, ...]] = {
     "openai": ("OPENAI_API_KEY",),
@@ -42,7 +42,7 @@ def resolve_target(
         filled = filled.model_copy(update={"endpoint": f"https://{bare}.openai.azure.com"})
     _check_urls(filled)
     variables = KEY_VARIABLES.get(filled.provider)
-    if variables is None or getattr(filled, "api_key", None):
+    if variables is None or not isinstance(filled, ChatTarget) or filled.api_key:
         return filled
     for name in variables:
         if env.get(name):
@@ -58,11 +58,15 @@ def resolve_target(
 
 
 def _check_urls(target: Target) -> None:
-    for key in ("base_url", "endpoint"):
-        value = getattr(target, key, None)
-        problem = url_problem(value) if isinstance(value, str) else None
-        if problem:
-            raise ConfigError(f"target '{target.name}': {key}: {problem}")
+    if isinstance(target, AzureTarget):
+        key, value = "endpoint", target.endpoint
+    elif isinstance(target, ChatTarget):
+        key, value = "base_url", target.base_url
+    else:
+        return
+    problem = url_problem(value) if value is not None else None
+    if problem:
+        raise ConfigError(f"target '{target.name}': {key}: {problem}")
 
 
 def _fill_model(

@@ -1,23 +1,24 @@
 """A run's targets: the targets file loaded once, each target resolved and given one
-provider when first used."""
+provider when first used, and each judge checked once."""
 
 from __future__ import annotations
 
 import functools
+import importlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from evalwright.errors import ConfigError
 from evalwright.evalfile.diagnostics import Diagnostic
 from evalwright.evalfile.project import Project, display_path
-from evalwright.evalfile.targets import MockTarget, Target, TargetsFile
-from evalwright.evalfile.targets_load import load_project_targets
-from evalwright.evalfile.targets_resolve import resolve_target
 from evalwright.evalfile.variables import Environment
 from evalwright.providers.base import Provider, ProviderContext
 from evalwright.providers.http import HttpPool
 from evalwright.providers.process import ChildEnvironment
-from evalwright.providers.registry import create_provider
+from evalwright.targets.kinds import ProviderKind
+from evalwright.targets.load import load_project_targets
+from evalwright.targets.models import ChatTarget, MockTarget, Target, TargetsFile
+from evalwright.targets.resolve import resolve_target
 
 DEFAULT_TARGET = "default"
 """The target of a case that names none."""
@@ -49,6 +50,7 @@ class TargetRegistry:
         """The targets file's warnings (AgentV forms), once it is loaded."""
         self._targets: dict[str, Target] = {}
         self._providers: dict[str, Provider] = {}
+        self._judged: set[tuple[str, str | None]] = set()
 
     @property
     def file(self) -> TargetsFile:
@@ -92,15 +94,43 @@ class TargetRegistry:
             target = self.target(name)
             if self.dry_run:
                 target = MockTarget(name=name, provider="mock")
-            self._providers[name] = create_provider(target, self.pool, self.context)
+            self._providers[name] = create_provider(target, self.context)
         return self._providers[name]
+
+    def default_judge(self, name: str) -> str | None:
+        """The default judge of target ``name``'s answers (an evaluator's own ``target``
+        wins): its ``judge_target``, else itself unless it is a coding agent."""
+        target = self.target(name)
+        if target.judge_target:
+            return target.judge_target
+        return None if target.is_agent else target.name
+
+    def check_judge(self, name: str, judge: str | None) -> None:
+        """Check once that an ``llm_judge`` of target ``name``'s answers, naming ``judge``
+        (or none, for the default), has a judge that can judge; raise ConfigError."""
+        if (name, judge) in self._judged:
+            return
+        self._judged.add((name, judge))
+        target = self.target(name)
+        chosen = judge or self.default_judge(name)
+        if chosen is None:
+            raise ConfigError(
+                f"target '{target.name}' ({target.provider}) is judged by llm_judge but names "
+                "no judge_target: add a chat-API judge_target to it"
+            )
+        found = self.target(chosen)
+        if found.is_agent:
+            raise ConfigError(
+                f"judge target '{found.name}' is a {found.provider} target; a judge "
+                "must be a chat API (openai, azure, anthropic, gemini) or mock"
+            )
 
     @property
     def context(self) -> ProviderContext:
-        """What agent adapters get: the root, the redactor, the commands' environment."""
+        """What adapters get: the pool, the root, the redactor, the commands' environment."""
         if self._redact is None:
-            return ProviderContext(self.project.root, child_env=self.child_env)
-        return ProviderContext(self.project.root, self._redact, self.child_env)
+            return ProviderContext(self.project.root, self.pool, child_env=self.child_env)
+        return ProviderContext(self.project.root, self.pool, self._redact, self.child_env)
 
     def use_redactor(self, redact: Callable[[str], str]) -> None:
         """Keep secrets out of the logs adapters write (set before the first provider)."""
@@ -124,9 +154,8 @@ class TargetRegistry:
                 resolved = resolve_target(target, self.env, require_key=False)
             except ConfigError:
                 continue  # a target this run cannot use has no key to leak
-            key = getattr(resolved, "api_key", None)
-            if isinstance(key, str) and key:
-                keys.append(key)
+            if isinstance(resolved, ChatTarget) and resolved.api_key:
+                keys.append(resolved.api_key)
         return keys
 
     async def aclose(self) -> None:
@@ -134,3 +163,15 @@ class TargetRegistry:
         for provider in self._providers.values():
             await provider.aclose()
         await self.pool.aclose()
+
+
+def provider_class(kind: ProviderKind) -> type[Provider]:
+    """The adapter class of a provider kind (importing its module now)."""
+    module_name, _, class_name = kind.adapter.partition(":")
+    cls: type[Provider] = getattr(importlib.import_module(module_name), class_name)
+    return cls
+
+
+def create_provider(target: Target, context: ProviderContext) -> Provider:
+    """The adapter for a resolved target; every adapter takes ``(target, context)``."""
+    return provider_class(target.kind)(target, context)

@@ -17,11 +17,22 @@ from pydantic import ValidationError
 
 from evalwright.errors import ConfigError, LoadError
 from evalwright.evalfile.diagnostics import Diagnostic, Report, format_field
-from evalwright.evalfile.targets import (
-    AGENT_PROVIDERS,
-    CHAT_PROVIDERS,
+from evalwright.evalfile.variables import (
+    Environment,
+    UnsetVariable,
+    read_dotenv,
+    substitute,
+    variables_in,
+)
+from evalwright.targets.kinds import PROVIDER_KINDS, kinds_of
+from evalwright.targets.load import (
+    PROVIDER_ALIASES,
+    load_project_targets,
+    load_targets,
+    load_targets_located,
+)
+from evalwright.targets.models import (
     DEFAULT_RETRYABLE,
-    PROVIDERS,
     AnthropicTarget,
     AzureTarget,
     CliTarget,
@@ -34,24 +45,11 @@ from evalwright.evalfile.targets import (
     TargetsFile,
     VSCodeTarget,
 )
-from evalwright.evalfile.targets_load import (
-    PROVIDER_ALIASES,
-    load_project_targets,
-    load_targets,
-    load_targets_located,
-)
-from evalwright.evalfile.targets_resolve import (
+from evalwright.targets.resolve import (
     KEY_VARIABLES,
     PLACEHOLDER_API_KEY,
     resolve_target,
     unset_variables,
-)
-from evalwright.evalfile.variables import (
-    Environment,
-    UnsetVariable,
-    read_dotenv,
-    substitute,
-    variables_in,
 )
 from tests.conftest import DATA, ProjectDir
 
@@ -326,7 +324,7 @@ def test_openai_wire_keys_belong_to_openai_and_azure_only(
     assert error.message.startswith(f"unknown key '{key.split(':', maxsplit=1)[0]}'")
 
 
-@pytest.mark.parametrize("provider", CHAT_PROVIDERS)
+@pytest.mark.parametrize("provider", kinds_of("chat"))
 def test_chat_providers_require_a_model(project: ProjectDir, provider: str) -> None:
     endpoint = ("endpoint: e",) if provider == "azure" else ()
     error = only_error(project, one_target(f"provider: {provider}", *endpoint))
@@ -557,7 +555,7 @@ def test_vscode_keys_and_defaults(project: ProjectDir, provider: str) -> None:
     )
 
 
-@pytest.mark.parametrize("provider", AGENT_PROVIDERS)
+@pytest.mark.parametrize("provider", kinds_of("agent"))
 def test_agents_have_no_chat_keys(project: ProjectDir, provider: str) -> None:
     command = ("command: c",) if provider == "cli" else ()
     error = only_error(project, one_target(f"provider: {provider}", *command, "api_key: k"))
@@ -580,7 +578,7 @@ def test_unknown_provider_names_the_supported_ones(project: ProjectDir) -> None:
     assert error.field == "targets[0].provider"
     assert (error.line, error.col) == (3, 15)  # the provider's value
     assert "unknown provider 'openia'" in error.message
-    for provider in PROVIDERS:
+    for provider in PROVIDER_KINDS:
         assert provider in error.message
 
 
@@ -1327,7 +1325,7 @@ def test_an_explicit_api_key_wins(project: ProjectDir) -> None:
     assert resolved.api_key == "explicit"
 
 
-@pytest.mark.parametrize("provider", CHAT_PROVIDERS)
+@pytest.mark.parametrize("provider", kinds_of("chat"))
 def test_no_api_key_is_a_configuration_error(project: ProjectDir, provider: str) -> None:
     target = target_of(project, *CHAT_BODIES[provider])
     env = {"SOMETHING_ELSE": "x", **dict.fromkeys(KEY_VARIABLES[provider], "")}
@@ -1340,7 +1338,7 @@ def test_no_api_key_is_a_configuration_error(project: ProjectDir, provider: str)
         assert variable in message
 
 
-@pytest.mark.parametrize("provider", CHAT_PROVIDERS)
+@pytest.mark.parametrize("provider", kinds_of("chat"))
 def test_require_key_false_leaves_the_key_unset(project: ProjectDir, provider: str) -> None:
     target = target_of(project, *CHAT_BODIES[provider])
     resolved = resolve_target(target, {}, require_key=False)

@@ -2,7 +2,7 @@
 
 One model per provider, discriminated by ``provider``: a key a provider does not use is an
 error naming the keys it does use. Strings may hold ``${{ VAR }}``; they are filled in only
-for the targets a run uses (:mod:`evalwright.evalfile.variables`).
+for the targets a run uses (:mod:`evalwright.targets.resolve`).
 """
 
 from __future__ import annotations
@@ -23,10 +23,8 @@ from evalwright.evalfile.base import (
     field_tag,
 )
 from evalwright.evalfile.commands import PLACEHOLDER, script_problem, shell_scripts
+from evalwright.targets.kinds import PROVIDER_KINDS, ProviderKind, provider_kind
 
-CHAT_PROVIDERS = ("openai", "azure", "anthropic", "gemini")
-AGENT_PROVIDERS = ("cli", "codex", "vscode", "vscode-insiders")
-PROVIDERS = (*CHAT_PROVIDERS, "mock", *AGENT_PROVIDERS)
 TargetName = Annotated[str, Pattern(r"[A-Za-z0-9._-]+", "target name")]
 DEFAULT_RETRYABLE = (408, 429, 500, 502, 503, 504, 529)
 
@@ -83,9 +81,16 @@ class _Target(FileModel):
     timeout_seconds: Annotated[float, Field(gt=0)] | None = None
 
     @property
+    def kind(self) -> ProviderKind:
+        """The target's provider kind: its adapter, family and prompt mode."""
+        # Each provider's model declares ``provider`` as its own Literal, so the base cannot.
+        provider: str = self.__dict__["provider"]
+        return provider_kind(provider)
+
+    @property
     def is_agent(self) -> bool:
-        """Whether this target is a coding agent (it gets the prompt document, agent mode)."""
-        return False
+        """Whether this target is a coding agent (it gets the prompt document)."""
+        return self.kind.family == "agent"
 
     @property
     def timeout(self) -> float:
@@ -241,11 +246,6 @@ class Healthcheck(FileModel):
 class _AgentTarget(_Target):
     max_response_bytes: MaxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES
 
-    @property
-    def is_agent(self) -> bool:
-        """Agents read files themselves and answer in their own way."""
-        return True
-
 
 class CliTarget(_AgentTarget):
     """Any command line: placeholders are replaced inside argv elements (quoted for the
@@ -279,7 +279,9 @@ class VSCodeTarget(_AgentTarget):
 
 
 # vscode-insiders is the vscode model with another default command.
-_provider_tag = field_tag("provider", {**{p: p for p in PROVIDERS}, "vscode-insiders": "vscode"})
+_provider_tag = field_tag(
+    "provider", {**{p: p for p in PROVIDER_KINDS}, "vscode-insiders": "vscode"}
+)
 
 
 Target = Annotated[
