@@ -43,6 +43,16 @@ _EXPORTS: dict[str, str] = {
     "load_suite": "evalwright.evalfile.suite",
     "build_prompt": "evalwright.api.checks",
     "BuiltPrompt": "evalwright.prompts",
+    # targets given as objects
+    "Target": "evalwright.targets.models",
+    "OpenAITarget": "evalwright.targets.models",
+    "AzureTarget": "evalwright.targets.models",
+    "AnthropicTarget": "evalwright.targets.models",
+    "GeminiTarget": "evalwright.targets.models",
+    "MockTarget": "evalwright.targets.models",
+    "CliTarget": "evalwright.targets.models",
+    "CodexTarget": "evalwright.targets.models",
+    "VSCodeTarget": "evalwright.targets.models",
     # checking and previewing
     "validate": "evalwright.api.checks",
     "preview": "evalwright.api.checks",
@@ -70,11 +80,15 @@ _EXPORTS: dict[str, str] = {
 _ALIASES = {"EvalCase": "EvalCaseSpec", "BuiltPrompt": "PromptInputs"}
 
 __all__ = [
+    "AnthropicTarget",
     "AssistantMessage",
     "AsyncRun",
+    "AzureTarget",
     "BlockedError",
     "BuiltPrompt",
+    "CliTarget",
     "CodeSpec",
+    "CodexTarget",
     "ConfigError",
     "ContainsSpec",
     "Diagnostic",
@@ -83,10 +97,13 @@ __all__ = [
     "EvalwrightError",
     "Execution",
     "FilePart",
+    "GeminiTarget",
     "IsJsonSpec",
     "LlmJudgeSpec",
     "LoadError",
     "Message",
+    "MockTarget",
+    "OpenAITarget",
     "ProviderError",
     "ProviderTimeout",
     "RegexSpec",
@@ -96,10 +113,12 @@ __all__ = [
     "RunSettings",
     "Suite",
     "SystemMessage",
+    "Target",
     "TextPart",
     "ToolCall",
     "ToolMessage",
     "UserMessage",
+    "VSCodeTarget",
     "__version__",
     "assistant",
     "build_prompt",
@@ -168,3 +187,14 @@ if TYPE_CHECKING:
     from evalwright.orchestrator.run import Reporter
     from evalwright.prompts import PromptInputs as BuiltPrompt
     from evalwright.results.reading import read_results, results_dataframe
+    from evalwright.targets.models import (
+        AnthropicTarget,
+        AzureTarget,
+        CliTarget,
+        CodexTarget,
+        GeminiTarget,
+        MockTarget,
+        OpenAITarget,
+        Target,
+        VSCodeTarget,
+    )

@@ -38,6 +38,16 @@ EXPORTED = {
     "load_suite",
     "build_prompt",
     "BuiltPrompt",
+    # targets given as objects
+    "Target",
+    "OpenAITarget",
+    "AzureTarget",
+    "AnthropicTarget",
+    "GeminiTarget",
+    "MockTarget",
+    "CliTarget",
+    "CodexTarget",
+    "VSCodeTarget",
     # checking and previewing
     "validate",
     "preview",
@@ -70,11 +80,12 @@ def test_the_exported_names_are_exactly_these() -> None:
 
 
 def test_every_exported_name_resolves_and_has_a_docstring() -> None:
-    for name in sorted(EXPORTED - {"__version__", "Message"}):
+    for name in sorted(EXPORTED - {"__version__", "Message", "Target"}):
         value = getattr(evalwright, name)
         assert (value.__doc__ or "").strip(), name
     # Message is the union of the four role models.
     assert "UserMessage" in str(evalwright.Message)
+    assert "OpenAITarget" in str(evalwright.Target)
 
 
 def test_public_names_keep_their_public_spelling() -> None:

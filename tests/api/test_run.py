@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import evalwright as ew
+from evalwright.testing import FakeServer, Text
 from tests.conftest import ProjectDir
 
 TARGETS = """\
@@ -145,3 +146,53 @@ def test_a_python_case_with_a_script_evaluator(project: ProjectDir) -> None:
     (row,) = result.rows
     assert row.score == 0.25
     assert row.hits == ["Paris, of course"]
+
+
+def test_targets_given_as_objects_need_no_targets_file(project: ProjectDir) -> None:
+    mock = ew.MockTarget(name="offline", response="Paris")
+    case = ew.EvalCase(
+        id="a",
+        expected_outcome="Names Paris",
+        input="Capital of France?",
+        execution=ew.Execution(evaluators=[ew.ContainsSpec(name="paris", value="Paris")]),
+    )
+    suite = ew.Suite([case], base_dir=project.root)
+    result = ew.run(suite, targets=mock, out=project.root / "r.jsonl")
+    (row,) = result.rows
+    assert (row.target, row.provider, row.score) == ("offline", "mock", 1.0)
+
+
+def test_a_chat_target_object_is_sent_to_and_its_key_kept_out_of_the_rows(
+    project: ProjectDir,
+) -> None:
+    key = "sk-object-key-0123456789abcdef"
+    case = ew.EvalCase(
+        id="a",
+        expected_outcome="o",
+        input="Say fine",
+        execution=ew.Execution(evaluators=[ew.ContainsSpec(name="fine", value="fine")]),
+    )
+    with FakeServer.in_thread() as fake:
+        fake.enqueue(Text(f"fine, and your key is {key}"))
+        target = ew.OpenAITarget(
+            name="oa", model="gpt-test", base_url=f"{fake.url}/v1", api_key=key
+        )
+        result = ew.run(
+            ew.Suite([case], base_dir=project.root), targets=[target], out=project.root / "r.jsonl"
+        )
+        (request,) = fake.requests
+    assert request.header("authorization") == f"Bearer {key}"
+    (row,) = result.rows
+    assert row.status == "ok"
+    assert row.wire_request is not None
+    assert row.wire_request.model_dump(mode="json")["body"] == request.json
+    assert key not in (project.root / "r.jsonl").read_text(encoding="utf-8")
+    assert key not in row.candidate_answer
+
+
+def test_preview_takes_a_target_object(project: ProjectDir) -> None:
+    case = ew.EvalCase(id="a", expected_outcome="o", input="Hi")
+    target = ew.AnthropicTarget(name="claude", model="claude-test", system_prompt="Be kind.")
+    (item,) = ew.preview(case, target, base_dir=project.root)
+    assert item["target"] == "claude"
+    assert item["wire_request"]["body"]["system"] == "Be kind."  # type: ignore[index]

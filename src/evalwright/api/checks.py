@@ -15,6 +15,7 @@ from evalwright.orchestrator.validate import validate_paths
 from evalwright.prompts import PromptInputs
 from evalwright.prompts import build_prompt as build_case_prompt
 from evalwright.prompts.render import Mode
+from evalwright.targets.models import Target
 
 PathArg = str | os.PathLike[str]
 
@@ -43,7 +44,7 @@ def build_prompt(
 
 def preview(
     source: EvalCaseSpec | Suite | PathArg,
-    target: str | None = None,
+    target: str | Target | None = None,
     *,
     mode: Mode = "lm",
     eval_id: str | Sequence[str] = (),
@@ -52,7 +53,8 @@ def preview(
 ) -> list[PreviewItem]:
     """What each case would send, with no network: the objects ``evalwright prompt --json``
     prints. With ``target``, built in that target's mode with its exact wire request and
-    delivery notes. ``source`` is a case, a suite or an eval file."""
+    delivery notes. ``source`` is a case, a suite or an eval file; ``target`` is a name in
+    the targets file or a target object."""
     opened: Suite | Path
     if isinstance(source, EvalCaseSpec):
         base = Path(base_dir) if base_dir is not None else None

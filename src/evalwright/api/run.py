@@ -18,11 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict, Unpack
 
+from pydantic import BaseModel
+
 from evalwright.evalfile.diagnostics import Diagnostic
 from evalwright.evalfile.suite import Suite
 from evalwright.orchestrator.plan import RunOptions, load_plan
 from evalwright.orchestrator.run import Reporter, SilentReporter, execute
 from evalwright.orchestrator.summary import RunSummary, TargetStats
+from evalwright.targets.models import Target
 
 SuiteSource = Suite | str | os.PathLike[str]
 """An eval file, a directory of them, or a suite."""
@@ -61,8 +64,8 @@ class RunSettings(TypedDict, total=False):
     """The options of :func:`run` and :func:`run_async`, those of ``evalwright eval``
     (docs/running.md#evalwright-eval)."""
 
-    targets: str | Sequence[str]
-    """Run every case on these targets (names in the targets file)."""
+    targets: str | Target | Sequence[str | Target]
+    """Run every case on these targets: names in the targets file, or target objects."""
     targets_file: str | os.PathLike[str] | None
     eval_id: str | Sequence[str]
     """Globs: a case runs when its id matches any of them."""
@@ -83,11 +86,13 @@ def options_for(suites: SuiteSource | Sequence[SuiteSource], settings: RunSettin
         [suites] if isinstance(suites, Suite | str | os.PathLike) else list(suites)
     )
     targets = settings.get("targets", ())
+    chosen = [targets] if isinstance(targets, str | BaseModel) else list(targets)
     eval_id = settings.get("eval_id", ())
     return RunOptions(
         paths=[os.fspath(s) for s in given if not isinstance(s, Suite)],
         suites=tuple(s for s in given if isinstance(s, Suite)),
-        targets=list(dict.fromkeys([targets] if isinstance(targets, str) else targets)),
+        targets=list(dict.fromkeys(t if isinstance(t, str) else t.name for t in chosen)),
+        given_targets=tuple(t for t in chosen if not isinstance(t, str)),
         targets_file=_path(settings.get("targets_file")),
         eval_id=(eval_id,) if isinstance(eval_id, str) else tuple(eval_id),
         workers=settings.get("workers", 8),

@@ -22,6 +22,7 @@ from evalwright.evalfile.project import Project, display_path, find_project_root
 from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.resolved import EvalCase, SuiteInfo
 from evalwright.evalfile.suite import Suite, open_suite
+from evalwright.targets.models import Target
 from evalwright.targets.registry import DEFAULT_TARGET, TargetRegistry
 
 
@@ -33,6 +34,8 @@ class RunOptions:
     suites: tuple[Suite, ...] = ()
     """Suites built in Python (or loaded with ``load_suite``), run after ``paths``."""
     targets: list[str] = field(default_factory=list[str])
+    given_targets: tuple[Target, ...] = ()
+    """Targets given as objects rather than by name (they win over the targets file's)."""
     targets_file: Path | None = None
     eval_id: tuple[str, ...] = ()
     """``--eval-id`` globs: a case runs when its id matches any of them (all when empty)."""
@@ -184,7 +187,12 @@ def load_plan(options: RunOptions) -> Plan:
     resolver = FileResolver(project)
     sources = [_open(path, project, resolver) for path in files]
     sources.extend(_open_suite(suite, project, resolver) for suite in options.suites)
-    registry = TargetRegistry(project, targets_path=options.targets_file, dry_run=options.dry_run)
+    registry = TargetRegistry(
+        project,
+        targets_path=options.targets_file,
+        dry_run=options.dry_run,
+        given=options.given_targets,
+    )
     plan = Plan(project, sources, registry, options, config_warnings=config_warnings)
     for source in sources:
         _survey(plan, source)

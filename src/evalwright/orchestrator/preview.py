@@ -18,6 +18,7 @@ from evalwright.orchestrator.plan import eval_id_option, selected
 from evalwright.orchestrator.requests import candidate_request, case_inputs
 from evalwright.prompts import ChatMessage, PromptInputs, build_prompt
 from evalwright.prompts.render import Mode
+from evalwright.targets.models import Target
 from evalwright.targets.registry import TargetRegistry
 
 
@@ -63,7 +64,7 @@ def preview_suite(
     *,
     eval_id: Sequence[str] = (),
     mode: Mode = "lm",
-    target: str | None = None,
+    target: str | Target | None = None,
     targets_file: Path | None = None,
 ) -> list[PreviewItem]:
     """One object per selected case of an eval file or suite: its prompt inputs and the
@@ -78,15 +79,19 @@ def preview_suite(
     chosen = select_cases(cases, info.display_path, eval_id)
     if target is None:
         return [preview_case(info, case, mode) for case in chosen]
-    registry = TargetRegistry(info.project, targets_path=targets_file, require_keys=False)
-    provider = registry.provider(target)
+    given = (target,) if not isinstance(target, str) else ()
+    name = target if isinstance(target, str) else target.name
+    registry = TargetRegistry(
+        info.project, targets_path=targets_file, require_keys=False, given=given
+    )
+    provider = registry.provider(name)
     out: list[PreviewItem] = []
     for case in chosen:
-        inputs = case_inputs(case, registry.target(target))
+        inputs = case_inputs(case, registry.target(name))
         prepared = provider.prepare(candidate_request(case, inputs))
         lm = inputs if inputs.mode == "lm" else build_prompt(case, mode="lm")
         item = _item(info, case, inputs, lm.messages)
-        item["target"] = target
+        item["target"] = name
         item["wire_request"] = prepared.wire.model_dump(mode="json")
         item["delivery_notes"] = [note.to_json() for note in prepared.notes]
         out.append(item)

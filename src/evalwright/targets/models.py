@@ -21,6 +21,7 @@ from evalwright.evalfile.base import (
     Pattern,
     field_error,
     field_tag,
+    still_required,
 )
 from evalwright.evalfile.commands import PLACEHOLDER, script_problem, shell_scripts
 from evalwright.targets.kinds import PROVIDER_KINDS, ProviderKind, provider_kind
@@ -75,6 +76,9 @@ ApiUrl = Annotated[NonEmptyStr, AfterValidator(_url)]
 
 
 class _Target(FileModel):
+    # ``provider`` has a default so Python code may leave it out; a file must still write it.
+    model_config = ConfigDict(json_schema_extra=still_required("provider"))
+
     name: TargetName
     judge_target: TargetName | None = None
     workers: Annotated[int, Field(gt=0)] | None = None
@@ -121,7 +125,7 @@ class _OpenAIWire(_ChatTarget):
 class OpenAITarget(_OpenAIWire):
     """OpenAI Chat Completions, or any compatible server with ``base_url``."""
 
-    provider: Literal["openai"]
+    provider: Literal["openai"] = "openai"
     model: NonEmptyStr
     base_url: ApiUrl | None = None
 
@@ -133,6 +137,7 @@ def _azure_schema(schema: dict[str, Any]) -> None:
     properties["model"]["description"] = "Alias of deployment."
     schema["required"] = [key for key in schema["required"] if key != "deployment"]
     schema["oneOf"] = [{"required": ["deployment"]}, {"required": ["model"]}]
+    still_required("provider")(schema)
 
 
 class AzureTarget(_OpenAIWire):
@@ -140,7 +145,7 @@ class AzureTarget(_OpenAIWire):
 
     model_config = ConfigDict(json_schema_extra=_azure_schema)
 
-    provider: Literal["azure"]
+    provider: Literal["azure"] = "azure"
     endpoint: NonEmptyStr
     """A URL (checked like ``base_url`` once variables are filled), or a bare resource name."""
     deployment: NonEmptyStr
@@ -159,7 +164,7 @@ class AzureTarget(_OpenAIWire):
 class AnthropicTarget(_ChatTarget):
     """Anthropic Messages."""
 
-    provider: Literal["anthropic"]
+    provider: Literal["anthropic"] = "anthropic"
     model: NonEmptyStr
     base_url: ApiUrl | None = None
 
@@ -167,7 +172,7 @@ class AnthropicTarget(_ChatTarget):
 class GeminiTarget(_ChatTarget):
     """Google Gemini generateContent."""
 
-    provider: Literal["gemini"]
+    provider: Literal["gemini"] = "gemini"
     model: NonEmptyStr
     base_url: ApiUrl | None = None
     temperature: Annotated[float, Field(ge=0)] | None = None
@@ -176,7 +181,7 @@ class GeminiTarget(_ChatTarget):
 class MockTarget(_Target):
     """Answers offline: a fixed text, per-case texts, and a fixed judge verdict."""
 
-    provider: Literal["mock"]
+    provider: Literal["mock"] = "mock"
     response: str | None = None
     responses: dict[str, str] | None = None
     judge_response: str | None = None
@@ -251,7 +256,7 @@ class CliTarget(_AgentTarget):
     """Any command line: placeholders are replaced inside argv elements (quoted for the
     shell inside a shell script); secrets stay out of its environment unless passed."""
 
-    provider: Literal["cli"]
+    provider: Literal["cli"] = "cli"
     command: Command
     files_format: NonEmptyStr = "{path}"
     cwd: NonEmptyStr | None = None
@@ -262,7 +267,7 @@ class CliTarget(_AgentTarget):
 class CodexTarget(_AgentTarget):
     """The Codex CLI, run with ``codex exec --json`` in a scratch workspace per case."""
 
-    provider: Literal["codex"]
+    provider: Literal["codex"] = "codex"
     executable: NonEmptyStr = "codex"
     args: list[str] = Field(default_factory=list[str])
     cwd: NonEmptyStr | None = None
@@ -272,7 +277,7 @@ class CodexTarget(_AgentTarget):
 class VSCodeTarget(_AgentTarget):
     """VS Code's chat, driven from the command line (experimental)."""
 
-    provider: Literal["vscode", "vscode-insiders"]
+    provider: Literal["vscode", "vscode-insiders"] = "vscode"
     command: NonEmptyStr | None = None
     workspace_template: NonEmptyStr | None = None
     dry_run: bool = False

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from evalwright.errors import ConfigError
@@ -36,8 +36,11 @@ class TargetRegistry:
         pool: HttpPool | None = None,
         require_keys: bool = True,
         dry_run: bool = False,
+        given: Sequence[Target] = (),
     ) -> None:
         self.project = project
+        # Targets given as objects (docs/python-api.md#running); they win over the file's.
+        self.given = {target.name: target for target in given}
         self.path = targets_path or project.targets_path
         self.env: Mapping[str, str] = env if env is not None else Environment(project.root)
         self.pool = pool or HttpPool()
@@ -71,11 +74,13 @@ class TargetRegistry:
         return self._targets[name]
 
     def _resolve(self, name: str) -> Target:
-        if self.dry_run and self.path is None:
+        found = self.given.get(name)
+        if found is None and self.dry_run and self.path is None:
             return MockTarget(name=name, provider="mock")
-        found = self.file.get(name)
+        if found is None and (self.path is not None or not self.given):
+            found = self.file.get(name)
         if found is None:
-            known = ", ".join(t.name for t in self.file.targets)
+            known = ", ".join([*self.given, *(t.name for t in self._file_targets())])
             if name == DEFAULT_TARGET:
                 raise ConfigError(
                     f"no target chosen: {display_path(self.path or self.project.root)} defines "
@@ -144,12 +149,14 @@ class TargetRegistry:
             return ChildEnvironment(self.env.process, self.env.dotenv, keys)
         return ChildEnvironment(self.env, {}, keys)
 
+    def _file_targets(self) -> list[Target]:
+        return self.file.targets if self.path is not None else []
+
     def all_api_keys(self) -> list[str]:
-        """Every API key the targets file gives, however set (for redaction)."""
-        if self.path is None:
-            return []
+        """Every API key the targets file and the given targets hold, however set (for
+        redaction)."""
         keys: list[str] = []
-        for target in self.file.targets:
+        for target in [*self.given.values(), *self._file_targets()]:
             try:
                 resolved = resolve_target(target, self.env, require_key=False)
             except ConfigError:
