@@ -41,7 +41,7 @@ _EXPORTS: dict[str, str] = {
     "IsJsonSpec": "evalwright.evalfile.evaluator_specs",
     "Suite": "evalwright.evalfile.suite",
     "load_suite": "evalwright.evalfile.suite",
-    "build_prompt": "evalwright.api.checks",
+    "build_prompt": "evalwright.api.preview",
     "BuiltPrompt": "evalwright.prompts",
     # targets given as objects
     "Target": "evalwright.targets.models",
@@ -54,8 +54,8 @@ _EXPORTS: dict[str, str] = {
     "CodexTarget": "evalwright.targets.models",
     "VSCodeTarget": "evalwright.targets.models",
     # checking and previewing
-    "validate": "evalwright.api.checks",
-    "preview": "evalwright.api.checks",
+    "validate": "evalwright.api.validate",
+    "preview": "evalwright.api.preview",
     # running
     "run": "evalwright.api.run",
     "run_async": "evalwright.api.run",
@@ -150,7 +150,8 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from evalwright.api.checks import build_prompt, preview, validate
+    from evalwright.api.preview import build_prompt, preview
+    from evalwright.api.validate import validate
     from evalwright.api.run import AsyncRun, RunResult, RunSettings, run, run_async
     from evalwright.errors import (
         BlockedError,

@@ -7,9 +7,8 @@ import json
 from typing import Any
 
 from evalwright import jsontext
-from evalwright.api.checks import preview
+from evalwright.api.preview import PreviewItem, preview
 from evalwright.errors import printable
-from evalwright.orchestrator.preview import PreviewItem
 
 
 def run(args: argparse.Namespace) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from evalwright.orchestrator.validate import validate_paths
+from evalwright.api.validate import validate_paths
 
 
 def run(args: argparse.Namespace) -> int:

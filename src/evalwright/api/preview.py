@@ -1,7 +1,10 @@
-"""What each case of an eval file will send, with no network (``evalwright prompt``)."""
+"""What a case will send, with no network: ``evalwright prompt``, and
+:func:`evalwright.preview` and :func:`evalwright.build_prompt`
+(docs/python-api.md#checking-and-previewing)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NotRequired, TypedDict
@@ -10,13 +13,15 @@ from pydantic import JsonValue
 
 from evalwright.errors import ConfigError
 from evalwright.evalfile.loader import load_eval_file
+from evalwright.evalfile.models import EvalCaseSpec
 from evalwright.evalfile.project import Project, find_project_root
 from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.resolved import EvalCase, SuiteInfo
-from evalwright.evalfile.suite import Suite, open_suite
+from evalwright.evalfile.suite import Suite, open_suite, resolved_cases
 from evalwright.orchestrator.plan import eval_id_option, selected
 from evalwright.orchestrator.requests import candidate_request, case_inputs
-from evalwright.prompts import ChatMessage, PromptInputs, build_prompt
+from evalwright.prompts import ChatMessage, PromptInputs
+from evalwright.prompts import build_prompt as build_case_prompt
 from evalwright.prompts.render import Mode
 from evalwright.targets.models import Target
 from evalwright.targets.registry import TargetRegistry
@@ -89,7 +94,7 @@ def preview_suite(
     for case in chosen:
         inputs = case_inputs(case, registry.target(name))
         prepared = provider.prepare(candidate_request(case, inputs))
-        lm = inputs if inputs.mode == "lm" else build_prompt(case, mode="lm")
+        lm = inputs if inputs.mode == "lm" else build_case_prompt(case, mode="lm")
         item = _item(info, case, inputs, lm.messages)
         item["target"] = name
         item["wire_request"] = prepared.wire.model_dump(mode="json")
@@ -100,8 +105,8 @@ def preview_suite(
 
 def preview_case(suite: SuiteInfo, case: EvalCase, mode: Mode) -> PreviewItem:
     """The preview object of one case, without a target."""
-    inputs = build_prompt(case, mode=mode)
-    lm = inputs if mode == "lm" else build_prompt(case, mode="lm")
+    inputs = build_case_prompt(case, mode=mode)
+    lm = inputs if mode == "lm" else build_case_prompt(case, mode="lm")
     return _item(suite, case, inputs, lm.messages)
 
 
@@ -120,3 +125,51 @@ def _item(
         "chat_prompt": raw["chat_prompt"],
         "messages": [m.to_json() for m in messages],
     }
+
+
+PathArg = str | os.PathLike[str]
+
+
+def build_prompt(
+    case: EvalCaseSpec,
+    mode: Mode = "lm",
+    *,
+    system_prompt: str | None = None,
+    base_dir: PathArg | None = None,
+) -> PromptInputs:
+    """A case's question, guidelines and chat prompt in ``mode``, its files read from
+    ``base_dir`` (default: the working directory). ``system_prompt`` is a target's
+    (``None``: the default; ``""``: none)."""
+    suite = Suite((case,), base_dir=Path(base_dir) if base_dir is not None else None)
+    (resolved,) = resolved_cases(suite)
+    return build_case_prompt(resolved, mode=mode, system_prompt=system_prompt)
+
+
+def preview(
+    source: EvalCaseSpec | Suite | PathArg,
+    target: str | Target | None = None,
+    *,
+    mode: Mode = "lm",
+    eval_id: str | Sequence[str] = (),
+    targets_file: PathArg | None = None,
+    base_dir: PathArg | None = None,
+) -> list[PreviewItem]:
+    """What each case would send, with no network: the objects ``evalwright prompt --json``
+    prints. With ``target``, built in that target's mode with its exact wire request and
+    delivery notes. ``source`` is a case, a suite or an eval file; ``target`` is a name in
+    the targets file or a target object."""
+    opened: Suite | Path
+    if isinstance(source, EvalCaseSpec):
+        base = Path(base_dir) if base_dir is not None else None
+        opened = Suite((source,), base_dir=base)
+    elif isinstance(source, Suite):
+        opened = source
+    else:
+        opened = Path(os.fspath(source))
+    return preview_suite(
+        opened,
+        eval_id=(eval_id,) if isinstance(eval_id, str) else tuple(eval_id),
+        mode=mode,
+        target=target,
+        targets_file=Path(targets_file) if targets_file is not None else None,
+    )

@@ -1,10 +1,11 @@
-"""``validate``: many paths at once: eval files, and each project's config and targets."""
+"""Checking files: ``evalwright validate`` and :func:`evalwright.validate` (many paths at
+once: eval files, and each project's config and targets)."""
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -190,3 +191,13 @@ def validate_paths(paths: Iterable[str]) -> ValidationResult:
         shown = ", ".join(display_path(p) for p in paths)
         result.diagnostics.append(Diagnostic(shown, 1, 1, "error", "", "no eval files found"))
     return result
+
+
+PathArg = str | os.PathLike[str]
+
+
+def validate(paths: PathArg | Sequence[PathArg]) -> list[Diagnostic]:
+    """Every problem in eval files, directories of them and targets files (and each
+    project's config and targets), as ``evalwright validate`` reports them."""
+    given = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
+    return validate_paths([os.fspath(p) for p in given]).diagnostics
