@@ -16,7 +16,7 @@ Only ``ConfigError`` stops a run.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 if TYPE_CHECKING:
     from evalwright.evalfile.diagnostics import Diagnostic
@@ -64,7 +64,10 @@ class ProviderError(EvalwrightError):
     headers; ``attempts`` is set by the retry policy when it gives up.
     """
 
-    error_type = "target_error"
+    error_type: ClassVar[Literal["target_error", "timeout", "response_too_large", "blocked"]] = (
+        "target_error"
+    )
+    """The row's ``error.type`` (docs/running.md#the-results-file)."""
 
     def __init__(
         self,

@@ -15,6 +15,8 @@ from evalwright.orchestrator.requests import candidate_request, case_inputs
 from evalwright.orchestrator.targets import TargetRegistry
 from evalwright.prompts import build_prompt
 from evalwright.prompts.render import Mode
+from evalwright.results.row import RawRequest
+from evalwright.results.rows import raw_request
 
 
 def select_cases(suite: EvalSuite, eval_ids: Sequence[str]) -> list[EvalCase]:
@@ -52,10 +54,10 @@ def preview(
         inputs = case_inputs(case, registry.target(target))
         prepared = provider.prepare(candidate_request(case, inputs))
         lm = inputs if inputs.mode == "lm" else build_prompt(case, mode="lm")
-        item = _item(suite, case, inputs.mode, inputs.raw_request(), lm.messages)
+        item = _item(suite, case, inputs.mode, raw_request(inputs), lm.messages)
         item["target"] = target
         item["wire_request"] = prepared.wire_request
-        item["delivery_notes"] = [note.to_json() for note in prepared.notes]
+        item["delivery_notes"] = [note.model_dump() for note in prepared.notes]
         out.append(item)
     return out
 
@@ -64,16 +66,16 @@ def preview_case(suite: EvalSuite, case: EvalCase, mode: Mode) -> dict[str, Any]
     """The preview object of one case, without a target."""
     inputs = build_prompt(case, mode=mode)
     lm = inputs if mode == "lm" else build_prompt(case, mode="lm")
-    return _item(suite, case, mode, inputs.raw_request(), lm.messages)
+    return _item(suite, case, mode, raw_request(inputs), lm.messages)
 
 
 def _item(
-    suite: EvalSuite, case: EvalCase, mode: Mode, raw: dict[str, Any], messages: Any
+    suite: EvalSuite, case: EvalCase, mode: Mode, raw: RawRequest, messages: Any
 ) -> dict[str, Any]:
     return {
         "eval_id": case.id,
         "eval_file": suite.relative_path,
         "mode": mode,
-        **raw,
+        **raw.model_dump(mode="json"),
         "messages": [m.to_json() for m in messages],
     }

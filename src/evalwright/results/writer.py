@@ -13,16 +13,18 @@ import os
 import stat
 import tempfile
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from evalwright import jsontext
 from evalwright.results.index import RowFacts, RowIndex, row_key
 from evalwright.results.redact import Redactor
+from evalwright.results.row import ResultRow
 from evalwright.results.rows import unwritable_row
 
 
-def _dumps(row: dict[str, Any], *, ascii_only: bool = False) -> str:
-    return jsontext.dumps_line(row, ensure_ascii=ascii_only)
+def _dumps(row: ResultRow, *, ascii_only: bool = False) -> str:
+    """The row's one line: serialized here and nowhere else (JSON Lines escaping included)."""
+    return jsontext.dumps_line(row.model_dump(mode="json"), ensure_ascii=ascii_only)
 
 
 class ResultsWriter:
@@ -47,7 +49,7 @@ class ResultsWriter:
         self._file = file
         self._offset = offset
 
-    def write(self, row: dict[str, Any]) -> dict[str, Any]:
+    def write(self, row: ResultRow) -> ResultRow:
         """Write one row and flush it; return the row written.
 
         A row that cannot be serialized (text that is not valid Unicode, say) is replaced by
@@ -55,20 +57,20 @@ class ResultsWriter:
         """
         try:
             data = self._encode(_dumps(row))
-        except (TypeError, ValueError) as exc:  # UnicodeEncodeError is a ValueError
+        except ValueError as exc:  # a lone surrogate: UnicodeEncodeError is a ValueError
             row = unwritable_row(row, exc)
             data = self._encode(_dumps(row, ascii_only=True))
         self._append(data, row)
         return row
 
-    def append_line(self, line: str, row: dict[str, Any]) -> None:
+    def append_line(self, line: str, row: ResultRow) -> None:
         """Append an already serialized ``row`` (redacted here, like every other line)."""
         self._append(self._encode(line), row)
 
     def _encode(self, line: str) -> bytes:
         return (self.redact(line) + "\n").encode("utf-8")
 
-    def _append(self, data: bytes, row: dict[str, Any]) -> None:
+    def _append(self, data: bytes, row: ResultRow) -> None:
         self._file.write(data)
         self._file.flush()
         if self.index is not None:
