@@ -227,7 +227,8 @@ def unwritable_row(row: ResultRow, problem: Exception) -> ResultRow:
     for key in _IDENTITY:
         if isinstance(data[key], str) and safe[key] is None:
             safe[key] = _scrub(data[key])
-    dropped = [key for key in ROW_KEYS if safe[key] is None and data[key] is not None]
+    # ``error`` is written anew below, so it is never among the fields left null.
+    dropped = [k for k in ROW_KEYS if safe[k] is None and data[k] is not None and k != "error"]
     reason = (
         "it holds text that is not valid Unicode (a lone surrogate)"
         if isinstance(problem, UnicodeError)
