@@ -133,7 +133,7 @@ def row_problems(path: Path, validator: jsonschema.Draft202012Validator) -> list
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         try:
             row: Any = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deep to read
             continue
         if not (isinstance(row, dict) and "run_id" in row and "eval_id" in row):
             continue
