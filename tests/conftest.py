@@ -8,10 +8,12 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+import jsonschema
 import pytest
 
 from evalwright.cli import main
@@ -103,3 +105,58 @@ def run_process(
         check=False,
     )
     return CliResult(completed.returncode, completed.stdout, completed.stderr)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the marker of tests that write rows the results schema must refuse."""
+    config.addinivalue_line(
+        "markers",
+        "invalid_rows: the test writes results rows that are invalid on purpose, so the "
+        "check that every written row fits `evalwright schema results` skips it",
+    )
+
+
+@pytest.fixture(scope="session")
+def results_row_validator() -> jsonschema.Draft202012Validator:
+    """A validator for the schema ``evalwright schema results`` prints (made once)."""
+    result = run_cli("schema", "results")
+    assert result.code == 0, result.err
+    schema = result.json()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def row_problems(path: Path, validator: jsonschema.Draft202012Validator) -> list[str]:
+    """Why lines of ``path`` that look like result rows (JSON objects with ``run_id`` and
+    ``eval_id``) do not fit the results schema; lines that are not rows are left alone."""
+    found: list[str] = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        try:
+            row: Any = json.loads(line)
+        except (ValueError, RecursionError):  # not JSON, or nested too deep to read
+            continue
+        if not (isinstance(row, dict) and "run_id" in row and "eval_id" in row):
+            continue
+        document = cast(dict[str, Any], row)
+        errors = validator.iter_errors(document)  # pyright: ignore[reportUnknownMemberType]
+        found += [f"{path}:{number}: {e.json_path}: {e.message[:300]}" for e in errors]
+    return found
+
+
+@pytest.fixture(autouse=True)
+def _written_rows_fit_the_results_schema(
+    request: pytest.FixtureRequest, results_row_validator: jsonschema.Draft202012Validator
+) -> Iterator[None]:
+    """After each test that has a ``tmp_path``, every results row written under it (by the
+    CLI in this process or in a subprocess) must fit ``evalwright schema results``."""
+    yield
+    root = request.node.funcargs.get("tmp_path")
+    if not isinstance(root, Path) or request.node.get_closest_marker("invalid_rows"):
+        return
+    problems = [
+        problem
+        for path in sorted(root.rglob("*.jsonl"))
+        if path.is_file()
+        for problem in row_problems(path, results_row_validator)
+    ]
+    assert not problems, "rows that do not fit the results schema:\n" + "\n".join(problems)

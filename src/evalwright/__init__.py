@@ -151,8 +151,8 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from evalwright.api.preview import build_prompt, preview
-    from evalwright.api.validate import validate
     from evalwright.api.run import AsyncRun, RunResult, RunSettings, run, run_async
+    from evalwright.api.validate import validate
     from evalwright.errors import (
         BlockedError,
         ConfigError,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import ClassVar, Literal
 
 Severity = Literal["error", "warning"]
 
@@ -81,7 +81,10 @@ class ProviderError(EvalwrightError):
     headers; ``attempts`` is set by the retry policy when it gives up.
     """
 
-    error_type = "target_error"
+    error_type: ClassVar[Literal["target_error", "timeout", "response_too_large", "blocked"]] = (
+        "target_error"
+    )
+    """The row's ``error.type`` (docs/running.md#the-results-file)."""
 
     def __init__(
         self,

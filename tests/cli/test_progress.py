@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
-from typing import Any
 
 from evalwright.cli.progress import Progress, summary_table
 from evalwright.orchestrator.summary import RunSummary
+from evalwright.results.row import ResultRow
+from tests.results.samples import sample_row
 
 
 class Terminal(io.StringIO):
@@ -22,20 +23,17 @@ def row(
     status: str = "ok",
     score: float | None = 1.0,
     error: dict[str, str] | None = None,
-) -> dict[str, Any]:
-    return {
-        "eval_id": "case",
-        "target": target,
-        "status": status,
-        "score": score,
-        "delivery_notes": [],
-        "cache": "off",
-        "usage": {"input_tokens": 3, "output_tokens": 2},
-        "error": error,
-    }
+) -> ResultRow:
+    return sample_row(
+        target=target,
+        status=status,
+        score=score,
+        usage={"input_tokens": 3, "output_tokens": 2},
+        error=error,
+    )
 
 
-def feed(progress: Progress, summary: RunSummary, rows: list[dict[str, Any]]) -> None:
+def feed(progress: Progress, summary: RunSummary, rows: list[ResultRow]) -> None:
     progress.start(summary)
     for item in rows:
         summary.add(item)

@@ -1,7 +1,9 @@
-"""``evalwright schema eval|targets|config``: valid JSON Schemas that accept our own files."""
+"""``evalwright schema eval|targets|config|results``: valid JSON Schemas that accept our own
+files (and, for ``results``, the rows evalwright writes)."""
 
 from __future__ import annotations
 
+import json
 from functools import cache
 from pathlib import Path
 from typing import Any, cast
@@ -13,6 +15,7 @@ from ruamel.yaml import YAML
 from tests.conftest import REPO, run_cli
 
 QUICKSTART = REPO / "examples" / "quickstart"
+GOLDEN_ROWS = REPO / "tests" / "results" / "golden_rows.jsonl"
 
 
 @cache
@@ -46,7 +49,7 @@ def problems(kind: str, document: Any) -> list[str]:
     return [str(error.message) for error in errors]
 
 
-@pytest.mark.parametrize("kind", ["eval", "targets", "config"])
+@pytest.mark.parametrize("kind", ["eval", "targets", "config", "results"])
 def test_each_schema_is_valid_json_schema(kind: str) -> None:
     schema = schema_of(kind)
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
@@ -60,7 +63,7 @@ def test_the_default_kind_is_eval() -> None:
 
 
 def test_an_unknown_kind_is_a_usage_error() -> None:
-    result = run_cli("schema", "results")
+    result = run_cli("schema", "rows")
     assert result.code == 2
     assert "invalid choice" in result.err
 
@@ -152,3 +155,42 @@ def test_config_schema() -> None:
     assert problems("config", {}) == []
     assert problems("config", {"guideline_pattern": []})
     assert problems("config", {"max_file_bytes": 0})
+
+
+def _golden() -> list[dict[str, Any]]:
+    return [json.loads(line) for line in GOLDEN_ROWS.read_text(encoding="utf-8").splitlines()]
+
+
+def test_results_schema_accepts_every_kind_of_row() -> None:
+    rows = _golden()
+    assert {row["status"] for row in rows} == {"ok", "error"}
+    assert [problems("results", row) for row in rows] == [[] for _ in rows]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"score": "high"},
+        {"status": "passed"},
+        {"cache": None},
+        {"attempts": 1.5},
+        {"bogus": 1},
+        {"error": {"type": "oops", "message": "m"}},
+        {"error": {"type": "timeout"}},
+        {"wire_request": {"api": "ollama", "model": "m", "url_path": None, "body": {}}},
+        {"wire_request": {"api": "cli", "model": "m", "url_path": None, "body": {}}},
+        {"usage": {"input_tokens": 1}},
+        {"delivery_notes": [{"rule": "made_up", "detail": "d"}]},
+        {"trace": [{"type": "command", "exit": 0}]},
+        {"evaluator_results": [{"name": "n"}]},
+    ],
+)
+def test_results_schema_rejects_wrong_rows(change: dict[str, Any]) -> None:
+    row = {**_golden()[0], **change}
+    assert problems("results", row)
+
+
+def test_results_schema_requires_every_key() -> None:
+    row = _golden()[0]
+    for key in row:
+        assert problems("results", {k: v for k, v in row.items() if k != key}), key

@@ -17,6 +17,7 @@ from evalwright.evalfile.evaluator_specs import CodeSpec
 from evalwright.evaluators import EvalContext
 from evalwright.evaluators.base import EvaluatorFailure, Verdict
 from evalwright.evaluators.code import run_script
+from evalwright.results.row import ScriptRequest
 
 PYTHON = sys.executable
 ECHO = """import json, sys
@@ -47,7 +48,7 @@ def _spec(script: list[str] | str, **options: Any) -> CodeSpec:
     return CodeSpec.model_validate({"name": "script", "type": "code", "script": script, **options})
 
 
-def _run(tmp_path: Path, body: str, **options: Any) -> tuple[Verdict, dict[str, Any]]:
+def _run(tmp_path: Path, body: str, **options: Any) -> tuple[Verdict, ScriptRequest]:
     """Write ``body`` as check.py in ``tmp_path`` and run it as the evaluator's script."""
     (tmp_path / "check.py").write_text(body, encoding="utf-8")
     spec = _spec([PYTHON, "check.py"], **options)
@@ -89,7 +90,7 @@ def test_the_script_reads_the_case_and_its_verdict_is_kept(tmp_path: Path) -> No
         "guideline_paths": ["/p/style.instructions.md"],
         "input_files": ["/p/code.js"],
     }
-    assert raw == {"argv": [PYTHON, "check.py"], "cwd": str(tmp_path)}
+    assert raw == ScriptRequest(argv=[PYTHON, "check.py"], cwd=str(tmp_path))
 
 
 def test_hits_misses_and_reasoning_may_be_left_out(tmp_path: Path) -> None:
@@ -107,7 +108,7 @@ def test_an_argv_runs_without_a_shell_and_a_string_with_one(tmp_path: Path) -> N
     command = f"exec {PYTHON} argv.py $((40 + 2))"
     verdict, raw = asyncio.run(run_script(_spec(command), str(tmp_path), _context()))
     assert verdict.reasoning == "42"
-    assert raw["argv"] == ["/bin/sh", "-c", command]
+    assert raw.argv == ["/bin/sh", "-c", command]
 
 
 def test_a_non_zero_exit_carries_the_tail_of_stderr(tmp_path: Path) -> None:
@@ -121,7 +122,7 @@ def test_a_non_zero_exit_carries_the_tail_of_stderr(tmp_path: Path) -> None:
     assert message.endswith("x the real reason")
     assert len(message) == len("exited with status 3; stderr: ") + 2000
     assert "early" not in message
-    assert failure.raw_request == {"argv": [PYTHON, "check.py"], "cwd": str(tmp_path)}
+    assert failure.raw_request == ScriptRequest(argv=[PYTHON, "check.py"], cwd=str(tmp_path))
 
 
 def test_a_quiet_failure_says_only_its_status(tmp_path: Path) -> None:

@@ -33,6 +33,7 @@ from ruamel.yaml import YAML
 from evalwright.evalfile import EvalCase, load_eval_file
 from evalwright.evalfile.messages import Role
 from evalwright.prompts import ChatMessage, PromptInputs, build_prompt
+from evalwright.results.rows import raw_request
 
 Mode = Literal["lm", "agent"]
 MODES: tuple[Mode, ...] = ("lm", "agent")
@@ -884,4 +885,4 @@ def test_build_is_deterministic_and_the_same_from_yaml_and_jsonl(spec: CaseSpec)
         first = build(yaml_case, spec, mode)
         assert build(yaml_case, spec, mode) == first
         assert build(jsonl_case, spec, mode) == first
-        assert first.raw_request() == build(jsonl_case, spec, mode).raw_request()
+        assert raw_request(first) == raw_request(build(jsonl_case, spec, mode))

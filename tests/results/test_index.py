@@ -3,23 +3,19 @@ last one, except that an ``ok`` row is never replaced by an older error row."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from evalwright.results.index import RowFacts, RowIndex, row_key, supersedes
+from evalwright.results.row import ResultRow
+from tests.results.samples import sample_row
 
 
-def _row(eval_id: str, status: str, timestamp: str, score: float | None = 1.0) -> dict[str, Any]:
-    return {
-        "eval_file": "evals/a.yaml",
-        "eval_id": eval_id,
-        "target": "t",
-        "status": status,
-        "score": score if status == "ok" else None,
-        "timestamp": timestamp,
-        "delivery_notes": [],
-        "cache": "off",
-        "usage": {"input_tokens": 3, "output_tokens": 2},
-    }
+def _row(eval_id: str, status: str, timestamp: str, score: float | None = 1.0) -> ResultRow:
+    return sample_row(
+        eval_id=eval_id,
+        status=status,
+        score=score if status == "ok" else None,
+        timestamp=timestamp,
+        usage={"input_tokens": 3, "output_tokens": 2},
+    )
 
 
 def _facts(status: str, timestamp: str) -> RowFacts:
@@ -54,7 +50,12 @@ def test_the_index_keeps_one_winner_per_key_in_first_seen_order() -> None:
     assert index.get(("evals/a.yaml", "c", "t")) is None
 
 
-def test_facts_of_a_row_missing_keys_count_as_nothing() -> None:
-    facts = RowFacts.of({"eval_id": "a", "status": "ok", "score": "high", "usage": None})
-    assert (facts.ok, facts.score, facts.input_tokens, facts.timestamp) == (True, 0.0, 0, "")
+def test_facts_of_a_row_that_reports_no_usage_or_score_count_as_nothing() -> None:
+    facts = RowFacts.of(sample_row(status="error", score=None, usage=None, cache="hit"))
+    assert (facts.ok, facts.score, facts.input_tokens, facts.output_tokens) == (False, 0.0, 0, 0)
     assert facts.lossless
+    assert facts.cached
+    partial = RowFacts.of(sample_row(usage={"input_tokens": None, "output_tokens": 7}))
+    assert (partial.input_tokens, partial.output_tokens) == (0, 7)
+    noted = sample_row(delivery_notes=[{"rule": "assistant_prefill", "detail": "d"}])
+    assert not RowFacts.of(noted).lossless

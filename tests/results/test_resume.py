@@ -13,21 +13,23 @@ import pytest
 
 from evalwright.errors import ConfigError
 from evalwright.results.resume import first_run_id, leftovers, read_previous
+from tests.results.samples import sample_row
 
 KEY = ("evals/a.yaml", "a", "t")
 
 
 def _row(eval_id: str, status: str, timestamp: str, **more: Any) -> dict[str, Any]:
-    return {
+    """A whole row as a results file holds it."""
+    fields: dict[str, Any] = {
         "run_id": "run-1",
         "timestamp": timestamp,
-        "eval_file": "evals/a.yaml",
         "eval_id": eval_id,
-        "target": "t",
         "status": status,
         "score": 1.0 if status == "ok" else None,
-        **more,
+        "error": None if status == "ok" else {"type": "target_error", "message": "failed"},
     }
+    row = sample_row(**{**fields, **more})
+    return row.model_dump(mode="json")
 
 
 def _write(path: Path, rows: list[dict[str, Any]], tail: str = "") -> list[int]:
@@ -87,14 +89,14 @@ def test_a_last_line_cut_off_mid_write_does_not_count(tmp_path: Path) -> None:
 
 def test_blank_lines_are_skipped_and_the_first_run_id_is_the_files(tmp_path: Path) -> None:
     path = tmp_path / "r.jsonl"
-    first = {k: v for k, v in _row("a", "ok", "1").items() if k != "run_id"}
+    first = _row("a", "ok", "1")
     second = {**_row("b", "ok", "2"), "run_id": "run-2"}
     path.write_text(f"\n{json.dumps(first)}\n  \n{json.dumps(second)}\n", encoding="utf-8")
     previous = read_previous(path)
     assert len(previous.index) == 2
-    assert previous.run_id == "run-2", "the first row that has a run id"
+    assert previous.run_id == "run-1", "the first row's"
     assert previous.end == path.stat().st_size
-    assert first_run_id(path) is None, "the first row has none"
+    assert first_run_id(path) == "run-1"
 
 
 @pytest.mark.parametrize(
@@ -108,6 +110,7 @@ def test_blank_lines_are_skipped_and_the_first_run_id_is_the_files(tmp_path: Pat
     ],
     ids=["broken", "invalid-utf8", "array", "string", "too-deep"],
 )
+@pytest.mark.invalid_rows
 def test_a_line_that_is_not_a_row_is_a_located_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, line: bytes, problem: str
 ) -> None:

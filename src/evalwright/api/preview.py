@@ -23,6 +23,7 @@ from evalwright.orchestrator.requests import candidate_request, case_inputs
 from evalwright.prompts import ChatMessage, PromptInputs
 from evalwright.prompts import build_prompt as build_case_prompt
 from evalwright.prompts.render import Mode
+from evalwright.results.rows import raw_request
 from evalwright.targets.models import Target
 from evalwright.targets.registry import TargetRegistry
 
@@ -98,7 +99,7 @@ def preview_suite(
         item = _item(info, case, inputs, lm.messages)
         item["target"] = name
         item["wire_request"] = prepared.wire.model_dump(mode="json")
-        item["delivery_notes"] = [note.to_json() for note in prepared.notes]
+        item["delivery_notes"] = [note.model_dump() for note in prepared.notes]
         out.append(item)
     return out
 
@@ -113,7 +114,7 @@ def preview_case(suite: SuiteInfo, case: EvalCase, mode: Mode) -> PreviewItem:
 def _item(
     suite: SuiteInfo, case: EvalCase, inputs: PromptInputs, messages: Sequence[ChatMessage]
 ) -> PreviewItem:
-    raw = inputs.raw_request()
+    raw = raw_request(inputs).model_dump(mode="json")
     return {
         "eval_id": case.id,
         "eval_file": suite.relative_path,

@@ -25,18 +25,18 @@ from evalwright.evalfile.suite import Suite
 from evalwright.orchestrator.plan import RunOptions, load_plan
 from evalwright.orchestrator.run import Reporter, SilentReporter, execute
 from evalwright.orchestrator.summary import RunSummary, TargetStats
+from evalwright.results.row import ResultRow
 from evalwright.targets.models import Target
 
 SuiteSource = Suite | str | os.PathLike[str]
 """An eval file, a directory of them, or a suite."""
-Row = dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
 class RunResult:
     """A finished run: the rows it wrote, in the order they finished, and its summary."""
 
-    rows: tuple[Row, ...]
+    rows: tuple[ResultRow, ...]
     summary: RunSummary
 
     @property
@@ -114,7 +114,7 @@ class _Collector(SilentReporter):
 
     def __init__(self, reporter: Reporter) -> None:
         self.reporter = reporter
-        self.rows: asyncio.Queue[Row] = asyncio.Queue()
+        self.rows: asyncio.Queue[ResultRow] = asyncio.Queue()
 
     def start(self, summary: RunSummary) -> None:
         self.reporter.start(summary)
@@ -122,7 +122,7 @@ class _Collector(SilentReporter):
     def warning(self, diagnostic: Diagnostic) -> None:
         self.reporter.warning(diagnostic)
 
-    def row(self, row: Row, summary: RunSummary) -> None:
+    def row(self, row: ResultRow, summary: RunSummary) -> None:
         self.rows.put_nowait(row)
         self.reporter.row(row, summary)
 
@@ -157,15 +157,15 @@ class AsyncRun:
             pass
         return self.result
 
-    def __aiter__(self) -> AsyncIterator[Row]:
+    def __aiter__(self) -> AsyncIterator[ResultRow]:
         return self._rows()
 
-    async def _rows(self) -> AsyncIterator[Row]:
+    async def _rows(self) -> AsyncIterator[ResultRow]:
         # Reading the files is blocking work: keep it off the caller's loop.
         plan = await asyncio.to_thread(load_plan, self.options)
         collector = _Collector(self.reporter)
         task = asyncio.ensure_future(execute(plan, collector))
-        rows: list[Row] = []
+        rows: list[ResultRow] = []
         try:
             while True:
                 row = await _next_row(collector.rows, task)
@@ -181,7 +181,9 @@ class AsyncRun:
         self._result = RunResult(tuple(rows), task.result())
 
 
-async def _next_row(rows: asyncio.Queue[Row], task: asyncio.Future[RunSummary]) -> Row | None:
+async def _next_row(
+    rows: asyncio.Queue[ResultRow], task: asyncio.Future[RunSummary]
+) -> ResultRow | None:
     """The next finished row, or ``None`` once the run is over and every row was taken."""
     if not rows.empty():
         return rows.get_nowait()

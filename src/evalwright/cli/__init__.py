@@ -166,7 +166,13 @@ def _add_tools(commands: Any) -> None:
         "print the JSON Schema of a file format",
         "Print the JSON Schema generated from evalwright's models.",
     )
-    schema.add_argument("kind", nargs="?", choices=("eval", "targets", "config"), default="eval")
+    schema.add_argument(
+        "kind",
+        nargs="?",
+        choices=("eval", "targets", "config", "results"),
+        default="eval",
+        help="the format: eval (default), targets, config, or results (one results-file row)",
+    )
     cache = _command(
         commands,
         "cache",

@@ -6,12 +6,13 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from typing import Any, TextIO
+from typing import TextIO
 
 from evalwright.errors import printable
 from evalwright.evalfile.diagnostics import Diagnostic
 from evalwright.evalfile.project import display_path
 from evalwright.orchestrator.summary import RunSummary
+from evalwright.results.row import ResultRow
 
 _REDRAW_SECONDS = 0.1
 _LINE_SECONDS = 2.0
@@ -58,7 +59,7 @@ class Progress:
                 self.stream.write("\r" + self._bar + "\x1b[K")
             self.stream.flush()
 
-    def row(self, row: dict[str, Any], summary: RunSummary) -> None:
+    def row(self, row: ResultRow, summary: RunSummary) -> None:
         """Redraw the bar, or print a line now and then (and each error)."""
         if self.quiet:
             return
@@ -72,9 +73,9 @@ class Progress:
                     self.stream.write("\r" + self._bar + "\x1b[K")
                     self.stream.flush()
             return
-        if row["status"] == "error":
-            error: dict[str, Any] = row["error"] or {}
-            line = f"error: {row['eval_id']} on {row['target']}: {error.get('message', '')}"
+        if row.status == "error":
+            message = row.error.message if row.error else ""
+            line = f"error: {row.eval_id} on {row.target}: {message}"
             self.line(printable(line, one_line=True))
         if now - self._last >= _LINE_SECONDS or last:
             self._last = now

@@ -1,14 +1,23 @@
-"""``evalwright schema``: print a file format's JSON Schema."""
+"""``evalwright schema``: print a file format's JSON Schema (the eval, targets and config files
+a person writes, or one row of the results file evalwright writes)."""
 
 from __future__ import annotations
 
 import argparse
 import json
-
-from evalwright.evalfile.schemas import json_schema
+from typing import Any
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the schema of ``args.kind``."""
-    print(json.dumps(json_schema(args.kind), indent=2))
+    schema: dict[str, Any]
+    if args.kind == "results":
+        from evalwright.results.row import results_schema
+
+        schema = results_schema()
+    else:
+        from evalwright.evalfile.schemas import json_schema
+
+        schema = json_schema(args.kind)
+    print(json.dumps(schema, indent=2))
     return 0

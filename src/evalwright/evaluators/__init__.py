@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from evalwright.evalfile.evaluator_specs import CodeSpec, LlmJudgeSpec
 from evalwright.evalfile.resolved import Evaluator
@@ -17,6 +16,7 @@ from evalwright.evaluators.base import (
 from evalwright.evaluators.builtin import check
 from evalwright.evaluators.code import run_script
 from evalwright.evaluators.judge import run_judge
+from evalwright.results.row import EvaluatorRequest
 
 __all__ = ["EvalContext", "EvaluatorResult", "JudgeCaller", "case_score", "evaluate"]
 
@@ -38,7 +38,7 @@ async def evaluate(evaluators: tuple[Evaluator, ...], ctx: EvalContext) -> list[
 
 async def _run(evaluator: Evaluator, ctx: EvalContext) -> EvaluatorResult:
     spec = evaluator.spec
-    raw: dict[str, Any] | None = None
+    raw: EvaluatorRequest | None = None
     try:
         if isinstance(spec, LlmJudgeSpec):
             verdict, raw = await run_judge(spec, evaluator.template, ctx)
@@ -48,29 +48,33 @@ async def _run(evaluator: Evaluator, ctx: EvalContext) -> EvaluatorResult:
             verdict = check(spec, ctx.candidate_answer)
     except EvaluatorFailure as exc:
         return EvaluatorResult(
-            spec.name,
-            spec.type,
-            spec.weight,
-            "error",
-            None,
+            name=spec.name,
+            type=spec.type,
+            weight=spec.weight,
+            status="error",
+            score=None,
+            hits=(),
+            misses=(),
             reasoning=str(exc),
             raw_request=exc.raw_request,
         )
     return _result(evaluator, verdict, raw)
 
 
-def _result(evaluator: Evaluator, verdict: Verdict, raw: dict[str, Any] | None) -> EvaluatorResult:
+def _result(
+    evaluator: Evaluator, verdict: Verdict, raw: EvaluatorRequest | None
+) -> EvaluatorResult:
     spec = evaluator.spec
     return EvaluatorResult(
-        spec.name,
-        spec.type,
-        spec.weight,
-        "ok",
-        verdict.score,
-        verdict.hits,
-        verdict.misses,
-        verdict.reasoning,
-        raw,
+        name=spec.name,
+        type=spec.type,
+        weight=spec.weight,
+        status="ok",
+        score=verdict.score,
+        hits=tuple(verdict.hits),
+        misses=tuple(verdict.misses),
+        reasoning=verdict.reasoning,
+        raw_request=raw,
     )
 
 

@@ -1,16 +1,18 @@
-"""What every evaluator gets (the case, the answer, a way to call a judge) and returns."""
+"""What every evaluator gets (the case, the answer, a way to call a judge) and returns (an
+:class:`~evalwright.results.row.EvaluatorResult`, the row's own type)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from evalwright.providers.base import ProviderRequest, ProviderResponse
 from evalwright.providers.process import ChildEnvironment
+from evalwright.results.row import EvaluatorRequest, EvaluatorResult
 
-Status = Literal["ok", "error"]
+__all__ = ["EvalContext", "EvaluatorFailure", "EvaluatorResult", "JudgeCaller", "Verdict"]
 
 
 class JudgeCaller(Protocol):
@@ -81,39 +83,10 @@ class EvalContext:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class EvaluatorResult:
-    """One evaluator's verdict on one answer (an error leaves ``score`` None)."""
-
-    name: str
-    type: str
-    weight: float
-    status: Status
-    score: float | None
-    hits: list[str] = field(default_factory=list[str])
-    misses: list[str] = field(default_factory=list[str])
-    reasoning: str = ""
-    raw_request: dict[str, Any] | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        """The row's ``evaluator_results`` entry."""
-        return {
-            "name": self.name,
-            "type": self.type,
-            "weight": self.weight,
-            "status": self.status,
-            "score": self.score,
-            "hits": self.hits,
-            "misses": self.misses,
-            "reasoning": self.reasoning,
-            "raw_request": self.raw_request,
-        }
-
-
 class EvaluatorFailure(Exception):
     """An evaluator could not produce a verdict; the message says why."""
 
-    def __init__(self, message: str, raw_request: dict[str, Any] | None = None) -> None:
+    def __init__(self, message: str, raw_request: EvaluatorRequest | None = None) -> None:
         super().__init__(message)
         self.raw_request = raw_request
 

@@ -8,12 +8,12 @@ environment unless ``pass_env`` names it.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from evalwright import jsontext
 from evalwright.evalfile.evaluator_specs import CodeSpec
 from evalwright.evaluators.base import EvalContext, EvaluatorFailure, Verdict, parse_verdict
 from evalwright.providers.process import OutputTooLarge, run_command
+from evalwright.results.row import ScriptRequest
 
 
 def script_argv(spec: CodeSpec) -> list[str]:
@@ -21,10 +21,10 @@ def script_argv(spec: CodeSpec) -> list[str]:
     return list(spec.script) if isinstance(spec.script, list) else ["/bin/sh", "-c", spec.script]
 
 
-async def run_script(spec: CodeSpec, cwd: str, ctx: EvalContext) -> tuple[Verdict, dict[str, Any]]:
+async def run_script(spec: CodeSpec, cwd: str, ctx: EvalContext) -> tuple[Verdict, ScriptRequest]:
     """Run the script once; raise EvaluatorFailure carrying the tail of its stderr."""
     argv = script_argv(spec)
-    raw: dict[str, Any] = {"argv": argv, "cwd": cwd}
+    raw = ScriptRequest(argv=argv, cwd=cwd)
     payload = json.dumps(ctx.script_input(), ensure_ascii=False).encode("utf-8")
     try:
         finished = await run_command(

@@ -15,6 +15,7 @@ from evalwright.evaluators.base import EvalContext, EvaluatorFailure, Verdict, p
 from evalwright.evaluators.texts import DEFAULT_TEMPLATE, JUDGE_SYSTEM_PROMPT, VERDICT_SCHEMA
 from evalwright.prompts import ChatMessage
 from evalwright.providers.base import ProviderRequest, ProviderResponse
+from evalwright.providers.wire import WireRequest
 
 DEFAULT = parse_template(DEFAULT_TEMPLATE, "default")
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)\s*```", re.DOTALL)
@@ -75,20 +76,20 @@ def _acceptable(response: ProviderResponse) -> bool:
 
 async def run_judge(
     spec: LlmJudgeSpec, template: Template | None, ctx: EvalContext
-) -> tuple[Verdict, dict[str, Any]]:
+) -> tuple[Verdict, WireRequest]:
     """Ask the judge, retrying once on a reply that is not a verdict."""
     target = spec.target or ctx.judge_target
     if ctx.judge is None or target is None:
         raise EvaluatorFailure("no judge target is configured")
     request = judge_request(template, ctx)
     problem = ""
-    raw: dict[str, Any] | None = None
+    raw: WireRequest | None = None
     for attempt in (1, 2):
         try:
             response = await ctx.judge(target, request, use_cache=attempt == 1, accept=_acceptable)
         except ProviderError as exc:
             raise EvaluatorFailure(f"judge target '{target}' failed: {exc}", raw) from None
-        raw = response.wire_request.model_dump(mode="json")
+        raw = response.wire_request
         try:
             return read_verdict(response.text), raw
         except ValueError as exc:

@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Iterator
-from typing import Any, Protocol
+from typing import Protocol
 
 from evalwright import logs
 from evalwright.evalfile.diagnostics import Diagnostic
@@ -24,6 +24,7 @@ from evalwright.orchestrator.summary import RunSummary
 from evalwright.results.cache import ResponseCache
 from evalwright.results.index import RowIndex, RowKey
 from evalwright.results.redact import Redactor
+from evalwright.results.row import ResultRow
 from evalwright.results.writer import ResultsWriter
 
 
@@ -36,8 +37,8 @@ class Reporter(Protocol):
     def warning(self, diagnostic: Diagnostic) -> None:
         """A warning about the run's files (before the start, or as a streamed file is read)."""
 
-    def row(self, row: dict[str, Any], summary: RunSummary) -> None:
-        """A row finished and was written."""
+    def row(self, row: ResultRow, summary: RunSummary) -> None:
+        """A row finished and was written (its error message redacted like the file)."""
 
     def finish(self, summary: RunSummary) -> None:
         """The run ended (completed or interrupted)."""
@@ -52,7 +53,7 @@ class SilentReporter:
     def warning(self, diagnostic: Diagnostic) -> None:
         pass
 
-    def row(self, row: dict[str, Any], summary: RunSummary) -> None:
+    def row(self, row: ResultRow, summary: RunSummary) -> None:
         pass
 
     def finish(self, summary: RunSummary) -> None:
@@ -201,10 +202,9 @@ class _Pipeline:
             self.slots.release()
         self._record(row)
 
-    def _record(self, row: dict[str, Any]) -> None:
-        row = self.writer.write(row)  # a row that cannot be written becomes an error row
-        if row["error"]:  # shown on the console too, so redacted like the file
-            row["error"]["message"] = self.writer.redact(row["error"]["message"])
+    def _record(self, row: ResultRow) -> None:
+        # The row as written: redacted, or an error row when it could not be written.
+        row = self.writer.write(row)
         self.summary.add(row)
         self.reporter.row(row, self.summary)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from evalwright.results.index import RowFacts
+from evalwright.results.row import ResultRow
 
 
 @dataclass(slots=True)
@@ -51,7 +51,7 @@ class RunSummary:
     exact_total: bool = True
     """False while ``total`` is only an estimate (a streamed suite with ``--eval-id``)."""
 
-    def add(self, row: dict[str, Any]) -> None:
+    def add(self, row: ResultRow) -> None:
         """Count one finished row."""
         self.count(RowFacts.of(row))
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from evalwright.evalfile.resolved import CaseMessage, EvalCase, FileSegment, GuidelineSegment
 from evalwright.prompts.chat import (
@@ -44,18 +43,6 @@ class PromptInputs:
         if not self.system_content:
             return (user,)
         return (ChatMessage(role="system", content=self.system_content), user)
-
-    def raw_request(self) -> dict[str, Any]:
-        """The row's ``raw_request`` (docs/delivery.md#what-is-recorded)."""
-        return {
-            "question": self.question,
-            "guidelines": self.guidelines,
-            "guideline_paths": list(self.guideline_paths),
-            "input_files": list(self.input_files),
-            "chat_prompt": None
-            if self.chat_prompt is None
-            else [m.to_json() for m in self.chat_prompt],
-        }
 
 
 def build_prompt(

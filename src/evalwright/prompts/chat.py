@@ -9,6 +9,7 @@ from typing import Any, Literal
 from evalwright.evalfile.messages import Role, ToolCall
 from evalwright.evalfile.resolved import CaseMessage
 from evalwright.prompts.render import block, content_text
+from evalwright.providers.wire import RecordModel
 
 DEFAULT_SYSTEM_PROMPT = "You are a careful assistant."
 GUIDELINES_HEADING = "[[ ## Guidelines ## ]]\n\n"
@@ -49,16 +50,12 @@ class ChatMessage:
         return out
 
 
-@dataclass(frozen=True, slots=True)
-class DeliveryNote:
-    """A change an API forced on the conversation (docs/delivery.md#the-five-delivery-notes)."""
+class DeliveryNote(RecordModel):
+    """A change an API forced on the conversation (docs/delivery.md#the-five-delivery-notes);
+    recorded as ``{rule, detail}`` on the row and in ``prompt --json``."""
 
     rule: NoteRule
     detail: str
-
-    def to_json(self) -> dict[str, str]:
-        """``{"rule", "detail"}``."""
-        return {"rule": self.rule, "detail": self.detail}
 
 
 def system_content(

@@ -114,8 +114,7 @@ def _merge_leftovers(path: Path, writer: ResultsWriter, index: RowIndex) -> str 
     for leftover in leftovers(path):
         try:
             for line in RowReader(leftover):
-                found = line.row.get("run_id")
-                run_id = run_id or (found if isinstance(found, str) else None)
+                run_id = run_id or line.row.run_id
                 key, facts = row_key(line.row), RowFacts.of(line.row)
                 if index.get(key) != facts and index.wins(key, facts):
                     writer.append_line(line.text, line.row)

@@ -9,20 +9,15 @@ older than it (docs/running.md#--resume).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from evalwright.results.rows import as_object
+from evalwright.results.row import ResultRow
 
 RowKey = tuple[str, str, str]
 
 
-def row_key(row: dict[str, Any]) -> RowKey:
+def row_key(row: ResultRow) -> RowKey:
     """``(eval_file, eval_id, target)``: what identifies a row across runs."""
-    return (str(row.get("eval_file")), str(row.get("eval_id")), str(row.get("target")))
-
-
-def _number(value: Any) -> float:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+    return (row.eval_file, row.eval_id, row.target)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,19 +34,18 @@ class RowFacts:
     timestamp: str
 
     @classmethod
-    def of(cls, row: dict[str, Any]) -> RowFacts:
-        """The facts of a row (a row read back from a file may lack keys: they count as 0)."""
-        usage = as_object(row.get("usage"))
-        timestamp = row.get("timestamp")
+    def of(cls, row: ResultRow) -> RowFacts:
+        """The facts of a row (what it does not report counts as 0)."""
+        usage = row.usage
         return cls(
-            target=str(row.get("target")),
-            ok=row.get("status") == "ok",
-            score=_number(row.get("score")),
-            lossless=not row.get("delivery_notes"),
-            cached=row.get("cache") == "hit",
-            input_tokens=int(_number(usage.get("input_tokens"))),
-            output_tokens=int(_number(usage.get("output_tokens"))),
-            timestamp=timestamp if isinstance(timestamp, str) else "",
+            target=row.target,
+            ok=row.status == "ok",
+            score=row.score or 0.0,
+            lossless=not row.delivery_notes,
+            cached=row.cache == "hit",
+            input_tokens=(usage.input_tokens or 0) if usage else 0,
+            output_tokens=(usage.output_tokens or 0) if usage else 0,
+            timestamp=row.timestamp,
         )
 
 

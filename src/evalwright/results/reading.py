@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from evalwright.errors import ConfigError
 from evalwright.evalfile.reading import UnreadableFile, open_regular
-from evalwright.results.rows import ResultRow
+from evalwright.results.row import ResultRow
 
 if TYPE_CHECKING:
     import pandas
@@ -41,14 +41,12 @@ def read_results(path: PathArg) -> Iterator[ResultRow]:
 def flat_row(row: ResultRow) -> dict[str, Any]:
     """A row as one record of a table: every top-level key, with ``usage`` and ``error``
     spread into ``input_tokens``, ``output_tokens``, ``error_type`` and ``error_message``."""
-    record = row.model_dump(mode="json")
-    usage = record.pop("usage") or {}
-    error = record.pop("error") or {}
+    record: dict[str, Any] = row.model_dump(mode="json", exclude={"usage", "error"})
     record.update(
-        input_tokens=usage.get("input_tokens"),
-        output_tokens=usage.get("output_tokens"),
-        error_type=error.get("type"),
-        error_message=error.get("message"),
+        input_tokens=row.usage.input_tokens if row.usage else None,
+        output_tokens=row.usage.output_tokens if row.usage else None,
+        error_type=row.error.type if row.error else None,
+        error_message=row.error.message if row.error else None,
     )
     return record
 

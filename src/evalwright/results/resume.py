@@ -2,7 +2,9 @@
 temporary files an interrupted run left beside it (docs/running.md#--resume).
 
 Nothing but keys, offsets and the summary's numbers is kept, so a large file costs little
-memory. A last line without a newline was cut off mid-write and does not count.
+memory. A last line without a newline was cut off mid-write and does not count; any other
+line that is not a row (``ResultRow.model_validate_json`` refuses it) stops the resume with a
+located error, the file left as it was.
 """
 
 from __future__ import annotations
@@ -12,12 +14,13 @@ import re
 from collections.abc import Generator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from evalwright import jsontext
+from pydantic import ValidationError
+
 from evalwright.errors import ConfigError
 from evalwright.evalfile.project import display_path
 from evalwright.results.index import RowFacts, RowIndex, row_key
+from evalwright.results.row import ResultRow
 
 TEMPORARY_SUFFIX = r"\.[a-z0-9_]{8}"
 """After ``.NAME``: the random part ``tempfile.mkstemp`` gives the files a resumed run (and
@@ -31,7 +34,7 @@ class Line:
     offset: int
     number: int
     text: str
-    row: dict[str, Any]
+    row: ResultRow
 
 
 @dataclass(slots=True)
@@ -64,17 +67,27 @@ class RowReader:
                 self.end = offset
 
 
-def _parse(raw: bytes, path: Path, number: int) -> tuple[str, dict[str, Any]]:
+def _parse(raw: bytes, path: Path, number: int) -> tuple[str, ResultRow]:
     try:
         text = raw.decode("utf-8").rstrip("\n")
-        row: Any = jsontext.loads(text)
-    except ValueError:  # invalid UTF-8 or invalid JSON
-        raise ConfigError(
-            f"{display_path(path)}:{number}: not a results row (invalid JSON)"
-        ) from None
-    if not isinstance(row, dict):
-        raise ConfigError(f"{display_path(path)}:{number}: not a results row (not a JSON object)")
-    return text, row  # pyright: ignore[reportUnknownVariableType]
+        return text, ResultRow.model_validate_json(text)
+    except UnicodeDecodeError:
+        problem = "invalid JSON"
+    except ValidationError as exc:
+        problem = _problem(exc)
+    raise ConfigError(f"{display_path(path)}:{number}: not a results row ({problem})")
+
+
+def _problem(exc: ValidationError) -> str:
+    """What is wrong with a line, in a few words: its first problem."""
+    first = exc.errors(include_url=False)[0]
+    if first["type"] == "json_invalid":
+        return "invalid JSON"
+    if not first["loc"]:
+        return "not a JSON object"
+    where = ".".join(str(part) for part in first["loc"])
+    more = exc.error_count() - 1
+    return f"{where}: {first['msg']}" + (f"; {more} more problem(s)" if more else "")
 
 
 def read_previous(path: Path) -> PreviousRun:
@@ -83,9 +96,8 @@ def read_previous(path: Path) -> PreviousRun:
     reader = RowReader(path)
     try:
         for line in reader:
-            run_id = line.row.get("run_id")
-            if previous.run_id is None and isinstance(run_id, str):
-                previous.run_id = run_id
+            if previous.run_id is None:
+                previous.run_id = line.row.run_id
             previous.index.offer(row_key(line.row), RowFacts.of(line.row), line.offset)
     except OSError as exc:
         problem = exc.strerror or exc
@@ -103,8 +115,7 @@ def first_run_id(path: Path) -> str | None:
         return None
     finally:
         rows.close()
-    run_id = line.row.get("run_id") if line else None
-    return run_id if isinstance(run_id, str) else None
+    return line.row.run_id if line else None
 
 
 def leftovers(path: Path) -> list[Path]:

@@ -1,52 +1,30 @@
-"""Result rows (docs/running.md#the-results-file): one JSON object per case and target,
-every key always."""
+"""Building result rows (docs/running.md#the-results-file): every row of a run, ok or error,
+is made here, and a row that cannot be written is replaced here."""
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal, cast
+from typing import Any
 
-ROW_KEYS = (
-    "run_id",
-    "timestamp",
-    "eval_file",
-    "eval_id",
-    "dataset",
-    "conversation_id",
-    "metadata",
-    "target",
-    "provider",
-    "status",
-    "score",
-    "hits",
-    "misses",
-    "reasoning",
-    "candidate_answer",
-    "finish_reason",
-    "expected_outcome",
-    "reference_answer",
-    "raw_request",
-    "wire_request",
-    "delivery_notes",
-    "trace",
-    "evaluator_results",
-    "usage",
-    "latency_ms",
-    "attempts",
-    "cache",
-    "error",
+from pydantic import JsonValue
+
+from evalwright.prompts import DeliveryNote, PromptInputs
+from evalwright.providers.base import ProviderResponse
+from evalwright.providers.wire import TraceEntry, Usage, WireRequest
+from evalwright.results.row import (
+    ROW_KEYS,
+    CacheState,
+    ErrorInfo,
+    ErrorType,
+    EvaluatorResult,
+    PromptMessage,
+    RawRequest,
+    ResultRow,
 )
-ErrorType = Literal[
-    "target_error", "timeout", "blocked", "response_too_large", "evaluator_error", "config_error"
-]
-CacheState = Literal["hit", "miss", "off"]
-
-
-def as_object(value: Any) -> dict[str, Any]:
-    """``value`` when it is a JSON object (read back from a file, it may not be), else ``{}``."""
-    return cast(dict[str, Any], value) if isinstance(value, dict) else {}
 
 
 def utc_now() -> str:
@@ -54,35 +32,155 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def empty_row() -> dict[str, Any]:
-    """A row with every key and nothing in it (an error row starts from it)."""
-    return {
-        **dict.fromkeys(ROW_KEYS),
-        "status": "error",
-        "hits": [],
-        "misses": [],
-        "reasoning": "",
-        "candidate_answer": "",
-        "reference_answer": "",
-        "delivery_notes": [],
-        "trace": [],
-        "evaluator_results": [],
-        "attempts": 0,
-        "cache": "off",
-    }
+def raw_request(inputs: PromptInputs) -> RawRequest:
+    """The row's ``raw_request``: what was built from the case
+    (docs/delivery.md#what-is-recorded)."""
+    chat = inputs.chat_prompt
+    return RawRequest(
+        question=inputs.question,
+        guidelines=inputs.guidelines,
+        guideline_paths=inputs.guideline_paths,
+        input_files=inputs.input_files,
+        chat_prompt=None if chat is None else tuple(_prompt_message(m.to_json()) for m in chat),
+    )
 
 
-def error_json(kind: ErrorType | str, message: str) -> dict[str, str]:
-    """The row's ``error`` object."""
-    return {"type": kind, "message": message}
+def _prompt_message(entry: dict[str, Any]) -> PromptMessage:
+    # Validated from the entry as written, so the keys it leaves out stay left out.
+    return PromptMessage.model_validate(entry)
 
 
-def aggregate(results: list[dict[str, Any]]) -> tuple[list[str], list[str], str]:
+@dataclass(frozen=True, slots=True)
+class RowIdentity:
+    """Which run, case and target a row belongs to, and what the case expects."""
+
+    run_id: str
+    eval_file: str
+    eval_id: str
+    dataset: str
+    conversation_id: str | None
+    metadata: dict[str, JsonValue] | None
+    target: str
+    provider: str | None
+    expected_outcome: str
+
+
+def answered_row(
+    who: RowIdentity,
+    response: ProviderResponse,
+    cache: CacheState,
+    results: Sequence[EvaluatorResult],
+    score: float | None,
+    *,
+    raw: RawRequest,
+    reference: str,
+    error: ErrorInfo | None = None,
+) -> ResultRow:
+    """The row of a case its target answered; ``error`` when an evaluator failed."""
+    wire, usage, trace = response.wire_request, response.usage, response.trace
+    hits, misses, reasoning = _aggregate(results)
+    return _row(
+        who,
+        error,
+        score=None if error else score,
+        hits=hits,
+        misses=misses,
+        reasoning=reasoning,
+        answer=response.text,
+        finish_reason=response.finish_reason,
+        reference=reference,
+        raw=raw,
+        wire=wire,
+        notes=tuple(response.delivery_notes),
+        trace=trace,
+        evaluator_results=tuple(results),
+        usage=usage,
+        latency_ms=round(response.latency_ms, 3),
+        attempts=response.attempts,
+        cache=cache,
+    )
+
+
+def error_row(
+    who: RowIdentity,
+    error: ErrorInfo,
+    *,
+    attempts: int = 0,
+    reference: str = "",
+    raw: RawRequest | None = None,
+    wire: WireRequest | None = None,
+    notes: tuple[DeliveryNote, ...] = (),
+) -> ResultRow:
+    """The row of a case whose target failed: what was built of its request (``None`` where
+    it could not be), and the error."""
+    return _row(who, error, attempts=attempts, reference=reference, raw=raw, wire=wire, notes=notes)
+
+
+def _row(
+    who: RowIdentity,
+    error: ErrorInfo | None,
+    *,
+    score: float | None = None,
+    hits: tuple[str, ...] = (),
+    misses: tuple[str, ...] = (),
+    reasoning: str = "",
+    answer: str = "",
+    finish_reason: str | None = None,
+    reference: str = "",
+    raw: RawRequest | None = None,
+    wire: WireRequest | None = None,
+    notes: tuple[DeliveryNote, ...] = (),
+    trace: tuple[TraceEntry, ...] = (),
+    evaluator_results: tuple[EvaluatorResult, ...] = (),
+    usage: Usage | None = None,
+    latency_ms: float | None = None,
+    attempts: int = 0,
+    cache: CacheState = "off",
+) -> ResultRow:
+    """The one place a row is made: an error row is the empty row plus what is known."""
+    return ResultRow(
+        run_id=who.run_id,
+        timestamp=utc_now(),
+        eval_file=who.eval_file,
+        eval_id=who.eval_id,
+        dataset=who.dataset,
+        conversation_id=who.conversation_id,
+        metadata=who.metadata,
+        target=who.target,
+        provider=who.provider,
+        status="error" if error else "ok",
+        score=score,
+        hits=hits,
+        misses=misses,
+        reasoning=reasoning,
+        candidate_answer=answer,
+        finish_reason=finish_reason,
+        expected_outcome=who.expected_outcome,
+        reference_answer=reference,
+        raw_request=raw,
+        wire_request=wire,
+        delivery_notes=notes,
+        trace=trace,
+        evaluator_results=evaluator_results,
+        usage=usage,
+        latency_ms=latency_ms,
+        attempts=attempts,
+        cache=cache,
+        error=error,
+    )
+
+
+def _aggregate(results: Sequence[EvaluatorResult]) -> tuple[tuple[str, ...], tuple[str, ...], str]:
     """Hits and misses concatenated in evaluator order; reasoning as ``NAME: TEXT`` lines."""
-    hits = [hit for r in results for hit in r["hits"]]
-    misses = [miss for r in results for miss in r["misses"]]
-    reasoning = "\n".join(f"{r['name']}: {r['reasoning']}" for r in results if r["reasoning"])
+    hits = tuple(hit for r in results for hit in r.hits)
+    misses = tuple(miss for r in results for miss in r.misses)
+    reasoning = "\n".join(f"{r.name}: {r.reasoning}" for r in results if r.reasoning)
     return hits, misses, reasoning
+
+
+def error_info(kind: ErrorType, message: str) -> ErrorInfo:
+    """The row's ``error`` object."""
+    return ErrorInfo(type=kind, message=message)
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -102,23 +200,24 @@ def _scrub(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
-def unwritable_row(row: dict[str, Any], problem: Exception) -> dict[str, Any]:
+def unwritable_row(row: ResultRow, problem: Exception) -> ResultRow:
     """The error row written instead of a row that cannot be serialized: each field that
     can be written is kept, the others are ``null``."""
-    safe = {key: row.get(key) if _writable(row.get(key)) else None for key in ROW_KEYS}
+    data = row.model_dump(mode="json")
+    safe = {key: data[key] if _writable(data[key]) else None for key in ROW_KEYS}
     for key in _IDENTITY:
-        if isinstance(row.get(key), str) and safe[key] is None:
-            safe[key] = _scrub(row[key])
-    dropped = [key for key in ROW_KEYS if safe[key] is None and row.get(key) is not None]
+        if isinstance(data[key], str) and safe[key] is None:
+            safe[key] = _scrub(data[key])
+    # ``error`` is written anew below, so it is never among the fields left null.
+    dropped = [k for k in ROW_KEYS if safe[k] is None and data[k] is not None and k != "error"]
     reason = (
         "it holds text that is not valid Unicode (a lone surrogate)"
         if isinstance(problem, UnicodeError)
         else f"{type(problem).__name__}: {problem}"
     )
     message = f"the row cannot be written: {reason}; null: {', '.join(dropped)}"
-    earlier = as_object(row.get("error"))
-    kind = str(earlier.get("type") or "target_error")
-    if earlier:
-        message = f"{_scrub(str(earlier.get('message')))}; {message}"
-    safe.update(status="error", score=None, error=error_json(kind, message))
-    return safe
+    kind: ErrorType = "target_error"
+    if row.error is not None:
+        kind, message = row.error.type, f"{_scrub(row.error.message)}; {message}"
+    safe.update(status="error", score=None, error={"type": kind, "message": message})
+    return ResultRow.model_validate(safe)

@@ -13,16 +13,18 @@ import os
 import stat
 import tempfile
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from evalwright import jsontext
 from evalwright.results.index import RowFacts, RowIndex, row_key
 from evalwright.results.redact import Redactor
+from evalwright.results.row import ResultRow
 from evalwright.results.rows import unwritable_row
 
 
-def _dumps(row: dict[str, Any], *, ascii_only: bool = False) -> str:
-    return jsontext.dumps_line(row, ensure_ascii=ascii_only)
+def _dumps(row: ResultRow, *, ascii_only: bool = False) -> str:
+    """The row's one line: serialized here and nowhere else (JSON Lines escaping included)."""
+    return jsontext.dumps_line(row.model_dump(mode="json"), ensure_ascii=ascii_only)
 
 
 class ResultsWriter:
@@ -47,28 +49,36 @@ class ResultsWriter:
         self._file = file
         self._offset = offset
 
-    def write(self, row: dict[str, Any]) -> dict[str, Any]:
-        """Write one row and flush it; return the row written.
+    def write(self, row: ResultRow) -> ResultRow:
+        """Write one row and flush it; return the row as written, secrets redacted (what
+        the console and the Python API show is what the file holds).
 
         A row that cannot be serialized (text that is not valid Unicode, say) is replaced by
         an error row of the same key, never dropped.
         """
         try:
-            data = self._encode(_dumps(row))
-        except (TypeError, ValueError) as exc:  # UnicodeEncodeError is a ValueError
+            line = _dumps(row)
+            written = self.redact(line)
+            data = (written + "\n").encode("utf-8")
+        except ValueError as exc:  # a lone surrogate: UnicodeEncodeError is a ValueError
             row = unwritable_row(row, exc)
-            data = self._encode(_dumps(row, ascii_only=True))
+            line = _dumps(row, ascii_only=True)
+            written = self.redact(line)
+            data = (written + "\n").encode("utf-8")
+        if written != line:  # a secret was redacted: hand on the row as the file has it
+            with contextlib.suppress(ValueError):
+                row = ResultRow.model_validate_json(written)
         self._append(data, row)
         return row
 
-    def append_line(self, line: str, row: dict[str, Any]) -> None:
+    def append_line(self, line: str, row: ResultRow) -> None:
         """Append an already serialized ``row`` (redacted here, like every other line)."""
         self._append(self._encode(line), row)
 
     def _encode(self, line: str) -> bytes:
         return (self.redact(line) + "\n").encode("utf-8")
 
-    def _append(self, data: bytes, row: dict[str, Any]) -> None:
+    def _append(self, data: bytes, row: ResultRow) -> None:
         self._file.write(data)
         self._file.flush()
         if self.index is not None:

@@ -1,0 +1,141 @@
+"""The result row (docs/running.md#the-results-file): one frozen model per case and target,
+with every key always present, in the order the file shows them.
+
+A row written by :mod:`evalwright.results.writer` is read back with
+``ResultRow.model_validate_json``; ``evalwright schema results`` prints its JSON Schema.
+Only a row that could not be written as UTF-8 JSON has ``null`` where a list or a text is
+expected: each field that held text that is not valid Unicode.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import JsonValue, SerializerFunctionWrapHandler, model_serializer
+
+from evalwright.evalfile.messages import Role
+from evalwright.prompts.chat import DeliveryNote
+from evalwright.providers.wire import RecordModel, TraceEntry, Usage, WireRequest
+
+ErrorType = Literal[
+    "target_error", "timeout", "blocked", "response_too_large", "evaluator_error", "config_error"
+]
+CacheState = Literal["hit", "miss", "off"]
+Status = Literal["ok", "error"]
+
+
+class ErrorInfo(RecordModel):
+    """Why a row is an error: ``{type, message}``."""
+
+    type: ErrorType
+    message: str
+
+
+class ScriptRequest(RecordModel):
+    """What a code evaluator ran: its argv and directory."""
+
+    argv: list[str]
+    cwd: str
+
+
+EvaluatorRequest = WireRequest | ScriptRequest
+"""An evaluator's ``raw_request``: the judge's wire request or the script's ``{argv, cwd}``."""
+
+
+class EvaluatorResult(RecordModel):
+    """One evaluator's verdict on one answer (an error leaves ``score`` null)."""
+
+    name: str
+    type: str
+    weight: float
+    status: Status
+    score: float | None
+    hits: tuple[str, ...]
+    misses: tuple[str, ...]
+    reasoning: str
+    raw_request: EvaluatorRequest | None
+
+
+class _GivenKeys(RecordModel):
+    """A record that writes only the keys it was given (optional keys are left out, not
+    written as null)."""
+
+    @model_serializer(mode="wrap")
+    def _given_keys(self, handler: SerializerFunctionWrapHandler) -> dict[str, JsonValue]:
+        data: dict[str, JsonValue] = handler(self)
+        return {key: value for key, value in data.items() if key in self.model_fields_set}
+
+
+class ToolCallRecord(RecordModel):
+    """A tool call of an assistant turn: ``{id, name, arguments}``."""
+
+    id: str
+    name: str
+    arguments: dict[str, JsonValue]
+
+
+class PromptMessage(_GivenKeys):
+    """An entry of ``raw_request.chat_prompt``: ``{role, content}`` plus ``tool_calls``,
+    ``tool_call_id`` and ``name`` where the message has them (docs/delivery.md#what-is-recorded)."""
+
+    role: Role
+    content: str
+    tool_calls: tuple[ToolCallRecord, ...] | None = None
+    tool_call_id: str | None = None
+    name: str | None = None
+
+
+class RawRequest(RecordModel):
+    """What was built from the case, before any API mapping (docs/delivery.md#what-is-recorded)."""
+
+    question: str
+    guidelines: str
+    guideline_paths: tuple[str, ...]
+    input_files: tuple[str, ...]
+    chat_prompt: tuple[PromptMessage, ...] | None
+
+
+class ResultRow(RecordModel):
+    """One case on one target (docs/running.md#the-results-file)."""
+
+    run_id: str
+    timestamp: str
+    eval_file: str
+    eval_id: str
+    dataset: str
+    conversation_id: str | None
+    metadata: dict[str, JsonValue] | None
+    target: str
+    provider: str | None
+    status: Status
+    score: float | None
+    hits: tuple[str, ...] | None
+    misses: tuple[str, ...] | None
+    reasoning: str | None
+    candidate_answer: str | None
+    finish_reason: str | None
+    expected_outcome: str | None
+    reference_answer: str | None
+    raw_request: RawRequest | None
+    wire_request: WireRequest | None
+    delivery_notes: tuple[DeliveryNote, ...] | None
+    trace: tuple[TraceEntry, ...] | None
+    evaluator_results: tuple[EvaluatorResult, ...] | None
+    usage: Usage | None
+    latency_ms: float | None
+    attempts: int
+    cache: CacheState
+    error: ErrorInfo | None
+
+
+ROW_KEYS = tuple(ResultRow.model_fields)
+"""Every key of a row, in the order it is written."""
+
+
+def results_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of one line of a results file."""
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        **ResultRow.model_json_schema(),
+        "title": "evalwright result row (one line of a results file)",
+    }
