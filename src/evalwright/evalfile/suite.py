@@ -118,13 +118,6 @@ def load_suite(path: str | os.PathLike[str]) -> Suite:
     )
 
 
-def suite_project(suites: Iterable[Suite]) -> Path | None:
-    """The project root shared by ``suites`` (``None`` for none); a ConfigError-worthy
-    mismatch is the caller's to report."""
-    roots = {find_project_root(suite.file) for suite in suites}
-    return roots.pop() if len(roots) == 1 else None
-
-
 _EVALUATORS: TypeAdapter[list[EvaluatorSpec]] = TypeAdapter(EvaluatorList)
 
 

@@ -47,10 +47,6 @@ class CaseRunner:
     caller: TargetCaller
     run_id: str
 
-    async def run(self, item: WorkItem) -> ResultRow:
-        """The finished row of ``item``; failures are recorded on it, never raised."""
-        return await self.finish(await self.ask(item))
-
     async def ask(self, item: WorkItem) -> Asked:
         """Send the case to its target and wait for the answer.
 
