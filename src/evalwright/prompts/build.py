@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from evalwright.evalfile.resolved import CaseMessage, EvalCase, FileSegment, GuidelineSegment
+from evalwright.jsontext import JsonObject
 from evalwright.prompts.chat import (
     ChatMessage,
     DeliveryNote,
@@ -15,6 +16,16 @@ from evalwright.prompts.chat import (
     system_content,
 )
 from evalwright.prompts.render import Mode, block, file_block, question
+
+
+class RawRequest(TypedDict):
+    """A row's ``raw_request``: what was built for the case (docs/delivery.md#what-is-recorded)."""
+
+    question: str
+    guidelines: str
+    guideline_paths: list[str]
+    input_files: list[str]
+    chat_prompt: list[JsonObject] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +56,7 @@ class PromptInputs:
             return (user,)
         return (ChatMessage(role="system", content=self.system_content), user)
 
-    def raw_request(self) -> dict[str, Any]:
+    def raw_request(self) -> RawRequest:
         """The row's ``raw_request`` (docs/delivery.md#what-is-recorded)."""
         return {
             "question": self.question,
