@@ -38,8 +38,8 @@ class ReceivedRequest:
     query: dict[str, str]
     headers: dict[str, str]
     body: bytes
-    # Any, not JsonValue: tests read into request bodies freely (``request.json["messages"]``);
-    # this module narrows every value it reads itself.
+    # Left untyped on purpose: tests index request bodies freely (``request.json["messages"]``);
+    # this module reads it as JsonValue and narrows every value.
     json: Any
     api: ApiName
     connection_id: int
