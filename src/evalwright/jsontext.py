@@ -9,14 +9,21 @@ hostile document is a located error or a failed reply, never a crash.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TypeAlias
+
+from pydantic import JsonValue
+
+JsonObject: TypeAlias = dict[str, JsonValue]
+"""A JSON object: what a request or response body, or a parsed mapping, holds."""
+
+__all__ = ["JsonObject", "JsonValue", "dumps_line", "loads"]
 
 # Line breaks to readers that split on every Unicode line end (Python's ``splitlines``),
 # though JSON lets them stand in a string: written escaped, a JSON line stays one line.
 _UNICODE_BREAKS = (("\x85", "\\u0085"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029"))
 
 
-def dumps_line(value: Any, *, ensure_ascii: bool = False) -> str:
+def dumps_line(value: object, *, ensure_ascii: bool = False) -> str:
     """``value`` as one JSON Lines line: compact, and one line for every reader."""
     text = json.dumps(value, ensure_ascii=ensure_ascii, separators=(",", ":"))
     for char, escape in _UNICODE_BREAKS:  # rare: a scan each is cheaper than translate()
@@ -25,9 +32,10 @@ def dumps_line(value: Any, *, ensure_ascii: bool = False) -> str:
     return text
 
 
-def loads(text: str | bytes, **options: Any) -> Any:
+def loads(text: str | bytes) -> JsonValue:
     """:func:`json.loads`; nesting too deep to read is a :class:`ValueError` too."""
     try:
-        return json.loads(text, **options)
+        value: JsonValue = json.loads(text)
+        return value
     except RecursionError:
         raise ValueError("JSON nested too deeply to read") from None

@@ -145,7 +145,7 @@ def test_a_python_case_with_a_script_evaluator(project: ProjectDir) -> None:
     result = ew.run(ew.Suite([case], base_dir=project.root), out=project.root / "r.jsonl")
     (row,) = result.rows
     assert row.score == 0.25
-    assert list(row.hits) == ["Paris, of course"]
+    assert row.hits == ("Paris, of course",)
 
 
 def test_targets_given_as_objects_need_no_targets_file(project: ProjectDir) -> None:

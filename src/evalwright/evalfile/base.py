@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, LiteralString, cast
+from typing import Annotated, LiteralString, cast
 
 from pydantic import (
     AfterValidator,
@@ -18,6 +18,8 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import PydanticCustomError, core_schema
 
+from evalwright.jsontext import JsonObject, JsonValue
+
 
 class FileModel(BaseModel):
     """Frozen, strict, and unknown keys are errors: a typo must never be silently ignored."""
@@ -27,14 +29,17 @@ class FileModel(BaseModel):
     )
 
 
-def field_tag(field: str, tags: Mapping[str, str]) -> Callable[[Any], str | None]:
-    """A union discriminator: the member a mapping's ``field`` selects, through ``tags``."""
+def field_tag(field: str, tags: Mapping[str, str]) -> Callable[[JsonValue | BaseModel], str | None]:
+    """A union discriminator: the member a mapping's ``field`` selects, through ``tags``.
 
-    def tag(value: Any) -> str | None:
+    It sees what was given for the union: data read from a file, or a model built in Python.
+    """
+
+    def tag(value: JsonValue | BaseModel) -> str | None:
         if isinstance(value, BaseModel):  # a model built in Python (docs/python-api.md)
-            key = getattr(value, field, None)
+            key: object = getattr(value, field, None)
         elif isinstance(value, dict):
-            key = cast(dict[str, Any], value).get(field)
+            key = value.get(field)
         else:
             return None
         return tags.get(key) if isinstance(key, str) else None
@@ -42,21 +47,22 @@ def field_tag(field: str, tags: Mapping[str, str]) -> Callable[[Any], str | None
     return tag
 
 
-def still_required(*names: str) -> Callable[[dict[str, Any]], None]:
+def still_required(*names: str) -> Callable[[JsonObject], None]:
     """A model's ``json_schema_extra``: ``names`` stay required in the schema although the
     model gives them defaults, so a file must still write them while Python code may leave
     out a tag it already implies (``FilePart(value=...)``)."""
 
-    def extra(schema: dict[str, Any]) -> None:
-        required: list[str] = schema.setdefault("required", [])
-        required[:0] = [name for name in names if name not in required]
+    def extra(schema: JsonObject) -> None:
+        required = schema.setdefault("required", [])
+        if isinstance(required, list):  # always: JSON Schema's list of required keys
+            required[:0] = [name for name in names if name not in required]
 
     return extra
 
 
 def field_error(kind: str, message: str, field: str | None = None) -> PydanticCustomError:
     """A validation error whose message is shown as is; ``field`` is appended to its path."""
-    context: dict[str, Any] = {"message": message}
+    context = {"message": message}
     if field:
         context["field"] = field
     return PydanticCustomError(cast(LiteralString, kind), "{message}", context)
@@ -70,7 +76,7 @@ class Pattern:
     what: str
 
     def __get_pydantic_core_schema__(
-        self, source: Any, handler: GetCoreSchemaHandler
+        self, source: object, handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
         compiled = re.compile(self.regex)
 

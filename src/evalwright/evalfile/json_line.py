@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 import re
 import sys
-from typing import Any
 
 from evalwright.evalfile.diagnostics import Report
 from evalwright.evalfile.positions import DataPath, Positions, PosNode
 from evalwright.evalfile.yaml_events import MAX_DEPTH
 from evalwright.evalfile.yaml_source import parse_yaml
+from evalwright.jsontext import JsonObject, JsonValue
 
 _STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
 # A key (a string followed by ':') is not a value of its own; any other token is.
@@ -69,7 +69,7 @@ class DuplicateKeyError(ValueError):
         self.key = key
 
 
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def _pairs(pairs: list[tuple[str, JsonValue]]) -> JsonObject:
     out = dict(pairs)
     if len(out) != len(pairs):
         seen: set[str] = set()
@@ -80,7 +80,7 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def parse_json_line(text: str, line: int, report: Report) -> tuple[Any, Positions] | None:
+def parse_json_line(text: str, line: int, report: Report) -> tuple[JsonValue, Positions] | None:
     """Parse one JSONL line; ``None`` (with an error in ``report``) when it is not valid."""
     if text.count("[") + text.count("{") > MAX_DEPTH:
         deep = _too_deep(text)
@@ -88,7 +88,7 @@ def parse_json_line(text: str, line: int, report: Report) -> tuple[Any, Position
             report.error(line, deep, "", f"nesting is too deep (more than {MAX_DEPTH} levels)")
             return None
     try:
-        data = json.loads(text, object_pairs_hook=_pairs)
+        data: JsonValue = json.loads(text, object_pairs_hook=_pairs)
     except DuplicateKeyError as exc:
         _duplicate(text, line, exc.key, report)
         return None

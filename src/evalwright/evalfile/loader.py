@@ -11,7 +11,7 @@ import itertools
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any, cast
+from typing import Annotated, Literal, TypeAlias
 
 from pydantic import Field
 
@@ -32,15 +32,20 @@ from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.resolved import EvalCase, EvalSuite, Evaluator, SuiteInfo
 from evalwright.evalfile.source import Positions, parse_json_line, parse_yaml
 from evalwright.evalfile.validation import type_name, validate
+from evalwright.jsontext import JsonValue
 
 EVAL_SUFFIXES = (".yaml", ".yml", ".jsonl")
-Item = tuple[str, Any, Located]
+Item: TypeAlias = (
+    tuple[Literal["header"], FileHeader | None, Located]
+    | tuple[Literal["case"], JsonValue, Located]
+)
+"""The file's header (``None`` when it is invalid), or one case's data still to validate."""
 
 
 class _YamlHeader(FileHeader):
     """A YAML file's top level, validated apart from its cases so each case is checked alone."""
 
-    evalcases: Annotated[list[Any], Field(min_length=1)]
+    evalcases: Annotated[list[object], Field(min_length=1)]  # each case is validated alone
 
 
 class SuiteReader:
@@ -87,10 +92,10 @@ class SuiteReader:
 
     def cases(self) -> Iterator[EvalCase]:
         """The file's valid cases, in order (each read and checked when asked for)."""
-        for kind, data, where in self._items:
-            if kind == "header":
+        for item in self._items:
+            if item[0] == "header":
                 continue
-            case = self._case(data, where)
+            case = self._case(item[1], item[2])
             if case is not None:
                 yield case
 
@@ -105,7 +110,7 @@ class SuiteReader:
         text = read_text(self.path, self.report)
         return _yaml_items(text, self) if text is not None else iter(())
 
-    def _take_header(self, header: Any, where: Located) -> None:
+    def _take_header(self, header: FileHeader | None, where: Located) -> None:
         if header is None:
             return
         self.header = header
@@ -126,7 +131,7 @@ class SuiteReader:
                 execution.evaluators, where.at("execution", "evaluators")
             )
 
-    def _case(self, data: Any, where: Located) -> EvalCase | None:
+    def _case(self, data: JsonValue, where: Located) -> EvalCase | None:
         spec: EvalCaseSpec | None = validate(
             EvalCaseSpec, data, where.positions, self.report, where.path
         )
@@ -177,12 +182,12 @@ def _yaml_items(text: str, reader: SuiteReader) -> Iterator[Item]:
     if not isinstance(data, dict):
         report.error(1, 1, "", f"expected a mapping with 'evalcases', got {type_name(data)}")
         return
-    header: Any = validate(_YamlHeader, data, positions, report)
+    header = validate(_YamlHeader, data, positions, report)
     yield "header", header, Located((), positions)
-    cases: Any = data.get("evalcases")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    cases = data.get("evalcases")
     if isinstance(cases, list):
-        reader.estimated_cases = len(cases)  # pyright: ignore[reportUnknownArgumentType]
-        for index, case in enumerate(cases):  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+        reader.estimated_cases = len(cases)
+        for index, case in enumerate(cases):
             yield "case", case, Located(("evalcases", index), positions)
 
 
@@ -244,10 +249,9 @@ def _jsonl_item(line: str, number: int, report: Report, is_first: bool) -> Item 
     if not isinstance(data, dict):
         report.error(number, 1, "", f"expected a JSON object, got {type_name(data)}")
         return None
-    fields = cast(dict[str, Any], data)
-    if is_first and "id" not in fields:
-        return "header", validate(JsonlHeader, fields, positions, report), where
-    return "case", fields, where
+    if is_first and "id" not in data:
+        return "header", validate(JsonlHeader, data, positions, report), where
+    return "case", data, where
 
 
 def check_eval_file(

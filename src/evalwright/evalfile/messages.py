@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal, cast
+from typing import Annotated, Literal
 
 from pydantic import (
+    BaseModel,
     BeforeValidator,
     ConfigDict,
     Discriminator,
@@ -47,15 +48,16 @@ class FilePart(FileModel):
     value: str
 
 
-def _part_tag(value: Any) -> str | None:
+def _part_tag(value: JsonValue | BaseModel) -> str | None:
+    """The part's tag, for data read from a file or a part built in Python."""
     if isinstance(value, str):
         return "str"
     if isinstance(value, TextPart | FilePart):
         return value.type
     if isinstance(value, dict):
-        kind = value.get("type")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-        if kind in PART_TYPES:
-            return str(kind)  # pyright: ignore[reportUnknownArgumentType]
+        kind = value.get("type")
+        if isinstance(kind, str) and kind in PART_TYPES:
+            return kind
     return None
 
 
@@ -70,7 +72,7 @@ Part = Annotated[
 """A plain string (text), a :class:`TextPart` or a :class:`FilePart`."""
 
 
-def _content_tag(value: Any) -> str | None:
+def _content_tag(value: object) -> str | None:
     if isinstance(value, str):
         return "str"
     if isinstance(value, list):
@@ -96,7 +98,7 @@ OptionalContent = Annotated[
 ]
 
 
-def _parse_arguments(value: Any) -> Any:
+def _parse_arguments(value: object) -> object:
     if isinstance(value, str):
         try:
             parsed = jsontext.loads(value)
@@ -107,24 +109,20 @@ def _parse_arguments(value: Any) -> Any:
             raise field_error("arguments", "arguments must be a JSON object")
         if _deeper_than(parsed, MAX_DEPTH):
             raise field_error("arguments", f"arguments nest more than {MAX_DEPTH} levels deep")
-        return parsed  # pyright: ignore[reportUnknownVariableType]
+        return parsed
     return value
 
 
-def _deeper_than(value: Any, limit: int) -> bool:
+def _deeper_than(value: JsonValue, limit: int) -> bool:
     """Whether ``value`` nests lists and mappings more than ``limit`` deep (no recursion: it
     is what a too deep value would break)."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
+    stack: list[tuple[JsonValue, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
         if isinstance(item, dict | list):
             if depth > limit:
                 return True
-            children: list[Any] = (
-                list(cast(dict[str, Any], item).values())
-                if isinstance(item, dict)
-                else cast(list[Any], item)
-            )
+            children = list(item.values()) if isinstance(item, dict) else item
             stack.extend((child, depth + 1) for child in children)
     return False
 
@@ -136,7 +134,7 @@ class ToolCall(FileModel):
     name: ToolName
     arguments: Annotated[
         dict[str, JsonValue],
-        BeforeValidator(_parse_arguments, json_schema_input_type=dict[str, Any] | str),
+        BeforeValidator(_parse_arguments, json_schema_input_type=dict[str, object] | str),
     ] = Field(default_factory=dict[str, JsonValue])
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from evalwright.evalfile.diagnostics import Report
 from evalwright.evalfile.globs import GlobSet
@@ -15,6 +14,7 @@ from evalwright.evalfile.reading import MAX_EVAL_FILE_BYTES, UnreadableFile, rea
 from evalwright.evalfile.source import Positions, PosNode, parse_yaml
 from evalwright.evalfile.text import normalize_newlines
 from evalwright.evalfile.validation import validate
+from evalwright.jsontext import JsonValue
 
 CONFIG_DIRS = (".evalwright", ".agentv")
 ROOT_MARKERS = tuple(f"{d}/{name}" for d in CONFIG_DIRS for name in ("config.yaml", "targets.yaml"))
@@ -66,7 +66,7 @@ def read_text(path: Path, report: Report) -> str | None:
     return normalize_newlines(text.removeprefix("\ufeff"))
 
 
-def read_yaml(path: Path, report: Report) -> tuple[Any, PosNode | None] | None:
+def read_yaml(path: Path, report: Report) -> tuple[JsonValue, PosNode | None] | None:
     """A user's YAML file as data and positions; ``None`` after reporting why it cannot be."""
     text = read_text(path, report)
     return parse_yaml(text, report) if text is not None else None

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 import sys
-from typing import Any
+from typing import TypeAlias
 
 _CORE = re.compile(
     r"""(?P<null>~|null|Null|NULL|)
@@ -34,6 +34,9 @@ SEQ_TAG = _YAML_ORG + "seq"
 NON_SPECIFIC = "!"
 _TYPED_TAGS = {_YAML_ORG + name: name for name in ("int", "float", "bool", "null")}
 
+Scalar: TypeAlias = str | int | float | bool | None
+"""What a scalar means under the core schema."""
+
 
 class ScalarProblem(ValueError):
     """A scalar that cannot be read as written; the message says why."""
@@ -44,7 +47,7 @@ def may_resolve(value: str) -> bool:
     return not value or value[0] in _FIRST or value in _WORDS
 
 
-def resolve(value: str) -> Any:
+def resolve(value: str) -> Scalar:
     """Resolve a plain scalar under the YAML 1.2 core schema."""
     if not may_resolve(value):
         return value
@@ -79,7 +82,7 @@ def _decimal(value: str) -> int:
         raise ScalarProblem(f"integer has too many digits ({digits}; at most {limit})") from None
 
 
-def tagged(value: str, tag: str) -> Any:
+def tagged(value: str, tag: str) -> Scalar:
     """A scalar with an explicit tag: ``!!str`` and ``!`` give the text, other core tags check it.
 
     Raises :class:`ScalarProblem` for a tag outside the core schema or a value it does not fit.

@@ -7,15 +7,19 @@ data along the location separates real keys from tags, so a field prints as
 
 from __future__ import annotations
 
+import enum
 import re
 import types
-from typing import Annotated, Any, Union, cast, get_args, get_origin
+from typing import Annotated, TypeVar, Union, get_args, get_origin
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from evalwright.evalfile.diagnostics import Report, format_field
 from evalwright.evalfile.source import DataPath, Positions
+from evalwright.jsontext import JsonValue
+
+_M = TypeVar("_M", bound=BaseModel)
 
 _TYPE_NAMES = {
     "string_type": "a string",
@@ -40,7 +44,7 @@ _DISCRIMINATORS = {
 AGENTV_FEATURE_KEYS = frozenset({"rubrics", "expected_tool_calls", "tool_trajectory"})
 
 
-def type_name(value: Any) -> str:
+def type_name(value: object) -> str:
     """How a YAML/JSON value's type is named in messages."""
     if value is None:
         return "null"
@@ -58,43 +62,32 @@ def type_name(value: Any) -> str:
 
 
 def validate(
-    model: Any, data: Any, positions: Positions, report: Report, prefix: DataPath = ()
-) -> Any:
-    """Validate ``data`` as ``model`` (a class or a type); ``None`` after reporting errors."""
-    adapter: TypeAdapter[Any] = _adapter(model)
+    model: type[_M], data: JsonValue, positions: Positions, report: Report, prefix: DataPath = ()
+) -> _M | None:
+    """Validate ``data`` as ``model``; ``None`` after reporting errors."""
     try:
-        return adapter.validate_python(data)
+        return model.model_validate(data)
     except ValidationError as exc:
         for error in exc.errors(include_url=False):
             _report(error, model, data, positions, report, prefix)
         return None
 
 
-_ADAPTERS: dict[Any, TypeAdapter[Any]] = {}
-
-
-def _adapter(model: Any) -> TypeAdapter[Any]:
-    adapter = _ADAPTERS.get(model)
-    if adapter is None:
-        adapter = _ADAPTERS[model] = TypeAdapter(model)
-    return adapter
-
-
 def _report(
     error: ErrorDetails,
-    model: Any,
-    data: Any,
+    model: type[BaseModel],
+    data: JsonValue,
     positions: Positions,
     report: Report,
     prefix: DataPath,
 ) -> None:
     kind = error["type"]
     path, value = _data_path(error["loc"], data, missing=kind == "missing")
-    ctx: dict[str, Any] = dict(error.get("ctx") or {})
+    ctx: dict[str, object] = dict(error.get("ctx") or {})
     extra_field = ctx.get("field")
     if isinstance(extra_field, str):
         path = (*path, extra_field)
-        value = value.get(extra_field) if isinstance(value, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        value = value.get(extra_field) if isinstance(value, dict) else None
     message = _message(error, model, path, value, ctx)
     full = (*prefix, *path)
     if kind in ("missing", "extra_forbidden") or extra_field:
@@ -116,10 +109,12 @@ def _report(
     report.error(line, col, format_field(full), message)
 
 
-def _data_path(loc: tuple[int | str, ...], data: Any, *, missing: bool) -> tuple[DataPath, Any]:
+def _data_path(
+    loc: tuple[int | str, ...], data: JsonValue, *, missing: bool
+) -> tuple[DataPath, JsonValue]:
     """The part of ``loc`` that names real keys and indexes, and the value found there."""
     path: list[str | int] = []
-    current: Any = data
+    current = data
     for index, part in enumerate(loc):
         child = _child(current, part)
         if child is not _ABSENT:
@@ -133,20 +128,27 @@ def _data_path(loc: tuple[int | str, ...], data: Any, *, missing: bool) -> tuple
     return tuple(path), current
 
 
-_ABSENT = object()
+class _Absent(enum.Enum):
+    ABSENT = enum.auto()
 
 
-def _child(value: Any, part: int | str) -> Any:
+_ABSENT = _Absent.ABSENT  # no such key or index: the part of the location is a union tag
+
+
+def _child(value: JsonValue, part: int | str) -> JsonValue | _Absent:
     if isinstance(value, dict) and isinstance(part, str):
-        return cast(dict[str, Any], value).get(part, _ABSENT)
+        return value.get(part, _ABSENT)
     if isinstance(value, list) and isinstance(part, int):
-        items = cast(list[Any], value)
-        return items[part] if part < len(items) else _ABSENT
+        return value[part] if part < len(value) else _ABSENT
     return _ABSENT
 
 
 def _message(
-    error: ErrorDetails, model: Any, path: DataPath, value: Any, ctx: dict[str, Any]
+    error: ErrorDetails,
+    model: type[BaseModel],
+    path: DataPath,
+    value: JsonValue,
+    ctx: dict[str, object],
 ) -> str:
     kind = error["type"]
     if kind in _TYPE_NAMES:
@@ -162,7 +164,7 @@ def _message(
         return f"expected one of {', '.join(options)}, got {_show(value)}"
     if kind == "union_tag_invalid":
         options = re.findall(r"'([^']*)'", str(ctx.get("expected_tags", "")))
-        given = value.get("role") if isinstance(value, dict) else ctx.get("tag")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        given = value.get("role") if isinstance(value, dict) else ctx.get("tag")
         return f"expected one of {', '.join(options)}, got {_show(given)}"
     if kind == "union_tag_not_found":
         return (
@@ -189,7 +191,7 @@ def _message(
     return message.removeprefix("Value error, ")
 
 
-def _show(value: Any) -> str:
+def _show(value: object) -> str:
     if isinstance(value, str):
         return repr(value)
     if isinstance(value, bool):
@@ -202,14 +204,14 @@ def _show(value: Any) -> str:
     return type_name(value)
 
 
-def _variant_message(kind: str, value: Any) -> str:
+def _variant_message(kind: str, value: JsonValue) -> str:
     from evalwright.evalfile.evaluator_specs import AGENTV_EVALUATOR_TYPES, EVALUATOR_TYPES
 
     if not isinstance(value, dict):
         return f"expected a mapping, got {type_name(value)}"
     if "type" not in value:
         return "missing required key 'type'"
-    given = value["type"]  # pyright: ignore[reportUnknownVariableType]
+    given = value["type"]
     if not isinstance(given, str):
         return f"expected a string naming the type, got {type_name(given)}"
     if kind == "part_type":
@@ -219,20 +221,20 @@ def _variant_message(kind: str, value: Any) -> str:
     return f"unsupported evaluator type {_show(given)} (supported: {', '.join(EVALUATOR_TYPES)})"
 
 
-def _provider_message(value: Any) -> str:
+def _provider_message(value: JsonValue) -> str:
     from evalwright.targets.kinds import PROVIDER_KINDS
 
     if not isinstance(value, dict):
         return f"expected a mapping, got {type_name(value)}"
     if "provider" not in value:
         return "missing required key 'provider'"
-    given = value["provider"]  # pyright: ignore[reportUnknownVariableType]
+    given = value["provider"]
     if not isinstance(given, str):
         return f"expected a string naming the provider, got {type_name(given)}"
     return f"unknown provider {_show(given)} (supported: {', '.join(PROVIDER_KINDS)})"
 
 
-def _unknown_key(model: Any, loc: tuple[int | str, ...], key: str) -> str:
+def _unknown_key(model: type[BaseModel], loc: tuple[int | str, ...], key: str) -> str:
     if key in AGENTV_FEATURE_KEYS:
         return f"AgentV feature '{key}' is not supported"
     allowed = allowed_keys(model, loc[:-1])
@@ -301,9 +303,10 @@ def _typos(a: str, b: str) -> int:
     return row[-1]
 
 
-def allowed_keys(model: Any, loc: tuple[int | str, ...]) -> list[str]:
-    """The keys the model accepts at ``loc`` (deprecated AgentV keys left out)."""
-    current: Any = model
+def allowed_keys(model: object, loc: tuple[int | str, ...]) -> list[str]:
+    """The keys ``model`` (a class or a type) accepts at ``loc`` (deprecated AgentV keys
+    left out)."""
+    current = model
     for part in loc:
         current = _step(_unwrap(current), part)
         if current is None:
@@ -320,13 +323,13 @@ def allowed_keys(model: Any, loc: tuple[int | str, ...]) -> list[str]:
     return []
 
 
-def _unwrap(tp: Any) -> Any:
+def _unwrap(tp: object) -> object:
     while get_origin(tp) is Annotated:
         tp = get_args(tp)[0]
     return tp
 
 
-def _step(tp: Any, part: int | str) -> Any:
+def _step(tp: object, part: int | str) -> object:
     if isinstance(tp, type) and issubclass(tp, BaseModel):
         for name, info in tp.model_fields.items():
             if part in (name, info.alias):
@@ -342,7 +345,7 @@ def _step(tp: Any, part: int | str) -> Any:
     return None
 
 
-def _member(members: tuple[Any, ...], tag: int | str) -> Any:
+def _member(members: tuple[object, ...], tag: int | str) -> object:
     """The member of a union selected by ``tag`` (a ``Tag`` or a ``role``/``type`` literal)."""
     for member in members:
         for meta in getattr(member, "__metadata__", ()):

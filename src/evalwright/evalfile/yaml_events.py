@@ -11,18 +11,17 @@ import contextlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TypeAlias
 
 from yaml.events import (
     AliasEvent,
+    CollectionEndEvent,
+    CollectionStartEvent,
     DocumentEndEvent,
     DocumentStartEvent,
     Event,
-    MappingEndEvent,
     MappingStartEvent,
     ScalarEvent,
-    SequenceEndEvent,
-    SequenceStartEvent,
     StreamEndEvent,
 )
 
@@ -33,6 +32,7 @@ from evalwright.evalfile.scalars import (
     NON_SPECIFIC,
     SEQ_TAG,
     STR_TAG,
+    Scalar,
     ScalarProblem,
     may_resolve,
     resolve,
@@ -40,6 +40,7 @@ from evalwright.evalfile.scalars import (
     tagged,
 )
 from evalwright.evalfile.yaml_frames import SKIP, Frame, add, add_text, copy_tree
+from evalwright.jsontext import JsonValue
 
 MAX_DEPTH = 200
 # Aliases may repeat a subtree; cap the repeated values so a tiny file cannot expand without bound.
@@ -48,6 +49,8 @@ _MERGE = "<<"
 _SHOWN_LEVELS = 6
 _SURROGATES = re.compile("[\ud800-\udfff]")
 Problem = tuple[int, int, str, str]  # line, col, field, message
+EventSource: TypeAlias = Callable[[], Event | None]
+"""The parser's ``get_event``: the next event of the stream."""
 
 
 class YamlAbort(Exception):
@@ -60,7 +63,7 @@ class YamlAbort(Exception):
 
 @dataclass(slots=True)
 class _Anchor:
-    value: Any
+    value: JsonValue
     pos: PosNode
     size: int  # values in the subtree, aliases counted as what they expand to
     height: int  # how far the deepest value lies below this one
@@ -78,14 +81,15 @@ class EventBuilder:
         self.anchors: dict[str, _Anchor] = {}
         self.expanded = 0
 
-    def document(self, get: Callable[[], Any]) -> tuple[Any, PosNode | None]:
+    def document(self, get: EventSource) -> tuple[JsonValue, PosNode | None]:
         """Build the stream's only document (``None, None`` for an empty stream)."""
         event = get()
         while type(event) is not DocumentStartEvent:
             if type(event) is StreamEndEvent:
                 return None, None
             event = get()
-        holder = Frame([], PosNode(1, 1, 1, 1), 0, None)
+        root: list[JsonValue] = []
+        holder = Frame(root, PosNode(1, 1, 1, 1), 0, None)
         stack = [holder]
         self._events(get, stack)
         following = get()
@@ -94,18 +98,18 @@ class EventBuilder:
             message = "expected a single document in the stream but found another document"
             message = f"invalid YAML: {message}"
             raise YamlAbort((line, col, "", message))
-        return (holder.data[0], holder.pos.children[0]) if holder.data else (None, None)
+        return (root[0], holder.pos.children[0]) if root else (None, None)
 
-    def _events(self, get: Callable[[], Any], stack: list[Frame]) -> None:
+    def _events(self, get: EventSource, stack: list[Frame]) -> None:
         # The two most common events (a new plain key, an untagged scalar) take a short path:
         # this loop runs once per event and dominates the load time of a large suite.
         first_line = self.first_line
         simple = self.back is None and not self.check_escapes
         frame = stack[-1]
         while True:
-            event: Any = get()
-            kind = event.__class__
-            if kind is ScalarEvent:
+            event = get()
+            if type(event) is ScalarEvent:
+                mark = event.start_mark  # always set by the parsers, though the stubs allow None
                 if frame.is_map and frame.key is None:
                     key = event.value
                     if (
@@ -114,8 +118,8 @@ class EventBuilder:
                         and not event.anchor
                         and key not in frame.data
                         and key != _MERGE
+                        and mark is not None
                     ):
-                        mark = event.start_mark
                         frame.key = key
                         frame.key_line, frame.key_col = mark.line + first_line, mark.column + 1
                         frame.merge = False
@@ -129,45 +133,45 @@ class EventBuilder:
                     and frame.key is not SKIP
                     and not frame.merge
                     and len(stack) <= MAX_DEPTH + 1
+                    and mark is not None
                 ):
-                    add_text(frame, event.value, event.start_mark, first_line)
+                    add_text(frame, event.value, mark, first_line)
                 else:
                     self._scalar(frame, event, stack)
-            elif kind is DocumentEndEvent:
+            elif type(event) is DocumentEndEvent:
                 return
             else:
                 frame = self._structure(frame, event, get, stack)
 
     def _structure(
-        self, frame: Frame, event: Any, get: Callable[[], Any], stack: list[Frame]
+        self, frame: Frame, event: Event | None, get: EventSource, stack: list[Frame]
     ) -> Frame:
         """Handle a collection's start or end, or an alias; the innermost collection after it."""
-        kind = event.__class__
-        if kind is MappingStartEvent or kind is SequenceStartEvent:
+        if isinstance(event, CollectionStartEvent):
             if frame.is_map and frame.key is None:
                 self._collection_key(frame, event, get, stack)
             elif frame.key is SKIP:
                 self._skip(get, stack)
                 frame.key = None
             else:
-                self._open(frame, event, kind is MappingStartEvent, stack)
-        elif kind is MappingEndEvent or kind is SequenceEndEvent:
+                self._open(frame, event, type(event) is MappingStartEvent, stack)
+        elif isinstance(event, CollectionEndEvent):
             self._close(stack)
-        elif kind is AliasEvent:
+        elif type(event) is AliasEvent:
             self._alias(frame, event, stack, frame.is_map and frame.key is None)
         return stack[-1]
 
     # --- values ---------------------------------------------------------------------------
 
     def _scalar(self, frame: Frame, event: ScalarEvent, stack: list[Frame]) -> None:
-        mark: Any = event.start_mark
-        line, col = mark.line + self.first_line, mark.column + 1
+        line, col = self._mark(event)
         if len(stack) > MAX_DEPTH + 1:
             self._too_deep(line, col, stack)
         text = event.value
         if self.back is not None:
             text = text.translate(self.back)
         tag = event.tag
+        value: Scalar
         try:
             if tag is not None:
                 value = tagged(text, tag)
@@ -188,21 +192,24 @@ class EventBuilder:
             self.anchors[event.anchor] = _Anchor(value, pos, 1, 0, text)
         add(frame, value, pos, 1, 0)
 
-    def _open(self, frame: Frame, event: Any, is_map: bool, stack: list[Frame]) -> None:
+    def _open(
+        self, frame: Frame, event: CollectionStartEvent, is_map: bool, stack: list[Frame]
+    ) -> None:
         line, col = self._mark(event)
         if len(stack) > MAX_DEPTH + 1:
             self._too_deep(line, col, stack)
-        tag: str | None = event.tag
+        tag = event.tag
         if tag is not None and tag not in (NON_SPECIFIC, MAP_TAG if is_map else SEQ_TAG):
             message = f"unsupported YAML tag '{short_tag(tag)}'"
             self.problems.append((line, col, self._field(stack), message))
-        if frame.is_map:
+        key = frame.key
+        if isinstance(key, str):  # a mapping's entry (no key is pending in a sequence)
             pos = PosNode(line, col, frame.key_line, frame.key_col)
-            name = frame.key
+            name: str | int = key
         else:
             pos = PosNode(line, col, line, col)
             name = len(frame.data)
-        anchor: str | None = event.anchor
+        anchor = event.anchor
         if anchor:
             # Until this node is complete its anchor is undefined: an alias inside is an error.
             self.anchors.pop(anchor, None)
@@ -254,7 +261,7 @@ class EventBuilder:
             self.problems.append((line, col, format_field(self._path(stack)), message))
         plain = not event.style and tag is None
         if event.anchor:
-            value: Any = key
+            value: Scalar = key
             if plain:
                 with contextlib.suppress(ScalarProblem):
                     value = resolve(key)
@@ -284,7 +291,7 @@ class EventBuilder:
         frame.key = key
 
     def _collection_key(
-        self, frame: Frame, event: Event, get: Callable[[], Any], stack: list[Frame]
+        self, frame: Frame, event: Event, get: EventSource, stack: list[Frame]
     ) -> None:
         line, col = self._mark(event)
         self._skip(get, stack)
@@ -299,13 +306,14 @@ class EventBuilder:
 
     def _merge(self, frame: Frame, stack: list[Frame]) -> None:
         """Copy merged entries the mapping does not give itself; earlier merges win."""
-        data: dict[str, Any] = frame.data
+        data = frame.data
+        if type(data) is not dict:  # only a mapping has merge keys
+            return
         children = frame.pos.children
         for value, where in frame.merges:
-            sources: list[tuple[Any, PosNode]] = [(value, where)]
+            sources: list[tuple[JsonValue, PosNode]] = [(value, where)]
             if type(value) is list:
-                items = cast(list[Any], value)
-                sources = [(item, where.children.get(i, where)) for i, item in enumerate(items)]
+                sources = [(item, where.children.get(i, where)) for i, item in enumerate(value)]
             for source, pos in sources:
                 if type(source) is not dict:
                     path = (*self._path(stack), frame.name) if len(stack) > 1 else ()
@@ -313,7 +321,7 @@ class EventBuilder:
                     message = "'<<' must merge a mapping"
                     self.problems.append((pos.line, pos.col, field, message))
                     continue
-                for key, item in cast(dict[str, Any], source).items():
+                for key, item in source.items():
                     if key not in data:
                         data[key] = item
                         children[key] = pos.children.get(key, pos)
@@ -321,7 +329,9 @@ class EventBuilder:
     # --- helpers ----------------------------------------------------------------------------
 
     def _mark(self, event: Event) -> tuple[int, int]:
-        mark: Any = event.start_mark
+        mark = event.start_mark
+        if mark is None:  # the parsers mark every event; the stubs allow one without
+            return self.first_line, 1
         return mark.line + self.first_line, mark.column + 1
 
     def _path(self, stack: list[Frame]) -> DataPath:
@@ -338,18 +348,17 @@ class EventBuilder:
             return format_field(self._path(stack))
         return format_field((*self._path(stack), name))
 
-    def _skip(self, get: Callable[[], Any], stack: list[Frame]) -> None:
+    def _skip(self, get: EventSource, stack: list[Frame]) -> None:
         """Consume the rest of a collection whose start event was just read, within the
         depth limit like any other (libyaml slows down quadratically with depth)."""
         open_ = 1
         while open_:
             event = get()
-            kind = event.__class__
-            if kind is MappingStartEvent or kind is SequenceStartEvent:
+            if isinstance(event, CollectionStartEvent):
                 open_ += 1
                 if len(stack) + open_ > MAX_DEPTH + 1:
                     self._too_deep(*self._mark(event), stack)
-            elif kind is MappingEndEvent or kind is SequenceEndEvent:
+            elif isinstance(event, CollectionEndEvent):
                 open_ -= 1
 
     def _too_deep(self, line: int, col: int, stack: list[Frame]) -> None:

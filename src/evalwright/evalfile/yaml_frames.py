@@ -5,11 +5,35 @@ Split from :mod:`.yaml_events`; see there and docs/eval-files.md.
 
 from __future__ import annotations
 
-from typing import Any
+import enum
+from typing import Protocol, TypeAlias
 
 from evalwright.evalfile.positions import PosNode
+from evalwright.jsontext import JsonObject, JsonValue
 
-SKIP = object()  # the pending key of a mapping entry that is left out (reported already)
+Collection: TypeAlias = JsonObject | list[JsonValue]
+"""A mapping or sequence of the document: YAML's core schema builds nothing but JSON data."""
+
+
+class _Skip(enum.Enum):
+    SKIP = enum.auto()
+
+
+SKIP = _Skip.SKIP  # the pending key of a mapping entry that is left out (reported already)
+
+
+class Mark(Protocol):
+    """Where a parser event starts (0-based), as both libyaml and PyYAML give it."""
+
+    @property
+    def line(self) -> int:
+        """The line, from 0."""
+        ...
+
+    @property
+    def column(self) -> int:
+        """The column, from 0."""
+        ...
 
 
 class Frame:
@@ -30,7 +54,7 @@ class Frame:
         "size",
     )
 
-    def __init__(self, data: Any, pos: PosNode, name: str | int, anchor: str | None) -> None:
+    def __init__(self, data: Collection, pos: PosNode, name: str | int, anchor: str | None) -> None:
         self.data = data
         self.pos = pos
         self.is_map = type(data) is dict
@@ -38,76 +62,88 @@ class Frame:
         self.anchor = anchor
         self.size = 1
         self.height = 0
-        self.key: Any = None  # a mapping's pending key: None, a string or SKIP
+        self.key: str | _Skip | None = None  # a mapping's pending key
         self.key_line = 0
         self.key_col = 0
         self.merge = False
-        self.merges: list[tuple[Any, PosNode]] = []
+        self.merges: list[tuple[JsonValue, PosNode]] = []
 
 
-def add_text(frame: Frame, text: str, mark: Any, first_line: int) -> None:
+def add_text(frame: Frame, text: str, mark: Mark, first_line: int) -> None:
     """:func:`add` for a string scalar (the common case, kept short)."""
     line, col = mark.line + first_line, mark.column + 1
-    if frame.is_map:
+    data = frame.data
+    if isinstance(data, dict):
         key = frame.key
         frame.key = None
-        frame.data[key] = text
-        frame.pos.children[key] = PosNode(line, col, frame.key_line, frame.key_col)
+        if key is not None and key is not SKIP:  # always: the builder checked the key
+            data[key] = text
+            frame.pos.children[key] = PosNode(line, col, frame.key_line, frame.key_col)
     else:
-        frame.pos.children[len(frame.data)] = PosNode(line, col, line, col)
-        frame.data.append(text)
+        frame.pos.children[len(data)] = PosNode(line, col, line, col)
+        data.append(text)
     frame.size += 1
     if not frame.height:
         frame.height = 1
 
 
-def add(frame: Frame, value: Any, pos: PosNode, size: int, height: int) -> None:
+def add(frame: Frame, value: JsonValue, pos: PosNode, size: int, height: int) -> None:
     """Put a finished value into the collection being built."""
-    if frame.is_map:
+    data = frame.data
+    if isinstance(data, dict):
         key = frame.key
         frame.key = None
-        if key is SKIP:
+        if key is None or key is SKIP:  # SKIP: the entry is left out
             return
         if frame.merge:
             frame.merges.append((value, pos))
         else:
-            frame.data[key] = value
+            data[key] = value
             frame.pos.children[key] = pos
     else:
-        frame.pos.children[len(frame.data)] = pos
-        frame.data.append(value)
+        frame.pos.children[len(data)] = pos
+        data.append(value)
     frame.size += size
     if frame.height <= height:
         frame.height = height + 1
 
 
-def copy_tree(value: Any, pos: PosNode, top: PosNode) -> tuple[Any, PosNode]:
+def copy_tree(value: JsonValue, pos: PosNode, top: PosNode) -> tuple[JsonValue, PosNode]:
     """A fresh copy of an anchored value and its positions; ``top`` locates the copy itself."""
     root = empty_like(value)
     if root is None:
         return value, top
-    todo: list[tuple[Any, PosNode, Any, PosNode]] = [(value, pos, root, top)]
+    todo: list[tuple[JsonValue, PosNode, Collection, PosNode]] = [(value, pos, root, top)]
     while todo:
         source, source_pos, target, target_pos = todo.pop()
-        is_map = type(target) is dict
-        pairs: Any = source.items() if is_map else enumerate(source)
-        for name, item in pairs:
-            item_pos = source_pos.children.get(name, source_pos)
-            new_pos = PosNode(item_pos.line, item_pos.col, item_pos.key_line, item_pos.key_col)
-            target_pos.children[name] = new_pos
-            copied = empty_like(item)
-            if copied is None:
-                copied = item
-            else:
-                todo.append((item, item_pos, copied, new_pos))
-            if is_map:
-                target[name] = copied
-            else:
-                target.append(copied)
+        if isinstance(source, dict) and isinstance(target, dict):
+            for name, item in source.items():
+                target[name] = _copy_item(item, name, source_pos, target_pos, todo)
+        elif isinstance(source, list) and isinstance(target, list):
+            for index, item in enumerate(source):
+                target.append(_copy_item(item, index, source_pos, target_pos, todo))
     return root, top
 
 
-def empty_like(value: Any) -> Any:
+def _copy_item(
+    item: JsonValue,
+    name: str | int,
+    source_pos: PosNode,
+    target_pos: PosNode,
+    todo: list[tuple[JsonValue, PosNode, Collection, PosNode]],
+) -> JsonValue:
+    """The copy of one entry (a new empty collection queued for filling, or the scalar)."""
+    item_pos = source_pos.children.get(name, source_pos)
+    new_pos = PosNode(item_pos.line, item_pos.col, item_pos.key_line, item_pos.key_col)
+    target_pos.children[name] = new_pos
+    copied = empty_like(item)
+    if copied is None:
+        return item
+    todo.append((item, item_pos, copied, new_pos))
+    return copied
+
+
+def empty_like(value: JsonValue) -> Collection | None:
     """A new empty dict or list for a collection, else ``None``."""
     kind = value.__class__
     if kind is dict:

@@ -12,11 +12,19 @@ from __future__ import annotations
 import gc
 import itertools
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
 from evalwright.evalfile.diagnostics import Report
 from evalwright.evalfile.positions import PosNode
-from evalwright.evalfile.yaml_events import EventBuilder, Problem, YamlAbort
+from evalwright.evalfile.yaml_events import EventBuilder, EventSource, Problem, YamlAbort
+from evalwright.jsontext import JsonValue
+
+if TYPE_CHECKING:
+    from yaml import MarkedYAMLError
+    from yaml.reader import ReaderError
+
+_T = TypeVar("_T")
 
 _UNNAMED_CHAR = "found character that"  # libyaml: "found character that cannot start any token"
 _TAB_INDENT = "found a tab character where an indentation space is expected"
@@ -26,7 +34,9 @@ _ESCAPED = re.compile(r"\\(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8
 _PRIVATE_USE = (range(0xE000, 0xF900), range(0xF0000, 0xFFFFE))
 
 
-def parse_yaml(text: str, report: Report, first_line: int = 1) -> tuple[Any, PosNode | None] | None:
+def parse_yaml(
+    text: str, report: Report, first_line: int = 1
+) -> tuple[JsonValue, PosNode | None] | None:
     """Parse one YAML document; ``None`` (with errors in ``report``) when it is not valid.
 
     ``first_line`` is the file line the text starts on (positions are shifted by it).
@@ -36,15 +46,15 @@ def parse_yaml(text: str, report: Report, first_line: int = 1) -> tuple[Any, Pos
     swapped, back = _swap_breaks(text)
     builder = EventBuilder(first_line, back, check_escapes=not yaml.__with_libyaml__)
     problems = builder.problems
-    result: tuple[Any, PosNode | None] | None = None
+    result: tuple[JsonValue, PosNode | None] | None = None
     # Problems found while building are reported with the data; any other failure ends it.
     try:
         # Only the event parser of either loader is used; data and schema are built here.
         if yaml.__with_libyaml__:
-            parser: Any = yaml.CSafeLoader(swapped)
+            get: EventSource = yaml.CSafeLoader(swapped).get_event
         else:
-            parser = yaml.SafeLoader(swapped)
-        result = _without_gc(builder.document, parser.get_event)
+            get = yaml.parse(swapped, Loader=yaml.SafeLoader).__next__
+        result = _without_gc(builder.document, get)
     except YamlAbort as exc:
         if exc.problem is not None:
             # Like a syntax error, this ends the document: it is the one thing to report.
@@ -63,7 +73,7 @@ def parse_yaml(text: str, report: Report, first_line: int = 1) -> tuple[Any, Pos
     return result
 
 
-def _without_gc(build: Any, get: Any) -> Any:
+def _without_gc(build: Callable[[EventSource], _T], get: EventSource) -> _T:
     """Run ``build(get)`` with the cycle collector paused.
 
     Building allocates one container per value and none of them form cycles, yet each
@@ -78,14 +88,14 @@ def _without_gc(build: Any, get: Any) -> Any:
             gc.enable()
 
 
-def _marked(exc: Any, text: str, first_line: int) -> Problem:
-    mark: Any = exc.problem_mark or exc.context_mark
+def _marked(exc: MarkedYAMLError, text: str, first_line: int) -> Problem:
+    mark = exc.problem_mark or exc.context_mark
     line, col = (mark.line + first_line, mark.column + 1) if mark else (first_line, 1)
     problem = " ".join(str(p) for p in (exc.context, exc.problem) if p)
     if mark is not None and _UNNAMED_CHAR in problem and 0 <= mark.index < len(text):
         # libyaml does not say which character; a tab is the usual surprise.
         problem = problem.replace(_UNNAMED_CHAR, f"found character {text[mark.index]!r} that")
-    start: Any = exc.context_mark
+    start = exc.context_mark
     if problem and start is not None and mark is not None and start.line != mark.line:
         problem += f" (started at line {start.line + first_line}, column {start.column + 1})"
     if _TAB_INDENT in problem:
@@ -94,7 +104,7 @@ def _marked(exc: Any, text: str, first_line: int) -> Problem:
     return line, col, "", f"invalid YAML: {problem or exc}"
 
 
-def _unreadable(text: str, exc: Any, libyaml: bool, first_line: int) -> Problem:
+def _unreadable(text: str, exc: ReaderError, libyaml: bool, first_line: int) -> Problem:
     """A character YAML does not allow, located by the offset the reader gives."""
     offset = int(exc.position)
     if libyaml:  # libyaml counts bytes of the UTF-8 text

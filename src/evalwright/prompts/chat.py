@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from evalwright.evalfile.messages import Role, ToolCall
 from evalwright.evalfile.resolved import CaseMessage
+from evalwright.jsontext import JsonObject
 from evalwright.prompts.render import block, content_text
 from evalwright.providers.wire import RecordModel
 
@@ -36,9 +37,9 @@ class ChatMessage:
     tool_call_id: str | None = None
     name: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """``{"role", "content"}`` plus ``tool_calls``, ``tool_call_id``, ``name`` where present."""
-        out: dict[str, Any] = {"role": self.role, "content": self.content}
+        out: JsonObject = {"role": self.role, "content": self.content}
         if self.tool_calls:
             out["tool_calls"] = [
                 {"id": c.id, "name": c.name, "arguments": c.arguments} for c in self.tool_calls

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeAlias, cast
+from typing import TypeAlias
+
+from evalwright.jsontext import JsonObject, JsonValue
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,7 @@ class Verdict:
         """The :class:`Text` answer whose text is this verdict as JSON."""
         return Text(verdict_json(self.as_dict()), latency_ms=self.latency_ms)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         """``{"score", "hits", "misses", "reasoning"}``."""
         return {
             "score": self.score,
@@ -52,7 +54,7 @@ class FunctionCall:
     """Answer with a call of the function ``name`` (a tool call in every API's own form)."""
 
     name: str
-    arguments: Mapping[str, Any] | str = field(default_factory=dict[str, Any])
+    arguments: Mapping[str, object] | str = field(default_factory=dict[str, object])
     call_id: str | None = None
     latency_ms: float | None = None
 
@@ -62,18 +64,18 @@ class FunctionCall:
             return self.arguments
         return json.dumps(dict(self.arguments), separators=(",", ":"))
 
-    def arguments_object(self) -> dict[str, Any]:
+    def arguments_object(self) -> JsonObject:
         """The arguments as the JSON object Anthropic and Gemini carry."""
-        if not isinstance(self.arguments, str):
-            return dict(self.arguments)
+        # Read back from the JSON text, so a mapping comes out as the JSON data it is sent as.
+        text = self.arguments_json()
         try:
-            parsed: object = json.loads(self.arguments)
+            parsed: JsonValue = json.loads(text)
         except ValueError:
             parsed = None
         if isinstance(parsed, dict):
-            return cast(dict[str, Any], parsed)
+            return parsed
         # These APIs cannot carry a non-object, so keep the raw string visible instead.
-        return {"arguments": self.arguments}
+        return {"arguments": text}
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,7 @@ class Fault:
     """
 
     status: int
-    body: bytes | str | Mapping[str, Any] | None = None
+    body: bytes | str | Mapping[str, object] | None = None
     headers: Mapping[str, str] | None = None
     retry_after: float | str | None = None
     retry_after_ms: int | None = None
@@ -142,6 +144,6 @@ Action: TypeAlias = (
 """Anything a test can queue for a request."""
 
 
-def verdict_json(verdict: Mapping[str, Any]) -> str:
+def verdict_json(verdict: Mapping[str, object]) -> str:
     """The text a judge model answers with for ``verdict``."""
     return json.dumps(dict(verdict), ensure_ascii=False)

@@ -5,15 +5,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from http import HTTPStatus
-from typing import Any, TypeAlias
+from typing import TypeAlias
 
+from evalwright.jsontext import JsonObject, JsonValue
 from evalwright.testing import responses_api
 from evalwright.testing.actions import Answer, Blocked, Fault, FunctionCall, Malformed, Text
 from evalwright.testing.common import dumps, new_id, usage_of
 from evalwright.testing.http11 import Reply, StreamReply
 from evalwright.testing.recorded import ApiName, ReceivedRequest
 
-Body: TypeAlias = dict[str, Any]
+Body: TypeAlias = JsonObject
 Renderer: TypeAlias = Callable[[Text | FunctionCall | Blocked, ReceivedRequest], Body]
 
 MALFORMED_BODIES: dict[ApiName, bytes] = {
@@ -88,7 +89,7 @@ def _openai_chat(answer: Text | FunctionCall | Blocked, request: ReceivedRequest
         message["content"] = answer.text
         finish = answer.finish_reason or "stop"
     elif isinstance(answer, FunctionCall):
-        call = {"name": answer.name, "arguments": answer.arguments_json()}
+        call: Body = {"name": answer.name, "arguments": answer.arguments_json()}
         call_id = answer.call_id or new_id("call_")
         message["tool_calls"] = [{"id": call_id, "type": "function", "function": call}]
         finish = "tool_calls"
@@ -111,7 +112,7 @@ def _openai_chat(answer: Text | FunctionCall | Blocked, request: ReceivedRequest
 
 
 def _anthropic(answer: Text | FunctionCall | Blocked, request: ReceivedRequest) -> Body:
-    content: list[Body] = []
+    content: list[JsonValue] = []
     if isinstance(answer, Text):
         content.append({"type": "text", "text": answer.text})
         stop = answer.finish_reason or "end_turn"
@@ -158,7 +159,7 @@ def _gemini(answer: Text | FunctionCall | Blocked, request: ReceivedRequest) -> 
             call["id"] = answer.call_id
         part = {"functionCall": call}
         finish = "STOP"
-    content = {"role": "model", "parts": [part]}
+    content: Body = {"role": "model", "parts": [part]}
     body["candidates"] = [{"content": content, "finishReason": finish, "index": 0}]
     return body
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Any
 
 from evalwright.testing.actions import Blocked, FunctionCall, Text
 from evalwright.testing.recorded import ReceivedRequest
@@ -33,6 +32,6 @@ def usage_of(answer: Text | FunctionCall | Blocked, request: ReceivedRequest) ->
     return estimated_input, 0
 
 
-def dumps(body: dict[str, Any]) -> bytes:
+def dumps(body: object) -> bytes:
     """``body`` as compact UTF-8 JSON."""
     return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")

@@ -13,7 +13,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Generator, Mapping
 from types import TracebackType
-from typing import Any, Self
+from typing import Self
 
 from evalwright.testing.actions import Action, Drop, Flood, Stall, Text, Verdict, verdict_json
 from evalwright.testing.apis import error_body, not_found, render
@@ -55,7 +55,7 @@ class FakeServer:
         port: int = 0,
         latency_ms: float = 0,
         default_text: str = "fake answer",
-        judge_verdict: Mapping[str, Any] | None = None,
+        judge_verdict: Mapping[str, object] | None = None,
     ) -> None:
         self.host = host
         self.port = port
@@ -63,7 +63,7 @@ class FakeServer:
         """Delay before each answer unless the action sets its own."""
         self.default_text = default_text
         """The text of the answer when nothing is queued."""
-        self.judge_verdict: dict[str, Any] | None = (
+        self.judge_verdict: Mapping[str, object] | None = (
             None if judge_verdict is None else dict(judge_verdict)
         )
         """The verdict judge requests get when nothing is queued (None: no special case)."""
@@ -78,7 +78,7 @@ class FakeServer:
         self._queue: deque[tuple[Action, ApiName | None]] = deque()
         self._lock = threading.Lock()
         self._server: asyncio.Server | None = None
-        self._handlers: set[asyncio.Task[Any]] = set()
+        self._handlers: set[asyncio.Task[object]] = set()
 
     @property
     def url(self) -> str:
@@ -152,7 +152,7 @@ class FakeServer:
         port: int = 0,
         latency_ms: float = 0,
         default_text: str = "fake answer",
-        judge_verdict: Mapping[str, Any] | None = None,
+        judge_verdict: Mapping[str, object] | None = None,
     ) -> Generator[FakeServer]:
         """Run a server on its own event loop in a daemon thread, for synchronous tests."""
         server = cls(

@@ -6,9 +6,10 @@ import json
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeAlias, cast
+from typing import Any, Literal, TypeAlias
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+from evalwright.jsontext import JsonValue
 from evalwright.testing.http11 import RawRequest
 
 ApiName: TypeAlias = Literal[
@@ -37,6 +38,8 @@ class ReceivedRequest:
     query: dict[str, str]
     headers: dict[str, str]
     body: bytes
+    # Left untyped on purpose: tests index request bodies freely (``request.json["messages"]``);
+    # this module reads it as JsonValue and narrows every value.
     json: Any
     api: ApiName
     connection_id: int
@@ -67,10 +70,10 @@ class ReceivedRequest:
     @property
     def system_prompt(self) -> str | None:
         """The system prompt in the API's own place for it, or None."""
-        body = self.json
+        body: JsonValue = self.json
         if not isinstance(body, dict):
             return None
-        fields = cast(dict[str, Any], body)
+        fields = body
         if self.api in ("openai", "azure"):
             return _first_system_message(fields.get("messages"))
         if self.api == "anthropic":
@@ -86,8 +89,8 @@ class ReceivedRequest:
         return None
 
     def _field(self, name: str) -> object:
-        body = self.json
-        return cast(dict[str, Any], body).get(name) if isinstance(body, dict) else None
+        body: JsonValue = self.json
+        return body.get(name) if isinstance(body, dict) else None
 
 
 def classify(method: str, path: str) -> ApiName:
@@ -114,7 +117,7 @@ def record(raw: RawRequest, connection_id: int) -> ReceivedRequest:
     split = urlsplit(raw.target)
     path = split.path or "/"
     try:
-        parsed: Any = json.loads(raw.body) if raw.body else None
+        parsed: JsonValue = json.loads(raw.body) if raw.body else None
     except ValueError:
         parsed = None
     return ReceivedRequest(
@@ -129,37 +132,35 @@ def record(raw: RawRequest, connection_id: int) -> ReceivedRequest:
     )
 
 
-def _first_system_message(messages: object) -> str | None:
+def _first_system_message(messages: JsonValue) -> str | None:
     if not isinstance(messages, list):
         return None
-    for message in cast(list[Any], messages):
-        if isinstance(message, dict):
-            fields = cast(dict[str, Any], message)
-            if fields.get("role") in ("system", "developer"):
-                return _text_of(fields.get("content"))
+    for message in messages:
+        if isinstance(message, dict) and message.get("role") in ("system", "developer"):
+            return _text_of(message.get("content"))
     return None
 
 
-def _text_of(content: object) -> str | None:
+def _text_of(content: JsonValue) -> str | None:
     """Text of a string, or of a list of text blocks (``{"text": ...}`` entries)."""
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
         return None
     texts: list[str] = []
-    for block in cast(list[Any], content):
+    for block in content:
         if isinstance(block, str):
             texts.append(block)
         elif isinstance(block, dict):
-            text = cast(dict[str, Any], block).get("text")
+            text = block.get("text")
             if isinstance(text, str):
                 texts.append(text)
     return "".join(texts)
 
 
-def _gemini_text(instruction: object) -> str | None:
+def _gemini_text(instruction: JsonValue) -> str | None:
     if isinstance(instruction, str):
         return instruction
     if isinstance(instruction, dict):
-        return _text_of(cast(dict[str, Any], instruction).get("parts"))
+        return _text_of(instruction.get("parts"))
     return None

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any, TypeAlias, cast
+from typing import TypeAlias
 
+from evalwright.jsontext import JsonObject, JsonValue
 from evalwright.testing.actions import Blocked, FunctionCall, Malformed, Text
 from evalwright.testing.common import dumps, new_id, usage_of
 from evalwright.testing.http11 import Reply, StreamReply
 from evalwright.testing.recorded import ReceivedRequest
 
-Body: TypeAlias = dict[str, Any]
+Body: TypeAlias = JsonObject
 Event: TypeAlias = tuple[str, Body]
 
 MAX_DELTAS = 32
@@ -43,7 +44,7 @@ def response_object(answer: Text | FunctionCall | Blocked, request: ReceivedRequ
     """The finished Response object for ``answer``."""
     input_tokens, output_tokens = usage_of(answer, request)
     status = "completed"
-    output: list[Body] = []
+    output: list[JsonValue] = []
     incomplete: Body | None = None
     if isinstance(answer, Text):
         status = answer.finish_reason or "completed"
@@ -53,7 +54,8 @@ def response_object(answer: Text | FunctionCall | Blocked, request: ReceivedRequ
     elif isinstance(answer, FunctionCall):
         output.append(function_call_item(new_id("fc_"), answer))
     else:
-        status, incomplete = "incomplete", {"reason": "content_filter"}
+        status = "incomplete"
+        incomplete = {"reason": "content_filter"}
     instructions = _field(request, "instructions")
     return {
         "id": new_id("resp_"),
@@ -112,7 +114,7 @@ def stream_events(final: Body) -> list[Body]:
         ("response.created", {"response": started}),
         ("response.in_progress", {"response": started}),
     ]
-    for index, item in enumerate(cast(list[Body], final["output"])):
+    for index, item in enumerate(_objects(final["output"])):
         if item["type"] == "message":
             events.extend(_message_events(item, index))
         else:
@@ -138,8 +140,8 @@ def pieces(text: str) -> list[str]:
 
 
 def _message_events(item: Body, index: int) -> list[Event]:
-    part = cast(Body, item["content"][0])
-    text = cast(str, part["text"])
+    part = _objects(item["content"])[0]
+    text = _text(part["text"])
     ref = {"item_id": item["id"], "output_index": index, "content_index": 0}
     empty_part = {**part, "text": ""}
     events: list[Event] = [
@@ -155,7 +157,7 @@ def _message_events(item: Body, index: int) -> list[Event]:
 
 
 def _function_call_events(item: Body, index: int) -> list[Event]:
-    arguments = cast(str, item["arguments"])
+    arguments = _text(item["arguments"])
     ref = {"item_id": item["id"], "output_index": index}
     events: list[Event] = [("response.output_item.added", _added(item, index, arguments=""))]
     for delta in pieces(arguments):
@@ -165,7 +167,7 @@ def _function_call_events(item: Body, index: int) -> list[Event]:
     return events
 
 
-def _added(item: Body, index: int, **empty: Any) -> Body:
+def _added(item: Body, index: int, **empty: JsonValue) -> Body:
     return {"output_index": index, "item": {**item, **empty, "status": "in_progress"}}
 
 
@@ -186,5 +188,19 @@ def _error_for(status: str) -> Body | None:
 
 
 def _field(request: ReceivedRequest, name: str) -> object:
-    body = request.json
-    return cast(Body, body).get(name) if isinstance(body, dict) else None
+    body: JsonValue = request.json
+    return body.get(name) if isinstance(body, dict) else None
+
+
+# The events are read back from the Response object built above, so each value has the shape
+# given it there; a mismatch is a bug of this module.
+def _objects(value: JsonValue) -> list[Body]:
+    if not isinstance(value, list):
+        raise TypeError(f"expected a list of objects, got {value!r}")
+    return [item for item in value if isinstance(item, dict)]
+
+
+def _text(value: JsonValue) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"expected a string, got {value!r}")
+    return value

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from evalwright.errors import BlockedError
+from evalwright.jsontext import JsonObject, JsonValue
 from evalwright.prompts import ChatMessage, DeliveryNote
 from evalwright.providers.chat import Parsed, usage_from
 from evalwright.providers.pairing import pair_tool_calls, with_results
@@ -16,14 +17,14 @@ DEFAULT_MAX_TOKENS = 4096
 CONVERSATION_START = "@[Conversation start]"
 
 
-def to_messages(paired: Sequence[ChatMessage]) -> list[dict[str, Any]]:
+def to_messages(paired: Sequence[ChatMessage]) -> list[JsonObject]:
     """Messages with ``tool_use`` blocks, and one user message of ``tool_result`` blocks per run."""
-    out: list[dict[str, Any]] = []
+    out: list[JsonObject] = []
     for message, results in with_results(paired):
         if not (message.role == "assistant" and message.tool_calls):
             out.append({"role": message.role, "content": message.content})
             continue
-        blocks: list[dict[str, Any]] = []
+        blocks: list[JsonValue] = []
         if message.content:
             blocks.append({"type": "text", "text": message.content})
         blocks.extend(
@@ -35,8 +36,8 @@ def to_messages(paired: Sequence[ChatMessage]) -> list[dict[str, Any]]:
     return out
 
 
-def _tool_result(result: ChatMessage) -> dict[str, Any]:
-    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": result.tool_call_id}
+def _tool_result(result: ChatMessage) -> JsonValue:
+    block: JsonObject = {"type": "tool_result", "tool_use_id": result.tool_call_id}
     if result.content:
         block["content"] = result.content
     return block
@@ -45,7 +46,7 @@ def _tool_result(result: ChatMessage) -> dict[str, Any]:
 def request_body(
     messages: Sequence[ChatMessage],
     target: AnthropicTarget,
-) -> tuple[dict[str, Any], list[DeliveryNote]]:
+) -> tuple[JsonObject, list[DeliveryNote]]:
     """The whole Messages body: top-level ``system``, the turns, and declared tools."""
     paired, notes = pair_tool_calls(messages)
     system = paired[0].content if paired and paired[0].role == "system" else None
@@ -65,13 +66,13 @@ def request_body(
                 ),
             )
         )
-    body: dict[str, Any] = {
+    body: JsonObject = {
         "model": target.model,
         "max_tokens": target.max_output_tokens or DEFAULT_MAX_TOKENS,
     }
     if system is not None:
         body["system"] = system
-    body["messages"] = wire
+    body["messages"] = list[JsonValue](wire)  # the same messages, as a JSON list
     names = list(dict.fromkeys(c.name for m in turns for c in m.tool_calls))
     if names:
         body["tools"] = [{"name": n, "input_schema": {"type": "object"}} for n in names]

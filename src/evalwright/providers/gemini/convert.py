@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any, TypeAlias, cast
 
 from evalwright.errors import BlockedError
 from evalwright.evalfile.messages import ToolCall
+from evalwright.jsontext import JsonObject, JsonValue
 from evalwright.prompts import ChatMessage, DeliveryNote
 from evalwright.providers.anthropic.convert import CONVERSATION_START, start_note
 from evalwright.providers.chat import Parsed, usage_from
@@ -21,14 +22,14 @@ BLOCK_FINISH_REASONS = frozenset(
 )
 
 
-def _content(message: ChatMessage) -> dict[str, Any]:
+_Content: TypeAlias = tuple[str, list[JsonValue]]  # a content's role and parts, while merging
+
+
+def _content(message: ChatMessage) -> _Content:
     """One message as a content: text, and an assistant's calls as ``functionCall`` parts."""
     if not (message.role == "assistant" and message.tool_calls):
-        return {
-            "role": "model" if message.role == "assistant" else "user",
-            "parts": [{"text": message.content}],
-        }
-    parts: list[dict[str, Any]] = [{"text": message.content}] if message.content else []
+        return "model" if message.role == "assistant" else "user", [{"text": message.content}]
+    parts: list[JsonValue] = [{"text": message.content}] if message.content else []
     parts.extend(
         {
             "functionCall": {"id": c.id, "name": c.name, "args": c.arguments},
@@ -36,28 +37,31 @@ def _content(message: ChatMessage) -> dict[str, Any]:
         }
         for c in message.tool_calls
     )
-    return {"role": "model", "parts": parts}
+    return "model", parts
 
 
-def to_contents(paired: Sequence[ChatMessage]) -> list[dict[str, Any]]:
+def to_contents(paired: Sequence[ChatMessage]) -> list[JsonObject]:
     """Contents with native function calls and responses; same-role neighbours merged."""
-    out: list[dict[str, Any]] = []
+    out: list[_Content] = []
     for message, results in with_results(paired):
         _append(out, _content(message))
         if results:
-            parts = [_function_response(call, result) for call, result in results]
-            _append(out, {"role": "user", "parts": parts})
-    return out
+            _append(out, ("user", [_function_response(call, result) for call, result in results]))
+    return [{"role": role, "parts": parts} for role, parts in out]
 
 
-def _function_response(call: ToolCall, result: ChatMessage) -> dict[str, Any]:
-    response = {"id": call.id, "name": call.name, "response": {"output": result.content}}
+def _function_response(call: ToolCall, result: ChatMessage) -> JsonValue:
+    response: JsonObject = {
+        "id": call.id,
+        "name": call.name,
+        "response": {"output": result.content},
+    }
     return {"functionResponse": response}
 
 
-def _append(out: list[dict[str, Any]], content: dict[str, Any]) -> None:
-    if out and out[-1]["role"] == content["role"]:
-        out[-1]["parts"].extend(content["parts"])
+def _append(out: list[_Content], content: _Content) -> None:
+    if out and out[-1][0] == content[0]:
+        out[-1][1].extend(content[1])
     else:
         out.append(content)
 
@@ -65,8 +69,8 @@ def _append(out: list[dict[str, Any]], content: dict[str, Any]) -> None:
 def request_body(
     messages: Sequence[ChatMessage],
     target: GeminiTarget,
-    response_schema: dict[str, Any] | None,
-) -> tuple[dict[str, Any], list[DeliveryNote]]:
+    response_schema: JsonObject | None,
+) -> tuple[JsonObject, list[DeliveryNote]]:
     """The whole generateContent body."""
     paired, notes = pair_tool_calls(messages)
     system = paired[0].content if paired and paired[0].role == "system" else None
@@ -75,11 +79,11 @@ def request_body(
     if not contents or contents[0]["role"] != "user":
         contents.insert(0, {"role": "user", "parts": [{"text": CONVERSATION_START}]})
         notes.append(start_note(1 if system is not None else 0))
-    body: dict[str, Any] = {}
+    body: JsonObject = {}
     if system is not None:
         body["systemInstruction"] = {"parts": [{"text": system}]}
-    body["contents"] = contents
-    config: dict[str, Any] = {}
+    body["contents"] = list[JsonValue](contents)  # the same contents, as a JSON list
+    config: JsonObject = {}
     if target.temperature is not None:
         config["temperature"] = target.temperature
     if target.max_output_tokens is not None:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from evalwright.errors import BlockedError
+from evalwright.jsontext import JsonObject, JsonValue
 from evalwright.prompts import ChatMessage, DeliveryNote
 from evalwright.prompts.render import tool_arguments
 from evalwright.providers.chat import Parsed, usage_from
@@ -22,10 +23,10 @@ VERDICT_SCHEMA_NAME = "verdict"
 def to_messages(
     messages: Sequence[ChatMessage],
     system_role: str,
-) -> tuple[list[dict[str, Any]], list[DeliveryNote]]:
+) -> tuple[list[JsonValue], list[DeliveryNote]]:
     """Chat Completions ``messages``: tool calls native, one ``tool`` message per result."""
     paired, notes = pair_tool_calls(messages)
-    out: list[dict[str, Any]] = []
+    out: list[JsonValue] = []
     for message in paired:
         if message.role == "system":
             out.append({"role": system_role, "content": message.content})
@@ -34,7 +35,7 @@ def to_messages(
                 {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
             )
         elif message.role == "assistant" and message.tool_calls:
-            entry: dict[str, Any] = {"role": "assistant"}
+            entry: JsonObject = {"role": "assistant"}
             if message.content:
                 entry["content"] = message.content
             entry["tool_calls"] = [
@@ -55,11 +56,11 @@ def request_body(
     messages: Sequence[ChatMessage],
     target: OpenAITarget | AzureTarget,
     model: str,
-    response_schema: dict[str, Any] | None,
-) -> tuple[dict[str, Any], list[DeliveryNote]]:
+    response_schema: JsonObject | None,
+) -> tuple[JsonObject, list[DeliveryNote]]:
     """The whole request body; sampling keys only when the target sets them."""
     wire_messages, notes = to_messages(messages, target.system_role)
-    body: dict[str, Any] = {"model": model, "messages": wire_messages}
+    body: JsonObject = {"model": model, "messages": wire_messages}
     if target.temperature is not None:
         body["temperature"] = target.temperature
     if target.max_output_tokens is not None:
