@@ -17,7 +17,7 @@ import jsonschema
 import pytest
 
 from evalwright.cli import main
-from evalwright.evalfile import EvalSuite, check_eval_file, load_eval_file
+from evalwright.evalfile import LoadedSuite, check_eval_file, load_eval_file
 from evalwright.evalfile.diagnostics import Diagnostic
 
 REPO = Path(__file__).resolve().parents[1]
@@ -41,11 +41,11 @@ class ProjectDir:
             path.write_text(content, encoding="utf-8", newline="")
         return path
 
-    def load(self, relative: str) -> EvalSuite:
+    def load(self, relative: str) -> LoadedSuite:
         """Load an eval file of this project (raises LoadError on errors)."""
         return load_eval_file(self.root / relative)
 
-    def check(self, relative: str) -> tuple[EvalSuite | None, list[Diagnostic]]:
+    def check(self, relative: str) -> tuple[LoadedSuite | None, list[Diagnostic]]:
         """Load an eval file, returning the suite (or None) and every diagnostic."""
         return check_eval_file(self.root / relative)
 

@@ -76,8 +76,6 @@ _EXPORTS: dict[str, str] = {
     "ResponseTooLarge": "evalwright.errors",
     "BlockedError": "evalwright.errors",
 }
-# Public names whose defining class is spelled differently inside the package.
-_ALIASES = {"EvalCase": "EvalCaseSpec", "BuiltPrompt": "PromptInputs"}
 
 __all__ = [
     "AnthropicTarget",
@@ -140,7 +138,7 @@ def __getattr__(name: str) -> object:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'evalwright' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), _ALIASES.get(name, name))
+    value = getattr(importlib.import_module(module), name)
     globals()[name] = value  # looked up once
     return value
 
@@ -182,11 +180,10 @@ if TYPE_CHECKING:
         ToolMessage,
         UserMessage,
     )
-    from evalwright.evalfile.models import EvalCaseSpec as EvalCase
-    from evalwright.evalfile.models import Execution
+    from evalwright.evalfile.models import EvalCase, Execution
     from evalwright.evalfile.suite import Suite, load_suite
     from evalwright.orchestrator.run import Reporter
-    from evalwright.prompts import PromptInputs as BuiltPrompt
+    from evalwright.prompts import BuiltPrompt
     from evalwright.results.reading import read_results, results_dataframe
     from evalwright.targets.models import (
         AnthropicTarget,

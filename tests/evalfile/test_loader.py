@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from evalwright.errors import LoadError
-from evalwright.evalfile import EvalCase, EvalSuite
+from evalwright.evalfile import LoadedCase, LoadedSuite
 from evalwright.evalfile.diagnostics import Diagnostic
 from evalwright.evalfile.evaluator_specs import ContainsSpec, IsJsonSpec, LlmJudgeSpec
 from evalwright.evalfile.resolved import FileSegment, GuidelineSegment, TextSegment
@@ -18,7 +18,7 @@ def cases(*ids: str) -> str:
     return "evalcases:\n" + "".join(CASE.format(id=i) for i in ids)
 
 
-def only_case(project: ProjectDir, text: str, name: str = "e.yaml") -> EvalCase:
+def only_case(project: ProjectDir, text: str, name: str = "e.yaml") -> LoadedCase:
     project.write(name, text)
     suite = project.load(name)
     assert len(suite.cases) == 1
@@ -33,7 +33,7 @@ def warnings_of(project: ProjectDir, text: str) -> list[Diagnostic]:
     return diagnostics
 
 
-def evaluator_names(case: EvalCase) -> list[str]:
+def evaluator_names(case: LoadedCase) -> list[str]:
     return [e.spec.name for e in case.evaluators]
 
 
@@ -798,7 +798,7 @@ def test_a_shared_resolver_loads_several_files(project: ProjectDir) -> None:
     )
     project.write("one.yaml", body)
     project.write("two.yaml", body)
-    first: EvalSuite = project.load("one.yaml")
+    first: LoadedSuite = project.load("one.yaml")
     from evalwright.evalfile import load_eval_file
 
     second = load_eval_file(project.root / "two.yaml", first.project, first.resolver)

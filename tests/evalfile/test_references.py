@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evalwright.evalfile import EvalSuite, load_eval_file
+from evalwright.evalfile import LoadedSuite, load_eval_file
 from evalwright.evalfile.models import ProjectConfig
 from evalwright.evalfile.project import Project
 from evalwright.evalfile.references import FileResolver, ReferenceProblem, ResolvedFile
@@ -301,7 +301,7 @@ def test_a_file_referenced_by_many_cases_is_read_once(project: ProjectDir) -> No
     assert contents == ["shared context"] * 6
 
 
-def load_with(resolver: FileResolver, path: Path) -> EvalSuite:
+def load_with(resolver: FileResolver, path: Path) -> LoadedSuite:
     return load_eval_file(path, resolver.project, resolver)
 
 

@@ -39,7 +39,7 @@ from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 from evalwright.evalfile import check_eval_file
-from evalwright.evalfile.resolved import EvalCase, TextSegment
+from evalwright.evalfile.resolved import LoadedCase, TextSegment
 from evalwright.evalfile.text import normalize_newlines, tidy
 from tests.conftest import run_cli
 from tests.evalfile.yaml_styles import STYLES, scalar
@@ -175,7 +175,7 @@ def oracle_values(text: str, paths: dict[str, tuple[str | int, ...]]) -> dict[st
     return values
 
 
-def loader_values(case: EvalCase) -> dict[str, str]:
+def loader_values(case: LoadedCase) -> dict[str, str]:
     """Every generated string as the loader gives it (message texts tidied by the loader)."""
     out: dict[str, Any] = {"outcome": case.expected_outcome}
     for index, message in enumerate(case.input_messages):

@@ -30,9 +30,9 @@ from hypothesis import strategies as st
 from pydantic import JsonValue
 from ruamel.yaml import YAML
 
-from evalwright.evalfile import EvalCase, load_eval_file
+from evalwright.evalfile import LoadedCase, load_eval_file
 from evalwright.evalfile.messages import Role
-from evalwright.prompts import ChatMessage, PromptInputs, build_prompt
+from evalwright.prompts import BuiltPrompt, ChatMessage, build_prompt
 from evalwright.results.rows import raw_request
 
 Mode = Literal["lm", "agent"]
@@ -416,7 +416,7 @@ def write_project(root: Path, spec: CaseSpec) -> None:
         path.write_bytes(file.data)
 
 
-def load(spec: CaseSpec) -> tuple[EvalCase, Oracle]:
+def load(spec: CaseSpec) -> tuple[LoadedCase, Oracle]:
     """Write the project and its eval file in a fresh directory, load the case."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(os.path.realpath(tmp)) / "project"
@@ -621,13 +621,13 @@ def as_entry(message: ChatMessage, index: int | None) -> Entry:
     )
 
 
-def chat_of(inputs: PromptInputs) -> tuple[ChatMessage, ...]:
+def chat_of(inputs: BuiltPrompt) -> tuple[ChatMessage, ...]:
     """The chat prompt, which must have been built."""
     assert inputs.chat_prompt is not None
     return inputs.chat_prompt
 
 
-def build(case: EvalCase, spec: CaseSpec, mode: Mode) -> PromptInputs:
+def build(case: LoadedCase, spec: CaseSpec, mode: Mode) -> BuiltPrompt:
     """``build_prompt`` for a target with the generated ``system_prompt``."""
     return build_prompt(case, mode=mode, system_prompt=spec.system_prompt)
 

@@ -8,14 +8,14 @@ from typing import Any
 
 import pytest
 
-from evalwright.evalfile import EvalCase, load_eval_file
+from evalwright.evalfile import LoadedCase, load_eval_file
 from evalwright.prompts import build_prompt, prompt_document
 from tests.conftest import ProjectDir, run_cli
 from tests.scenarios import BY_NUMBER, SCENARIOS, Scenario, write_scenarios
 
 
 @pytest.fixture
-def scenario_cases(project: ProjectDir) -> dict[str, EvalCase]:
+def scenario_cases(project: ProjectDir) -> dict[str, LoadedCase]:
     """Every scenario loaded from one real eval file."""
     suite = load_eval_file(write_scenarios(project.root))
     return {case.id: case for case in suite.cases}
@@ -27,7 +27,7 @@ def _json(messages: Any) -> list[dict[str, Any]] | None:
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: f"s{s.number}")
 def test_library_builds_the_scenario(
-    scenario: Scenario, scenario_cases: dict[str, EvalCase]
+    scenario: Scenario, scenario_cases: dict[str, LoadedCase]
 ) -> None:
     inputs = build_prompt(scenario_cases[scenario.id], system_prompt=scenario.system_prompt)
     assert inputs.question == scenario.question
@@ -69,7 +69,7 @@ def test_cli_prints_one_object_for_one_case(project: ProjectDir) -> None:
     }
 
 
-def test_guidelines_and_paths(scenario_cases: dict[str, EvalCase], project: ProjectDir) -> None:
+def test_guidelines_and_paths(scenario_cases: dict[str, LoadedCase], project: ProjectDir) -> None:
     inputs = build_prompt(scenario_cases["scenario-8"])
     assert inputs.guidelines == (
         '<file path="style.instructions.md">\nBe concise.\n</file>\n\n'
@@ -87,7 +87,7 @@ def test_guidelines_and_paths(scenario_cases: dict[str, EvalCase], project: Proj
 
 @pytest.mark.parametrize("number", [5, 13])
 def test_agent_mode_names_files_instead_of_inlining(
-    number: int, scenario_cases: dict[str, EvalCase]
+    number: int, scenario_cases: dict[str, LoadedCase]
 ) -> None:
     scenario = BY_NUMBER[number]
     inputs = build_prompt(scenario_cases[scenario.id], mode="agent")
@@ -95,7 +95,7 @@ def test_agent_mode_names_files_instead_of_inlining(
     assert inputs.chat_prompt is None
 
 
-def test_scenario_13_prompt_document(scenario_cases: dict[str, EvalCase]) -> None:
+def test_scenario_13_prompt_document(scenario_cases: dict[str, LoadedCase]) -> None:
     inputs = build_prompt(scenario_cases["scenario-13"], mode="agent")
     uri = Path(inputs.input_files[0]).as_uri()
     assert uri.endswith("/evals/code.js")
@@ -110,7 +110,7 @@ def test_scenario_13_prompt_document(scenario_cases: dict[str, EvalCase]) -> Non
     )
 
 
-def test_prompt_document_lists_guidelines_first(scenario_cases: dict[str, EvalCase]) -> None:
+def test_prompt_document_lists_guidelines_first(scenario_cases: dict[str, LoadedCase]) -> None:
     inputs = build_prompt(scenario_cases["scenario-10"], mode="agent")
     document = prompt_document(inputs)
     lines = document.split("\n")
@@ -122,7 +122,7 @@ def test_prompt_document_lists_guidelines_first(scenario_cases: dict[str, EvalCa
 
 
 def test_prompt_document_without_files_is_only_the_query(
-    scenario_cases: dict[str, EvalCase],
+    scenario_cases: dict[str, LoadedCase],
 ) -> None:
     inputs = build_prompt(scenario_cases["scenario-3"], mode="agent")
     assert prompt_document(inputs) == "[[ ## user_query ## ]]\n\n" + inputs.question

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from evalwright.errors import BlockedError, ProviderError
-from evalwright.evalfile import EvalCase, load_eval_file
+from evalwright.evalfile import LoadedCase, load_eval_file
 from evalwright.providers.http import HttpPool
 from evalwright.testing import Blocked, FakeServer, Malformed, Text
 from tests.providers.wire_cases import APIS, ask, case_request, chat_provider
@@ -26,7 +26,7 @@ AUTH = {
 
 
 @pytest.fixture(scope="module")
-def cases(tmp_path_factory: pytest.TempPathFactory) -> list[EvalCase]:
+def cases(tmp_path_factory: pytest.TempPathFactory) -> list[LoadedCase]:
     root = tmp_path_factory.mktemp("http")
     (root / ".git").mkdir()
     return list(load_eval_file(write_scenarios(root)).cases)
@@ -37,7 +37,7 @@ def _url_path(received: Any) -> str:
     return received.path + (f"?{query}" if query else "")
 
 
-async def _deliver_all(api: str, cases: list[EvalCase]) -> list[tuple[dict[str, Any], Any, str]]:
+async def _deliver_all(api: str, cases: list[LoadedCase]) -> list[tuple[dict[str, Any], Any, str]]:
     async with FakeServer() as server:
         pool = HttpPool()
         provider = chat_provider(api, pool, base_url=server.url)
@@ -53,7 +53,7 @@ async def _deliver_all(api: str, cases: list[EvalCase]) -> list[tuple[dict[str, 
 
 
 @pytest.mark.parametrize("api", APIS)
-def test_every_scenario_arrives_exactly_as_recorded(api: str, cases: list[EvalCase]) -> None:
+def test_every_scenario_arrives_exactly_as_recorded(api: str, cases: list[LoadedCase]) -> None:
     results = asyncio.run(_deliver_all(api, cases))
     assert len(results) == len(SCENARIOS)
     header, value = AUTH[api]
@@ -67,7 +67,7 @@ def test_every_scenario_arrives_exactly_as_recorded(api: str, cases: list[EvalCa
         assert "test-key-123456" not in json.dumps(wire)
 
 
-async def _one(api: str, cases: list[EvalCase], *actions: Any) -> Any:
+async def _one(api: str, cases: list[LoadedCase], *actions: Any) -> Any:
     async with FakeServer() as server:
         server.enqueue(*actions)
         pool = HttpPool()
@@ -80,7 +80,7 @@ async def _one(api: str, cases: list[EvalCase], *actions: Any) -> Any:
 
 
 @pytest.mark.parametrize("api", APIS)
-def test_reply_text_finish_reason_and_usage(api: str, cases: list[EvalCase]) -> None:
+def test_reply_text_finish_reason_and_usage(api: str, cases: list[LoadedCase]) -> None:
     response = asyncio.run(_one(api, cases, Text("Four.", input_tokens=12, output_tokens=3)))
     assert response.text == "Four."
     assert (
@@ -93,20 +93,20 @@ def test_reply_text_finish_reason_and_usage(api: str, cases: list[EvalCase]) -> 
 
 
 @pytest.mark.parametrize("api", APIS)
-def test_blocked_prompt_is_a_blocked_error(api: str, cases: list[EvalCase]) -> None:
+def test_blocked_prompt_is_a_blocked_error(api: str, cases: list[LoadedCase]) -> None:
     with pytest.raises(BlockedError):
         asyncio.run(_one(api, cases, Blocked()))
 
 
 @pytest.mark.parametrize("api", APIS)
-def test_malformed_body_is_a_retryable_error(api: str, cases: list[EvalCase]) -> None:
+def test_malformed_body_is_a_retryable_error(api: str, cases: list[LoadedCase]) -> None:
     with pytest.raises(ProviderError) as caught:
         asyncio.run(_one(api, cases, Malformed()))
     assert caught.value.retryable
     assert "not valid JSON" in str(caught.value)
 
 
-def test_unreachable_server_is_a_retryable_connection_error(cases: list[EvalCase]) -> None:
+def test_unreachable_server_is_a_retryable_connection_error(cases: list[LoadedCase]) -> None:
     async def go() -> None:
         pool = HttpPool()
         provider = chat_provider("openai", pool, base_url="http://127.0.0.1:1")
@@ -123,7 +123,7 @@ def test_unreachable_server_is_a_retryable_connection_error(cases: list[EvalCase
 
 
 def test_no_client_setting_comes_from_the_environment(
-    cases: list[EvalCase], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    cases: list[LoadedCase], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """A proxy variable must not divert requests: the pool does not trust the environment."""
     monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:1")

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from evalwright.errors import ProviderError, ResponseTooLarge
-from evalwright.evalfile import EvalCase
+from evalwright.evalfile import LoadedCase
 from evalwright.providers.base import ProviderContext
 from evalwright.providers.http import HttpPool
 from evalwright.targets.models import OpenAITarget
@@ -32,7 +32,7 @@ def e2e(project: ProjectDir) -> Iterator[E2E]:
 
 
 @pytest.fixture(scope="module")
-def case(tmp_path_factory: pytest.TempPathFactory) -> EvalCase:
+def case(tmp_path_factory: pytest.TempPathFactory) -> LoadedCase:
     root = tmp_path_factory.mktemp("limits")
     (root / ".git").mkdir()
     (root / "e.yaml").write_text(
@@ -43,7 +43,7 @@ def case(tmp_path_factory: pytest.TempPathFactory) -> EvalCase:
     return load_eval_file(root / "e.yaml").cases[0]
 
 
-async def _ask(server: FakeServer, case: EvalCase, api: str = "openai", **extra: Any) -> Any:
+async def _ask(server: FakeServer, case: LoadedCase, api: str = "openai", **extra: Any) -> Any:
     pool = HttpPool()
     if "openai_base_url" in extra:  # exactly this base_url (chat_provider appends /v1)
         target = OpenAITarget(
@@ -62,7 +62,7 @@ async def _ask(server: FakeServer, case: EvalCase, api: str = "openai", **extra:
         await pool.aclose()
 
 
-def _ask_with(case: EvalCase, *actions: Any, **extra: Any) -> tuple[Any, FakeServer]:
+def _ask_with(case: LoadedCase, *actions: Any, **extra: Any) -> tuple[Any, FakeServer]:
     async def go() -> tuple[Any, FakeServer]:
         async with FakeServer() as server:
             server.enqueue(*actions)
@@ -76,7 +76,7 @@ def _ask_with(case: EvalCase, *actions: Any, **extra: Any) -> tuple[Any, FakeSer
 
 @pytest.mark.parametrize("declare_length", [False, True], ids=["chunked", "content-length"])
 def test_a_huge_answer_is_read_no_further_than_the_limit(
-    case: EvalCase, declare_length: bool
+    case: LoadedCase, declare_length: bool
 ) -> None:
     flood = Flood(3 * 1024 * MIB, declare_length=declare_length)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -91,17 +91,17 @@ def test_a_huge_answer_is_read_no_further_than_the_limit(
 
 
 @pytest.mark.parametrize("api", APIS)
-def test_every_chat_api_has_the_limit(case: EvalCase, api: str) -> None:
+def test_every_chat_api_has_the_limit(case: LoadedCase, api: str) -> None:
     error, _ = _ask_with(case, Flood(5 * MIB), api=api, max_response_bytes=MIB)
     assert isinstance(error, ResponseTooLarge)
 
 
-def test_an_answer_within_the_limit_is_read_whole(case: EvalCase) -> None:
+def test_an_answer_within_the_limit_is_read_whole(case: LoadedCase) -> None:
     response, _ = _ask_with(case, Text("y" * 100_000), max_response_bytes=MIB)
     assert response.text == "y" * 100_000
 
 
-def test_a_redirect_to_another_origin_is_not_followed(case: EvalCase) -> None:
+def test_a_redirect_to_another_origin_is_not_followed(case: LoadedCase) -> None:
     async def go() -> tuple[ProviderError, int]:
         async with FakeServer() as elsewhere, FakeServer() as server:
             location = f"{elsewhere.url}/v1/chat/completions?token=abc"
@@ -118,7 +118,7 @@ def test_a_redirect_to_another_origin_is_not_followed(case: EvalCase) -> None:
 
 
 @pytest.mark.parametrize("status", [301, 302, 303])
-def test_a_redirect_that_changes_the_method_is_an_error(case: EvalCase, status: int) -> None:
+def test_a_redirect_that_changes_the_method_is_an_error(case: LoadedCase, status: int) -> None:
     error, server = _ask_with(
         case, Fault(status, body=b"", headers={"location": "/v1/elsewhere"}), Text("no")
     )
@@ -127,7 +127,7 @@ def test_a_redirect_that_changes_the_method_is_an_error(case: EvalCase, status: 
     assert len(server.requests) == 1
 
 
-def test_a_same_origin_307_is_followed_with_the_same_body(case: EvalCase) -> None:
+def test_a_same_origin_307_is_followed_with_the_same_body(case: LoadedCase) -> None:
     response, server = _ask_with(
         case,
         Fault(307, body=b"", headers={"location": "/v1/chat/completions?moved=1"}),
@@ -139,7 +139,7 @@ def test_a_same_origin_307_is_followed_with_the_same_body(case: EvalCase) -> Non
     assert second.header("authorization") == first.header("authorization")
 
 
-def test_a_connection_error_names_the_url_in_plain_words(case: EvalCase) -> None:
+def test_a_connection_error_names_the_url_in_plain_words(case: LoadedCase) -> None:
     async def go() -> ProviderError:
         with pytest.raises(ProviderError) as caught:
             await _ask(FakeServer(), case, openai_base_url="http://127.0.0.1:1/v1")
@@ -151,7 +151,7 @@ def test_a_connection_error_names_the_url_in_plain_words(case: EvalCase) -> None
     assert "ssl" not in message
 
 
-def test_a_404_from_a_base_url_without_v1_hints_at_it(case: EvalCase) -> None:
+def test_a_404_from_a_base_url_without_v1_hints_at_it(case: LoadedCase) -> None:
     async def go() -> ProviderError:
         async with FakeServer() as server:
             server.enqueue(Fault(404))  # what a real server without that path answers
@@ -221,7 +221,7 @@ def test_a_huge_answer_is_an_error_row_through_the_command_line(e2e: E2E) -> Non
 
 
 @pytest.mark.parametrize("status", [200, 500])
-def test_a_reply_too_deep_for_python_is_a_provider_error(case: EvalCase, status: int) -> None:
+def test_a_reply_too_deep_for_python_is_a_provider_error(case: LoadedCase, status: int) -> None:
     """Found by fuzzing: Python's JSON parser raises RecursionError on deep input."""
     deep = b"[" * 100_000 + b"]" * 100_000
     error, _ = _ask_with(case, Fault(status, body=deep), Fault(status, body=deep))

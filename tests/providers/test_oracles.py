@@ -12,7 +12,7 @@ from jsonschema import Draft202012Validator
 from pydantic import TypeAdapter
 from referencing import Registry, Resource
 
-from evalwright.evalfile import EvalCase, load_eval_file
+from evalwright.evalfile import LoadedCase, load_eval_file
 from evalwright.prompts import ChatMessage
 from evalwright.providers.base import ProviderRequest
 from tests.conftest import DATA, ProjectDir
@@ -60,13 +60,13 @@ def _message_schema(role: str) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def cases(tmp_path_factory: pytest.TempPathFactory) -> list[EvalCase]:
+def cases(tmp_path_factory: pytest.TempPathFactory) -> list[LoadedCase]:
     root = tmp_path_factory.mktemp("oracles")
     (root / ".git").mkdir()
     return list(load_eval_file(write_scenarios(root)).cases)
 
 
-def _requests(cases: list[EvalCase], api: str, tuning: dict[str, Any]) -> list[dict[str, Any]]:
+def _requests(cases: list[LoadedCase], api: str, tuning: dict[str, Any]) -> list[dict[str, Any]]:
     provider = chat_provider(api, **tuning)
     bodies = [
         provider.prepare(case_request(provider, c)).wire.model_dump(mode="json")["body"]
@@ -88,7 +88,7 @@ def _requests(cases: list[EvalCase], api: str, tuning: dict[str, Any]) -> list[d
 @pytest.mark.parametrize("tuning", TUNING)
 @pytest.mark.parametrize("api", ["openai", "azure"])
 def test_openai_bodies_satisfy_the_openapi_document(
-    api: str, tuning: dict[str, Any], cases: list[EvalCase]
+    api: str, tuning: dict[str, Any], cases: list[LoadedCase]
 ) -> None:
     validator = _validator("CreateChatCompletionRequest")
     for sent in _requests(cases, api, tuning):
@@ -117,7 +117,7 @@ def _materialize(value: Any) -> Any:
 
 @pytest.mark.parametrize("tuning", [{}, {"max_output_tokens": 64}])
 def test_anthropic_bodies_satisfy_the_sdk_type(
-    tuning: dict[str, Any], cases: list[EvalCase]
+    tuning: dict[str, Any], cases: list[LoadedCase]
 ) -> None:
     from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
 
@@ -142,7 +142,9 @@ def test_the_anthropic_check_rejects_an_unknown_key() -> None:
 
 
 @pytest.mark.parametrize("tuning", [{}, {"temperature": 0.1, "max_output_tokens": 64}])
-def test_gemini_bodies_satisfy_the_sdk_types(tuning: dict[str, Any], cases: list[EvalCase]) -> None:
+def test_gemini_bodies_satisfy_the_sdk_types(
+    tuning: dict[str, Any], cases: list[LoadedCase]
+) -> None:
     from google.genai import types
 
     for sent in _requests(cases, "gemini", tuning):

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from evalwright.evalfile import EvalCase, load_eval_file
+from evalwright.evalfile import LoadedCase, load_eval_file
 from tests.conftest import ProjectDir
 from tests.providers.wire_cases import APIS, body, prepare, rules
 from tests.scenarios import BY_NUMBER, G_BLOCK, SCENARIOS, D, gb, write_scenarios
@@ -17,7 +17,7 @@ SKIP = "skip_thought_signature_validator"
 
 
 @pytest.fixture
-def cases(project: ProjectDir) -> dict[int, EvalCase]:
+def cases(project: ProjectDir) -> dict[int, LoadedCase]:
     """Every scenario, loaded from a real eval file, by number."""
     suite = load_eval_file(write_scenarios(project.root))
     return {int(case.id.split("-")[1]): case for case in suite.cases}
@@ -224,7 +224,7 @@ NATIVE_KEY = {
 
 @pytest.mark.parametrize("api", APIS)
 @pytest.mark.parametrize("number", sorted(EXPECTED))
-def test_scenario_body(number: int, api: str, cases: dict[int, EvalCase]) -> None:
+def test_scenario_body(number: int, api: str, cases: dict[int, LoadedCase]) -> None:
     expected = EXPECTED[number]
     prepared = prepare(api, cases[number])
     sent = prepared.wire.model_dump(mode="json")["body"]
@@ -235,7 +235,7 @@ def test_scenario_body(number: int, api: str, cases: dict[int, EvalCase]) -> Non
 
 @pytest.mark.parametrize("api", APIS)
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: f"s{s.number}")
-def test_system_message_placement(api: str, scenario: Any, cases: dict[int, EvalCase]) -> None:
+def test_system_message_placement(api: str, scenario: Any, cases: dict[int, LoadedCase]) -> None:
     """Every request has at most one system message, first (or the API's own system field)."""
     sent = body(api, cases[scenario.number])
     system = scenario.sent[0]["content"] if scenario.sent[0]["role"] == "system" else None
@@ -252,7 +252,7 @@ def test_system_message_placement(api: str, scenario: Any, cases: dict[int, Eval
         assert all(c["role"] in ("user", "model") for c in sent["contents"])
 
 
-def test_anthropic_declares_tools_and_forbids_their_use(cases: dict[int, EvalCase]) -> None:
+def test_anthropic_declares_tools_and_forbids_their_use(cases: dict[int, LoadedCase]) -> None:
     sent = body("anthropic", cases[16])
     assert sent["tools"] == [{"name": "run", "input_schema": {"type": "object"}}]
     assert sent["tool_choice"] == {"type": "none"}
@@ -260,7 +260,7 @@ def test_anthropic_declares_tools_and_forbids_their_use(cases: dict[int, EvalCas
     assert "tools" not in body("anthropic", cases[1])
 
 
-def test_sampling_settings(cases: dict[int, EvalCase]) -> None:
+def test_sampling_settings(cases: dict[int, LoadedCase]) -> None:
     case = cases[1]
     assert body("anthropic", case)["max_tokens"] == 4096
     assert body("anthropic", case, max_output_tokens=50)["max_tokens"] == 50
@@ -277,7 +277,7 @@ def test_sampling_settings(cases: dict[int, EvalCase]) -> None:
     assert "generationConfig" not in body("gemini", case)
 
 
-def test_developer_role_and_target_system_prompt(cases: dict[int, EvalCase]) -> None:
+def test_developer_role_and_target_system_prompt(cases: dict[int, LoadedCase]) -> None:
     sent = body("openai", cases[1], system_role="developer", system_prompt="Be exact.")
     assert sent["messages"][0] == {"role": "developer", "content": "Be exact."}
     assert body("anthropic", cases[1], system_prompt="")["messages"] == [
@@ -287,7 +287,7 @@ def test_developer_role_and_target_system_prompt(cases: dict[int, EvalCase]) -> 
 
 
 @pytest.mark.parametrize("api", APIS)
-def test_wire_request_metadata(api: str, cases: dict[int, EvalCase]) -> None:
+def test_wire_request_metadata(api: str, cases: dict[int, LoadedCase]) -> None:
     wire = prepare(api, cases[1]).wire.model_dump(mode="json")
     expected = {
         "openai": ("openai.chat.completions", "gpt-test", "/v1/chat/completions"),

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from evalwright.evalfile import EvalCase
-from evalwright.orchestrator.requests import candidate_request, case_inputs
+from evalwright.evalfile import LoadedCase
+from evalwright.orchestrator.requests import candidate_request, case_prompt
 from evalwright.providers.base import (
     PreparedRequest,
     Provider,
@@ -54,9 +54,9 @@ def chat_provider(
     return provider
 
 
-def case_request(provider: ChatProvider, case: EvalCase) -> ProviderRequest:
+def case_request(provider: ChatProvider, case: LoadedCase) -> ProviderRequest:
     """The candidate request of ``case`` for a chat provider's target."""
-    return candidate_request(case, case_inputs(case, provider.chat))
+    return candidate_request(case, case_prompt(case, provider.chat))
 
 
 async def ask(provider: Provider, request: ProviderRequest) -> ProviderResponse:
@@ -64,13 +64,13 @@ async def ask(provider: Provider, request: ProviderRequest) -> ProviderResponse:
     return await provider.send(provider.prepare(request))
 
 
-def prepare(api: str, case: EvalCase, **extra: Any) -> PreparedRequest:
+def prepare(api: str, case: LoadedCase, **extra: Any) -> PreparedRequest:
     """What ``api`` would send for ``case`` (no network)."""
     provider = chat_provider(api, **extra)
     return provider.prepare(case_request(provider, case))
 
 
-def body(api: str, case: EvalCase, **extra: Any) -> dict[str, Any]:
+def body(api: str, case: LoadedCase, **extra: Any) -> dict[str, Any]:
     """The request body ``api`` would send for ``case``."""
     return prepare(api, case, **extra).wire.model_dump(mode="json")["body"]
 

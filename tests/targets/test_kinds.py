@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from evalwright.evalfile import load_eval_file
-from evalwright.orchestrator.requests import case_inputs
+from evalwright.orchestrator.requests import case_prompt
 from evalwright.prompts import ChatMessage
 from evalwright.providers.base import (
     PreparedRequest,
@@ -78,7 +78,7 @@ def test_a_case_is_built_in_the_mode_of_its_target_kind(
 ) -> None:
     eval_file = project.write("e.yaml", "evalcases:\n  - {id: a, expected_outcome: o, input: hi}\n")
     case = load_eval_file(eval_file).cases[0]
-    assert case_inputs(case, target(kind)).mode == mode
+    assert case_prompt(case, target(kind)).mode == mode
 
 
 def test_an_attempt_is_restamped_on_the_prepared_request_only(tmp_path: Path) -> None:
@@ -102,7 +102,7 @@ def test_an_agent_prepares_its_wire_request_without_running_anything(tmp_path: P
         "evalcases:\n  - {id: a, expected_outcome: o, input: hi}\n", encoding="utf-8"
     )
     case = load_eval_file(eval_dir / "e.yaml").cases[0]
-    inputs = case_inputs(case, cli.target)
+    inputs = case_prompt(case, cli.target)
     request = ProviderRequest(case_id="a", messages=inputs.messages, inputs=inputs)
     prepared = cli.prepare(request)
     assert isinstance(prepared, PreparedRequest)

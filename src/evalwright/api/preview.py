@@ -13,14 +13,14 @@ from pydantic import JsonValue
 
 from evalwright.errors import ConfigError
 from evalwright.evalfile.loader import load_eval_file
-from evalwright.evalfile.models import EvalCaseSpec
+from evalwright.evalfile.models import EvalCase
 from evalwright.evalfile.project import Project, find_project_root
 from evalwright.evalfile.references import FileResolver
-from evalwright.evalfile.resolved import EvalCase, SuiteInfo
+from evalwright.evalfile.resolved import LoadedCase, SuiteInfo
 from evalwright.evalfile.suite import Suite, open_suite, resolved_cases
 from evalwright.orchestrator.plan import eval_id_option, selected
-from evalwright.orchestrator.requests import candidate_request, case_inputs
-from evalwright.prompts import ChatMessage, PromptInputs
+from evalwright.orchestrator.requests import candidate_request, case_prompt
+from evalwright.prompts import BuiltPrompt, ChatMessage
 from evalwright.prompts import build_prompt as build_case_prompt
 from evalwright.prompts.render import Mode
 from evalwright.results.rows import raw_request
@@ -45,7 +45,9 @@ class PreviewItem(TypedDict):
     delivery_notes: NotRequired[list[dict[str, str]]]
 
 
-def select_cases(cases: Sequence[EvalCase], shown: str, eval_ids: Sequence[str]) -> list[EvalCase]:
+def select_cases(
+    cases: Sequence[LoadedCase], shown: str, eval_ids: Sequence[str]
+) -> list[LoadedCase]:
     """The cases whose id matches any of the globs ``eval_ids`` (all when none)."""
     chosen = [case for case in cases if selected(case, eval_ids)]
     if not chosen:
@@ -53,7 +55,7 @@ def select_cases(cases: Sequence[EvalCase], shown: str, eval_ids: Sequence[str])
     return chosen
 
 
-def _open(source: Suite | Path) -> tuple[SuiteInfo, tuple[EvalCase, ...]]:
+def _open(source: Suite | Path) -> tuple[SuiteInfo, tuple[LoadedCase, ...]]:
     if isinstance(source, Path):
         suite = load_eval_file(source)
         return suite, suite.cases
@@ -93,7 +95,7 @@ def preview_suite(
     provider = registry.provider(name)
     out: list[PreviewItem] = []
     for case in chosen:
-        inputs = case_inputs(case, registry.target(name))
+        inputs = case_prompt(case, registry.target(name))
         prepared = provider.prepare(candidate_request(case, inputs))
         lm = inputs if inputs.mode == "lm" else build_case_prompt(case, mode="lm")
         item = _item(info, case, inputs, lm.messages)
@@ -104,7 +106,7 @@ def preview_suite(
     return out
 
 
-def preview_case(suite: SuiteInfo, case: EvalCase, mode: Mode) -> PreviewItem:
+def preview_case(suite: SuiteInfo, case: LoadedCase, mode: Mode) -> PreviewItem:
     """The preview object of one case, without a target."""
     inputs = build_case_prompt(case, mode=mode)
     lm = inputs if mode == "lm" else build_case_prompt(case, mode="lm")
@@ -112,7 +114,7 @@ def preview_case(suite: SuiteInfo, case: EvalCase, mode: Mode) -> PreviewItem:
 
 
 def _item(
-    suite: SuiteInfo, case: EvalCase, inputs: PromptInputs, messages: Sequence[ChatMessage]
+    suite: SuiteInfo, case: LoadedCase, inputs: BuiltPrompt, messages: Sequence[ChatMessage]
 ) -> PreviewItem:
     raw = raw_request(inputs).model_dump(mode="json")
     return {
@@ -132,12 +134,12 @@ PathArg = str | os.PathLike[str]
 
 
 def build_prompt(
-    case: EvalCaseSpec,
+    case: EvalCase,
     mode: Mode = "lm",
     *,
     system_prompt: str | None = None,
     base_dir: PathArg | None = None,
-) -> PromptInputs:
+) -> BuiltPrompt:
     """A case's question, guidelines and chat prompt in ``mode``, its files read from
     ``base_dir`` (default: the working directory). ``system_prompt`` is a target's
     (``None``: the default; ``""``: none)."""
@@ -147,7 +149,7 @@ def build_prompt(
 
 
 def preview(
-    source: EvalCaseSpec | Suite | PathArg,
+    source: EvalCase | Suite | PathArg,
     target: str | Target | None = None,
     *,
     mode: Mode = "lm",
@@ -160,7 +162,7 @@ def preview(
     delivery notes. ``source`` is a case, a suite or an eval file; ``target`` is a name in
     the targets file or a target object."""
     opened: Suite | Path
-    if isinstance(source, EvalCaseSpec):
+    if isinstance(source, EvalCase):
         base = Path(base_dir) if base_dir is not None else None
         opened = Suite((source,), base_dir=base)
     elif isinstance(source, Suite):

@@ -16,7 +16,7 @@ from evalwright.evalfile.loader import check_eval_file
 from evalwright.evalfile.project import CONFIG_DIRS, Project, display_path, find_project_root
 from evalwright.evalfile.reading import MAX_EVAL_FILE_BYTES, UnreadableFile, read_limited
 from evalwright.evalfile.references import FileResolver
-from evalwright.evalfile.resolved import EvalSuite
+from evalwright.evalfile.resolved import LoadedSuite
 from evalwright.evalfile.source import Positions
 from evalwright.evalfile.variables import Environment
 from evalwright.orchestrator.plan import DEFAULT_TARGET
@@ -76,7 +76,7 @@ class _ProjectCheck:
         """The names the targets file defines (None when there is no usable file)."""
         return {t.name for t in self.targets.targets} if self.targets else None
 
-    def prompt_warnings(self, suite: EvalSuite) -> list[Diagnostic]:
+    def prompt_warnings(self, suite: LoadedSuite) -> list[Diagnostic]:
         """A ``cli`` target given an over-long ``{PROMPT}`` (use ``{PROMPT_FILE}``)."""
         found: list[Diagnostic] = []
         for case in suite.cases:

@@ -3,14 +3,14 @@
 from evalwright.evalfile.diagnostics import Diagnostic
 from evalwright.evalfile.loader import EVAL_SUFFIXES, check_eval_file, load_eval_file
 from evalwright.evalfile.project import Project, find_project_root
-from evalwright.evalfile.resolved import CaseMessage, EvalCase, EvalSuite
+from evalwright.evalfile.resolved import CaseMessage, LoadedCase, LoadedSuite
 
 __all__ = [
     "EVAL_SUFFIXES",
     "CaseMessage",
     "Diagnostic",
-    "EvalCase",
-    "EvalSuite",
+    "LoadedCase",
+    "LoadedSuite",
     "Project",
     "check_eval_file",
     "find_project_root",

@@ -1,4 +1,4 @@
-"""Turn validated case specs into :class:`EvalCase` objects: files resolved, segments built,
+"""Turn validated case specs into :class:`LoadedCase` objects: files resolved, segments built,
 evaluators prepared, and every warning of ``validate`` recorded."""
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ from evalwright.evalfile.messages import (
     ToolMessage,
     UserMessage,
 )
-from evalwright.evalfile.models import EvalCaseSpec, FileModel, raw_field
+from evalwright.evalfile.models import EvalCase, FileModel, raw_field
 from evalwright.evalfile.references import FileResolver, ReferenceProblem
 from evalwright.evalfile.resolved import (
     CaseMessage,
-    EvalCase,
     Evaluator,
     FileSegment,
     GuidelineSegment,
+    LoadedCase,
     Segment,
     TextSegment,
 )
@@ -146,11 +146,11 @@ class CaseBuilder:
 
     def build(
         self,
-        spec: EvalCaseSpec,
+        spec: EvalCase,
         where: Located,
         defaults: tuple[Evaluator, ...],
         file_target: str | None,
-    ) -> EvalCase | None:
+    ) -> LoadedCase | None:
         """Build one case; ``None`` when it has an error (already reported)."""
         errors_before = len(self.report.errors)
         self._legacy_warnings(spec, where)
@@ -169,7 +169,7 @@ class CaseBuilder:
         self.check_target(execution.target if execution else None, where.at("execution", "target"))
         if len(self.report.errors) != errors_before:
             return None
-        return EvalCase(
+        return LoadedCase(
             id=spec.id,
             expected_outcome=_outcome(spec),
             input_messages=inputs,
@@ -183,7 +183,7 @@ class CaseBuilder:
         )
 
     def _case_evaluators(
-        self, spec: EvalCaseSpec, where: Located, defaults: tuple[Evaluator, ...]
+        self, spec: EvalCase, where: Located, defaults: tuple[Evaluator, ...]
     ) -> tuple[Evaluator, ...]:
         if spec.execution and spec.execution.evaluators is not None:
             return self.evaluators(spec.execution.evaluators, where.at("execution", "evaluators"))
@@ -302,24 +302,24 @@ class CaseBuilder:
             )
 
 
-def _outcome(spec: EvalCaseSpec) -> str:
+def _outcome(spec: EvalCase) -> str:
     value = (
         spec.expected_outcome if spec.expected_outcome is not None else raw_field(spec, "outcome")
     )
     return str(value)
 
 
-def _input_key(spec: EvalCaseSpec) -> str:
+def _input_key(spec: EvalCase) -> str:
     return "input_messages" if spec.input_messages is not None else "input"
 
 
-def _input_messages(spec: EvalCaseSpec) -> list[tuple[Message, DataPath]]:
+def _input_messages(spec: EvalCase) -> list[tuple[Message, DataPath]]:
     if spec.input_messages is not None:
         return [(m, ("input_messages", i)) for i, m in enumerate(spec.input_messages)]
     return [(UserMessage(role="user", content=spec.input or ""), ("input",))]
 
 
-def _expected_messages(spec: EvalCaseSpec) -> list[tuple[Message, DataPath]]:
+def _expected_messages(spec: EvalCase) -> list[tuple[Message, DataPath]]:
     if spec.expected_messages is not None:
         return [(m, ("expected_messages", i)) for i, m in enumerate(spec.expected_messages)]
     if spec.expected_output is not None:

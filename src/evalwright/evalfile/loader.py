@@ -20,7 +20,7 @@ from evalwright.errors import LoadError
 from evalwright.evalfile.cases import CaseBuilder, Located
 from evalwright.evalfile.diagnostics import Diagnostic, Report, format_field
 from evalwright.evalfile.evaluator_specs import default_judge
-from evalwright.evalfile.models import EvalCaseSpec, JsonlHeader, raw_field
+from evalwright.evalfile.models import EvalCase, JsonlHeader, raw_field
 from evalwright.evalfile.models import _FileHeader as FileHeader  # pyright: ignore[reportPrivateUsage]
 from evalwright.evalfile.project import Project, display_path, find_project_root, read_text
 from evalwright.evalfile.reading import (
@@ -29,7 +29,7 @@ from evalwright.evalfile.reading import (
     open_regular,
 )
 from evalwright.evalfile.references import FileResolver
-from evalwright.evalfile.resolved import EvalCase, EvalSuite, Evaluator, SuiteInfo
+from evalwright.evalfile.resolved import Evaluator, LoadedCase, LoadedSuite, SuiteInfo
 from evalwright.evalfile.source import Positions, parse_json_line, parse_yaml
 from evalwright.evalfile.validation import type_name, validate
 from evalwright.jsontext import JsonValue
@@ -90,7 +90,7 @@ class SuiteReader:
         """The file's own target (``execution.target``, else ``target``), if it names one."""
         return self._target
 
-    def cases(self) -> Iterator[EvalCase]:
+    def cases(self) -> Iterator[LoadedCase]:
         """The file's valid cases, in order (each read and checked when asked for)."""
         for item in self._items:
             if item[0] == "header":
@@ -131,10 +131,8 @@ class SuiteReader:
                 execution.evaluators, where.at("execution", "evaluators")
             )
 
-    def _case(self, data: JsonValue, where: Located) -> EvalCase | None:
-        spec: EvalCaseSpec | None = validate(
-            EvalCaseSpec, data, where.positions, self.report, where.path
-        )
+    def _case(self, data: JsonValue, where: Located) -> LoadedCase | None:
+        spec: EvalCase | None = validate(EvalCase, data, where.positions, self.report, where.path)
         if spec is None:
             return None
         if spec.id in self._ids:
@@ -260,7 +258,7 @@ def check_eval_file(
     resolver: FileResolver | None = None,
     *,
     target_names: set[str] | None = None,
-) -> tuple[EvalSuite | None, list[Diagnostic]]:
+) -> tuple[LoadedSuite | None, list[Diagnostic]]:
     """Read a whole eval file: the suite (``None`` on errors) and every diagnostic.
 
     With ``target_names``, every target the file names must be one of them.
@@ -279,7 +277,7 @@ def check_eval_file(
     if any(d.severity == "error" for d in diagnostics):
         return None, diagnostics
     info = reader.info
-    suite = EvalSuite(
+    suite = LoadedSuite(
         info.path,
         info.display_path,
         info.project,
@@ -295,7 +293,7 @@ def load_eval_file(
     path: str | os.PathLike[str],
     project: Project | None = None,
     resolver: FileResolver | None = None,
-) -> EvalSuite:
+) -> LoadedSuite:
     """Read a whole eval file; raise :class:`LoadError` with every error found."""
     suite, diagnostics = check_eval_file(path, project, resolver)
     if suite is None:

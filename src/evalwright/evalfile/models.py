@@ -32,7 +32,7 @@ def _legacy(use: str) -> str:
     return f"AgentV form: use {use}"
 
 
-class EvalCaseSpec(FileModel):
+class EvalCase(FileModel):
     """One eval case: a conversation plus what a good answer achieves."""
 
     id: CaseId
@@ -54,7 +54,7 @@ class EvalCaseSpec(FileModel):
     note: str | None = Field(default=None, deprecated="AgentV's note is ignored")
 
     @model_validator(mode="after")
-    def _check(self) -> EvalCaseSpec:
+    def _check(self) -> EvalCase:
         _one_of(self, "expected_outcome", "outcome", required=True)
         _one_of(self, "input_messages", "input", required=True)
         _one_of(self, "expected_messages", "expected_output", required=False)
@@ -105,7 +105,7 @@ class JsonlHeader(_FileHeader):
 class EvalFileSpec(_FileHeader):
     """A YAML eval file."""
 
-    evalcases: Annotated[list[EvalCaseSpec], Field(min_length=1)]
+    evalcases: Annotated[list[EvalCase], Field(min_length=1)]
 
 
 def _glob(value: str) -> str:

@@ -12,7 +12,7 @@ from pydantic import JsonValue
 
 from evalwright.evalfile.evaluator_specs import EvaluatorSpec
 from evalwright.evalfile.messages import Role, ToolCall
-from evalwright.evalfile.models import EvalCaseSpec
+from evalwright.evalfile.models import EvalCase
 from evalwright.evalfile.project import Project
 from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.template import Template
@@ -59,7 +59,7 @@ class CaseMessage:
     """Whether it has a text or file segment, or (assistant) a tool call."""
 
     def __post_init__(self) -> None:
-        # Asked for many times per case while building prompts, so worked out once.
+        # AnsweredCase for many times per case while building prompts, so worked out once.
         visible = bool(self.tool_calls) or any(
             not isinstance(s, GuidelineSegment) for s in self.segments
         )
@@ -76,7 +76,7 @@ class Evaluator:
 
 
 @dataclass(frozen=True, slots=True)
-class EvalCase:
+class LoadedCase:
     """One loaded eval case."""
 
     id: str
@@ -88,7 +88,7 @@ class EvalCase:
     conversation_id: str | None
     metadata: dict[str, JsonValue] | None
     line: int
-    spec: EvalCaseSpec = field(repr=False)
+    spec: EvalCase = field(repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +110,7 @@ class SuiteInfo:
 
 
 @dataclass(frozen=True, slots=True)
-class EvalSuite(SuiteInfo):
+class LoadedSuite(SuiteInfo):
     """One fully loaded eval file."""
 
-    cases: tuple[EvalCase, ...] = ()
+    cases: tuple[LoadedCase, ...] = ()

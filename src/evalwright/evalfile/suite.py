@@ -1,7 +1,7 @@
 """Suites: eval cases built in Python or loaded from a file, checked and resolved the same
 way (docs/python-api.md#suites-and-cases).
 
-A :class:`Suite` holds cases as authored (:class:`EvalCaseSpec`, exported as ``EvalCase``);
+A :class:`Suite` holds cases as authored (:class:`EvalCase`, exported as ``LoadedCase``);
 :func:`open_suite` resolves them for a run exactly as the loader resolves an eval file's
 cases, so a case sends the same request whichever way it was written.
 """
@@ -20,11 +20,11 @@ from evalwright.evalfile.cases import CaseBuilder, Located
 from evalwright.evalfile.diagnostics import Report, format_field
 from evalwright.evalfile.evaluator_specs import EvaluatorList, EvaluatorSpec, default_judge
 from evalwright.evalfile.loader import SuiteReader
-from evalwright.evalfile.models import EvalCaseSpec
+from evalwright.evalfile.models import EvalCase
 from evalwright.evalfile.positions import Positions
 from evalwright.evalfile.project import Project, display_path, find_project_root
 from evalwright.evalfile.references import FileResolver
-from evalwright.evalfile.resolved import EvalCase, Evaluator, SuiteInfo
+from evalwright.evalfile.resolved import Evaluator, LoadedCase, SuiteInfo
 
 DEFAULT_SUITE_NAME = "suite"
 
@@ -38,7 +38,7 @@ class Suite:
     directory. A suite built in Python has no ``path``: its rows name it by ``name``.
     """
 
-    cases: tuple[EvalCaseSpec, ...]
+    cases: tuple[EvalCase, ...]
     name: str | None
     description: str | None
     target: str | None
@@ -48,7 +48,7 @@ class Suite:
 
     def __init__(
         self,
-        cases: Iterable[EvalCaseSpec],
+        cases: Iterable[EvalCase],
         *,
         name: str | None = None,
         description: str | None = None,
@@ -127,7 +127,7 @@ def open_suite(
     resolver: FileResolver,
     *,
     target_names: set[str] | None = None,
-) -> tuple[SuiteInfo, list[EvalCase], Report]:
+) -> tuple[SuiteInfo, list[LoadedCase], Report]:
     """Resolve a suite's cases as the loader resolves a file's: files read, templates
     parsed, every problem in the report (``suite.cases[N]...`` fields)."""
     shown = display_path(suite.path) if suite.path is not None else f"<suite {suite.dataset}>"
@@ -136,7 +136,7 @@ def open_suite(
     where = Located((), Positions(None))
     defaults = _defaults(suite, builder, where, report)
     builder.check_target(suite.target, where.at("target"))
-    cases: list[EvalCase] = []
+    cases: list[LoadedCase] = []
     seen: set[str] = set()
     for index, spec in enumerate(suite.cases):
         here = where.at("cases", index)
@@ -164,7 +164,7 @@ def _defaults(
     return builder.evaluators(specs, where.at("evaluators"))
 
 
-def resolved_cases(suite: Suite, project: Project | None = None) -> list[EvalCase]:
+def resolved_cases(suite: Suite, project: Project | None = None) -> list[LoadedCase]:
     """The suite's cases resolved for prompt building; raise :class:`LoadError` on a problem."""
     if project is None:
         project, config_report = Project.load(find_project_root(suite.file))

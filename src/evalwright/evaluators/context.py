@@ -6,14 +6,14 @@ from typing import Any
 
 from evalwright.evalfile.messages import AssistantMessage, FilePart, Message, UserMessage
 from evalwright.evalfile.references import FileResolver, ReferenceProblem
-from evalwright.evalfile.resolved import EvalCase, SuiteInfo
+from evalwright.evalfile.resolved import LoadedCase, SuiteInfo
 from evalwright.evaluators.base import EvalContext, JudgeCaller
-from evalwright.prompts import PromptInputs, reference_answer
+from evalwright.prompts import BuiltPrompt, reference_answer
 from evalwright.providers.process import ChildEnvironment
 
 
 def authored_messages(
-    case: EvalCase,
+    case: LoadedCase,
     resolver: FileResolver,
     base_dir: str,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -65,8 +65,8 @@ def _part(part: Any, resolver: FileResolver, base_dir: str) -> Any:
 
 def eval_context(
     suite: SuiteInfo,
-    case: EvalCase,
-    inputs: PromptInputs,
+    case: LoadedCase,
+    inputs: BuiltPrompt,
     answer: str,
     judge_target: str | None,
     judge: JudgeCaller | None,

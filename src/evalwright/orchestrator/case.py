@@ -15,8 +15,8 @@ from evalwright.evaluators import case_score, evaluate
 from evalwright.evaluators.context import eval_context
 from evalwright.orchestrator.calls import TargetCaller
 from evalwright.orchestrator.plan import Plan, WorkItem
-from evalwright.orchestrator.requests import candidate_request, case_inputs
-from evalwright.prompts import PromptInputs, reference_answer
+from evalwright.orchestrator.requests import candidate_request, case_prompt
+from evalwright.prompts import BuiltPrompt, reference_answer
 from evalwright.providers.base import ProviderResponse
 from evalwright.results.row import CacheState, ResultRow
 from evalwright.results.rows import (
@@ -29,11 +29,11 @@ from evalwright.results.rows import (
 
 
 @dataclass(frozen=True, slots=True)
-class Asked:
+class AnsweredCase:
     """A case whose target has answered (``failure`` when it could not)."""
 
     item: WorkItem
-    inputs: PromptInputs | None
+    inputs: BuiltPrompt | None
     response: ProviderResponse | None
     cache: CacheState
     failure: ProviderError | None = None
@@ -47,23 +47,23 @@ class CaseRunner:
     caller: TargetCaller
     run_id: str
 
-    async def ask(self, item: WorkItem) -> Asked:
+    async def ask(self, item: WorkItem) -> AnsweredCase:
         """Send the case to its target and wait for the answer.
 
         A request that cannot even be built (or sent) is a failure of this case alone.
         """
-        inputs: PromptInputs | None = None
+        inputs: BuiltPrompt | None = None
         try:
-            inputs = case_inputs(item.case, self.plan.registry.target(item.target))
+            inputs = case_prompt(item.case, self.plan.registry.target(item.target))
             request = candidate_request(item.case, inputs)
             response, cache = await self.caller.call(item.target, request)
         except ProviderError as exc:
-            return Asked(item, inputs, None, "off", exc)
+            return AnsweredCase(item, inputs, None, "off", exc)
         except Exception as exc:  # a case that cannot be sent costs its row an error
-            return Asked(item, inputs, None, "off", internal_error(exc))
-        return Asked(item, inputs, response, cache)
+            return AnsweredCase(item, inputs, None, "off", internal_error(exc))
+        return AnsweredCase(item, inputs, response, cache)
 
-    async def finish(self, asked: Asked) -> ResultRow:
+    async def finish(self, asked: AnsweredCase) -> ResultRow:
         """Judge the answer and build the row."""
         item, inputs, response, cache = asked.item, asked.inputs, asked.response, asked.cache
         if response is None or inputs is None:
@@ -92,7 +92,7 @@ class CaseRunner:
         )
 
     def failed_row(
-        self, item: WorkItem, exc: ProviderError, inputs: PromptInputs | None = None
+        self, item: WorkItem, exc: ProviderError, inputs: BuiltPrompt | None = None
     ) -> ResultRow:
         """The row of a case whose target failed: what was built of the request, and the error.
 
@@ -107,7 +107,7 @@ class CaseRunner:
         raw = None
         try:
             if inputs is None:
-                inputs = case_inputs(item.case, self.plan.registry.target(item.target))
+                inputs = case_prompt(item.case, self.plan.registry.target(item.target))
             raw = raw_request(inputs)
             prepared = self.plan.registry.provider(item.target).prepare(
                 candidate_request(item.case, inputs)

@@ -20,7 +20,7 @@ from evalwright.evalfile.evaluator_specs import LlmJudgeSpec
 from evalwright.evalfile.loader import SuiteReader
 from evalwright.evalfile.project import Project, display_path, find_project_root
 from evalwright.evalfile.references import FileResolver
-from evalwright.evalfile.resolved import EvalCase, SuiteInfo
+from evalwright.evalfile.resolved import LoadedCase, SuiteInfo
 from evalwright.evalfile.suite import Suite, open_suite
 from evalwright.targets.models import Target
 from evalwright.targets.registry import DEFAULT_TARGET, TargetRegistry
@@ -53,7 +53,7 @@ class WorkItem:
     """One case to run on one target."""
 
     suite: SuiteInfo
-    case: EvalCase
+    case: LoadedCase
     target: str
 
 
@@ -64,12 +64,12 @@ class _Source:
 
     info: SuiteInfo
     report: Report
-    cases: Iterable[EvalCase]
+    cases: Iterable[LoadedCase]
     estimated: int = 0
     default_target: str | None = None
 
     @classmethod
-    def of(cls, reader: SuiteReader, cases: Iterable[EvalCase]) -> _Source:
+    def of(cls, reader: SuiteReader, cases: Iterable[LoadedCase]) -> _Source:
         """A source reading ``reader``'s file."""
         return cls(reader.info, reader.report, cases, reader.estimated_cases, reader.default_target)
 
@@ -128,7 +128,7 @@ class Plan:
         if produced == 0:
             raise ConfigError(f"no case matches {eval_id_option(self.options.eval_id)}")
 
-    def _check(self, case: EvalCase, name: str) -> None:
+    def _check(self, case: LoadedCase, name: str) -> None:
         """Resolve the case's target and check each of its judges (once, in the registry)."""
         self.registry.target(name)
         for evaluator in case.evaluators:
@@ -136,7 +136,7 @@ class Plan:
                 self.registry.check_judge(name, evaluator.spec.target)
 
 
-def selected(case: EvalCase, eval_ids: Sequence[str]) -> bool:
+def selected(case: LoadedCase, eval_ids: Sequence[str]) -> bool:
     """Whether ``--eval-id`` (globs, any of which may match; none for every case) selects
     ``case``."""
     return not eval_ids or any(fnmatch.fnmatchcase(case.id, glob) for glob in eval_ids)
@@ -152,7 +152,7 @@ def _raise_errors(report: Report) -> None:
         raise LoadError(sorted(report.errors, key=lambda d: (d.line, d.col)))
 
 
-def targets_of(case: EvalCase, options: RunOptions) -> list[str]:
+def targets_of(case: LoadedCase, options: RunOptions) -> list[str]:
     """Each ``--target``, else the case's target (case, then file), else ``default``."""
     return options.targets or [case.target or DEFAULT_TARGET]
 

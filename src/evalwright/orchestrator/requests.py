@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from evalwright.evalfile.resolved import EvalCase
-from evalwright.prompts import PromptInputs, build_prompt
+from evalwright.evalfile.resolved import LoadedCase
+from evalwright.prompts import BuiltPrompt, build_prompt
 from evalwright.providers.base import ProviderRequest
 from evalwright.targets.models import ChatTarget, Target
 
 
-def case_inputs(case: EvalCase, target: Target) -> PromptInputs:
+def case_prompt(case: LoadedCase, target: Target) -> BuiltPrompt:
     """The case's prompt in the target's mode (the table of provider kinds), with a chat
     target's system prompt."""
     system_prompt = target.system_prompt if isinstance(target, ChatTarget) else None
     return build_prompt(case, mode=target.kind.mode, system_prompt=system_prompt)
 
 
-def candidate_request(case: EvalCase, inputs: PromptInputs, attempt: int = 1) -> ProviderRequest:
+def candidate_request(case: LoadedCase, inputs: BuiltPrompt, attempt: int = 1) -> ProviderRequest:
     """The request that asks a target for its answer."""
     return ProviderRequest(
         case_id=case.id,

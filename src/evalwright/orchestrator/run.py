@@ -17,7 +17,7 @@ from evalwright import logs
 from evalwright.evalfile.diagnostics import Diagnostic
 from evalwright.evalfile.evaluator_specs import CodeSpec, LlmJudgeSpec
 from evalwright.orchestrator.calls import TargetCaller
-from evalwright.orchestrator.case import Asked, CaseRunner, internal_error
+from evalwright.orchestrator.case import AnsweredCase, CaseRunner, internal_error
 from evalwright.orchestrator.output import open_results
 from evalwright.orchestrator.plan import Plan, RunOptions, WorkItem
 from evalwright.orchestrator.summary import RunSummary
@@ -184,7 +184,7 @@ class _Pipeline:
             try:
                 asked = await self.runner.ask(item)
             except Exception as exc:  # a bug must cost one row, not the run
-                asked = Asked(item, None, None, "off", internal_error(exc))
+                asked = AnsweredCase(item, None, None, "off", internal_error(exc))
             await self.slots.acquire()
             if not _local_only(asked):
                 await self._finish(asked)  # judges and scripts count against --workers
@@ -193,7 +193,7 @@ class _Pipeline:
             self.finishing.add(task)
             task.add_done_callback(self.finishing.discard)
 
-    async def _finish(self, asked: Asked) -> None:
+    async def _finish(self, asked: AnsweredCase) -> None:
         try:
             row = await self.runner.finish(asked)
         except Exception as exc:  # a bug must cost one row, not the run
@@ -209,7 +209,7 @@ class _Pipeline:
         self.reporter.row(row, self.summary)
 
 
-def _local_only(asked: Asked) -> bool:
+def _local_only(asked: AnsweredCase) -> bool:
     """Whether finishing the case makes no call outside this process."""
     if asked.response is None:
         return True

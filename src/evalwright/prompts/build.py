@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from evalwright.evalfile.resolved import CaseMessage, EvalCase, FileSegment, GuidelineSegment
+from evalwright.evalfile.resolved import CaseMessage, FileSegment, GuidelineSegment, LoadedCase
 from evalwright.prompts.chat import (
     ChatMessage,
     DeliveryNote,
@@ -17,7 +17,7 @@ from evalwright.prompts.render import Mode, block, file_block, question
 
 
 @dataclass(frozen=True, slots=True)
-class PromptInputs:
+class BuiltPrompt:
     """What a case sends, before any API mapping (docs/delivery.md#what-is-built-for-each-case)."""
 
     mode: Mode
@@ -46,8 +46,8 @@ class PromptInputs:
 
 
 def build_prompt(
-    case: EvalCase, *, mode: Mode = "lm", system_prompt: str | None = None
-) -> PromptInputs:
+    case: LoadedCase, *, mode: Mode = "lm", system_prompt: str | None = None
+) -> BuiltPrompt:
     """Build a case's prompt for a target in ``mode`` with the target's ``system_prompt``.
 
     ``system_prompt=None`` means the default; ``""`` means no base system text.
@@ -67,7 +67,7 @@ def build_prompt(
     notes: tuple[DeliveryNote, ...] = ()
     if mode == "lm" and needs_chat_prompt(messages):
         chat, notes = chat_prompt(messages, system)
-    return PromptInputs(
+    return BuiltPrompt(
         mode=mode,
         question=question(messages, mode),
         guidelines=guidelines,
@@ -84,7 +84,7 @@ def reference_answer(messages: tuple[CaseMessage, ...]) -> str:
     return "\n\n".join(text for text in (block(m, "lm") for m in messages) if text)
 
 
-def prompt_document(inputs: PromptInputs) -> str:
+def prompt_document(inputs: BuiltPrompt) -> str:
     """The document an agent target receives (docs/agents.md#the-prompt-document)."""
     lines: list[str] = []
     if inputs.guideline_paths:

@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Literal
 
 from evalwright.errors import ProviderError, ResponseTooLarge
 from evalwright.evalfile.reading import FileTooLarge, UnreadableFile, read_limited
-from evalwright.prompts import ChatMessage, DeliveryNote, PromptInputs
+from evalwright.prompts import BuiltPrompt, ChatMessage, DeliveryNote
 from evalwright.prompts.render import Mode
 from evalwright.providers.http import HttpPool
 from evalwright.providers.process import ChildEnvironment
@@ -35,7 +35,7 @@ class ProviderRequest:
     notes: tuple[DeliveryNote, ...] = ()
     purpose: Purpose = "candidate"
     response_schema: dict[str, Any] | None = None
-    inputs: PromptInputs | None = None
+    inputs: BuiltPrompt | None = None
     attempt: int = 1
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from evalwright.prompts import DeliveryNote, PromptInputs
+from evalwright.prompts import BuiltPrompt, DeliveryNote
 from evalwright.providers.base import ProviderResponse
 from evalwright.providers.wire import TraceEntry, Usage, WireRequest
 from evalwright.results.row import (
@@ -32,7 +32,7 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def raw_request(inputs: PromptInputs) -> RawRequest:
+def raw_request(inputs: BuiltPrompt) -> RawRequest:
     """The row's ``raw_request``: what was built from the case
     (docs/delivery.md#what-is-recorded)."""
     chat = inputs.chat_prompt

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from evalwright.errors import ProviderError, ResponseTooLarge
-from evalwright.prompts import PromptInputs
+from evalwright.prompts import BuiltPrompt
 from evalwright.providers.base import (
     PreparedRequest,
     Provider,
@@ -155,7 +155,7 @@ class CliProvider(Provider):
             raise ProviderError(f"healthcheck failed ({what}): {finished.stderr_tail(500)}")
 
 
-def _inputs(request: ProviderRequest) -> PromptInputs:
+def _inputs(request: ProviderRequest) -> BuiltPrompt:
     if request.inputs is None:
         raise ProviderError("a cli target needs the case's prompt inputs")
     return request.inputs
