@@ -17,8 +17,8 @@ import jsonschema
 import pytest
 
 from evalwright.cli import main
+from evalwright.errors import Diagnostic
 from evalwright.evalfile import LoadedSuite, check_eval_file, load_eval_file
-from evalwright.evalfile.diagnostics import Diagnostic
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data"

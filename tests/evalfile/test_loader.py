@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from evalwright.errors import LoadError
+from evalwright.errors import Diagnostic, LoadError
 from evalwright.evalfile import LoadedCase, LoadedSuite
-from evalwright.evalfile.diagnostics import Diagnostic
 from evalwright.evalfile.evaluator_specs import ContainsSpec, IsJsonSpec, LlmJudgeSpec
 from evalwright.evalfile.resolved import FileSegment, GuidelineSegment, TextSegment
 from tests.conftest import ProjectDir

@@ -16,8 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from evalwright.errors import LoadError
-from evalwright.evalfile.diagnostics import Diagnostic
+from evalwright.errors import Diagnostic, LoadError
 from tests.conftest import ProjectDir, run_cli, run_process
 
 CONFIG = ".evalwright/config.yaml"

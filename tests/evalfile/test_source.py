@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from evalwright.evalfile.diagnostics import Diagnostic, Report
+from evalwright.errors import Diagnostic
+from evalwright.evalfile.diagnostics import Report
 from evalwright.evalfile.source import LazyPositions, Positions, parse_json_line, parse_yaml
 from tests.conftest import ProjectDir
 

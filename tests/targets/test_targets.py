@@ -15,8 +15,8 @@ from typing import TypeVar
 import pytest
 from pydantic import ValidationError
 
-from evalwright.errors import ConfigError, LoadError
-from evalwright.evalfile.diagnostics import Diagnostic, Report, format_field
+from evalwright.errors import ConfigError, Diagnostic, LoadError
+from evalwright.evalfile.diagnostics import Report, format_field
 from evalwright.evalfile.variables import (
     Environment,
     UnsetVariable,

@@ -20,7 +20,7 @@ from typing import Any, TypedDict, Unpack
 
 from pydantic import BaseModel
 
-from evalwright.evalfile.diagnostics import Diagnostic
+from evalwright.errors import Diagnostic
 from evalwright.evalfile.suite import Suite
 from evalwright.orchestrator.plan import RunOptions, load_plan
 from evalwright.orchestrator.run import Reporter, SilentReporter, execute

@@ -9,8 +9,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evalwright.errors import Diagnostic
 from evalwright.evalfile.commands import scripted_placeholders
-from evalwright.evalfile.diagnostics import Diagnostic, Report, format_field
+from evalwright.evalfile.diagnostics import Report, format_field
 from evalwright.evalfile.discovery import find_eval_files
 from evalwright.evalfile.loader import check_eval_file
 from evalwright.evalfile.project import CONFIG_DIRS, Project, display_path, find_project_root

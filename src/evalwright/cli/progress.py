@@ -8,8 +8,7 @@ import threading
 import time
 from typing import TextIO
 
-from evalwright.errors import printable
-from evalwright.evalfile.diagnostics import Diagnostic
+from evalwright.errors import Diagnostic, printable
 from evalwright.evalfile.project import display_path
 from evalwright.orchestrator.summary import RunSummary
 from evalwright.results.row import ResultRow

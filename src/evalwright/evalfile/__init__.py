@@ -1,6 +1,6 @@
 """Loading: eval files, config and file references, with located diagnostics."""
 
-from evalwright.evalfile.diagnostics import Diagnostic
+from evalwright.errors import Diagnostic
 from evalwright.evalfile.loader import EVAL_SUFFIXES, check_eval_file, load_eval_file
 from evalwright.evalfile.project import Project, find_project_root
 from evalwright.evalfile.resolved import CaseMessage, LoadedCase, LoadedSuite

@@ -6,8 +6,6 @@ from dataclasses import dataclass, field
 
 from evalwright.errors import Diagnostic, LoadError
 
-__all__ = ["Diagnostic", "Report", "format_field"]
-
 
 @dataclass(slots=True)
 class Report:

@@ -16,9 +16,9 @@ from typing import Annotated, Literal, TypeAlias
 from pydantic import Field
 
 from evalwright import jsontext
-from evalwright.errors import LoadError
+from evalwright.errors import Diagnostic, LoadError
 from evalwright.evalfile.cases import CaseBuilder, Located
-from evalwright.evalfile.diagnostics import Diagnostic, Report, format_field
+from evalwright.evalfile.diagnostics import Report, format_field
 from evalwright.evalfile.evaluator_specs import default_judge
 from evalwright.evalfile.models import EvalCase, JsonlHeader, raw_field
 from evalwright.evalfile.models import _FileHeader as FileHeader  # pyright: ignore[reportPrivateUsage]

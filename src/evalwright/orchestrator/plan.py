@@ -13,8 +13,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evalwright.errors import ConfigError, LoadError
-from evalwright.evalfile.diagnostics import Diagnostic, Report
+from evalwright.errors import ConfigError, Diagnostic, LoadError
+from evalwright.evalfile.diagnostics import Report
 from evalwright.evalfile.discovery import find_eval_files
 from evalwright.evalfile.evaluator_specs import LlmJudgeSpec
 from evalwright.evalfile.loader import SuiteReader

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Protocol
 
 from evalwright import logs
-from evalwright.evalfile.diagnostics import Diagnostic
+from evalwright.errors import Diagnostic
 from evalwright.evalfile.evaluator_specs import CodeSpec, LlmJudgeSpec
 from evalwright.orchestrator.calls import TargetCaller
 from evalwright.orchestrator.case import AnsweredCase, CaseRunner, internal_error

@@ -10,7 +10,8 @@ import re
 from pathlib import Path
 from typing import Any, cast
 
-from evalwright.evalfile.diagnostics import Diagnostic, Report, format_field
+from evalwright.errors import Diagnostic
+from evalwright.evalfile.diagnostics import Report, format_field
 from evalwright.evalfile.project import read_yaml
 from evalwright.evalfile.source import Positions, PosNode
 from evalwright.evalfile.validation import type_name, validate

@@ -8,8 +8,7 @@ import importlib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from evalwright.errors import ConfigError
-from evalwright.evalfile.diagnostics import Diagnostic
+from evalwright.errors import ConfigError, Diagnostic
 from evalwright.evalfile.project import Project, display_path
 from evalwright.evalfile.variables import Environment
 from evalwright.providers.base import Provider, ProviderContext
