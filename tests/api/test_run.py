@@ -200,3 +200,10 @@ def test_preview_takes_a_target_object(project: ProjectDir) -> None:
     body = wire["body"]
     assert isinstance(body, dict)
     assert body["system"] == "Be kind."
+
+
+def test_a_result_shows_itself_briefly(project: ProjectDir) -> None:
+    result = ew.run(_suite(project, count=3), out=project.root / "r.jsonl")
+    shown = repr(result)
+    assert shown.startswith("RunResult(3 rows, mean 1.000, passed=True, results_path=")
+    assert len(shown) < 300

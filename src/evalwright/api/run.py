@@ -32,12 +32,21 @@ SuiteSource = Suite | str | os.PathLike[str]
 """An eval file, a directory of them, or a suite."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class RunResult:
     """A finished run: the rows it wrote, in the order they finished, and its summary."""
 
     rows: tuple[ResultRow, ...]
     summary: RunSummary
+
+    def __repr__(self) -> str:
+        # Short: a notebook shows it, and asyncio formats it when a run's loop shuts down;
+        # the rows in full would cost a second per few thousand.
+        mean = "n/a" if self.mean is None else f"{self.mean:.3f}"
+        return (
+            f"RunResult({len(self.rows)} rows, mean {mean}, passed={self.passed}, "
+            f"results_path={str(self.results_path)!r})"
+        )
 
     @property
     def results_path(self) -> Path:
