@@ -16,7 +16,7 @@ from pydantic import JsonValue
 JsonObject: TypeAlias = dict[str, JsonValue]
 """A JSON object: what a request or response body, or a parsed mapping, holds."""
 
-__all__ = ["JsonObject", "JsonValue", "dumps_line", "loads"]
+__all__ = ["JsonObject", "JsonValue", "dumps_line", "loads", "one_line"]
 
 # Line breaks to readers that split on every Unicode line end (Python's ``splitlines``),
 # though JSON lets them stand in a string: written escaped, a JSON line stays one line.
@@ -25,7 +25,12 @@ _UNICODE_BREAKS = (("\x85", "\\u0085"), ("\u2028", "\\u2028"), ("\u2029", "\\u20
 
 def dumps_line(value: object, *, ensure_ascii: bool = False) -> str:
     """``value`` as one JSON Lines line: compact, and one line for every reader."""
-    text = json.dumps(value, ensure_ascii=ensure_ascii, separators=(",", ":"))
+    return one_line(json.dumps(value, ensure_ascii=ensure_ascii, separators=(",", ":")))
+
+
+def one_line(text: str) -> str:
+    """Compact JSON ``text`` with the Unicode line ends a JSON string may hold escaped, so
+    it stays one line for every reader."""
     for char, escape in _UNICODE_BREAKS:  # rare: a scan each is cheaper than translate()
         if char in text:
             text = text.replace(char, escape)

@@ -1,7 +1,9 @@
 """What a target was sent, as recorded on every row (docs/delivery.md#what-is-recorded).
 
 A union discriminated by ``api``: a chat API's request body exactly as sent, an agent's
-command and prompt document, or the mock's messages.
+command and prompt document, or the mock's messages. Adapters build them with
+``model_construct``: every value comes from our own converters, and validating a body again for
+every request would be most of a case's CPU; reading a results file validates them.
 """
 
 from __future__ import annotations

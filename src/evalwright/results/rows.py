@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from evalwright.prompts import BuiltPrompt, DeliveryNote
+from evalwright.prompts import BuiltPrompt, ChatMessage, DeliveryNote
 from evalwright.providers.base import ProviderResponse
 from evalwright.providers.wire import TraceEntry, Usage, WireRequest
 from evalwright.results.row import (
@@ -24,6 +24,7 @@ from evalwright.results.row import (
     PromptMessage,
     RawRequest,
     ResultRow,
+    ToolCallRecord,
 )
 
 
@@ -41,13 +42,27 @@ def raw_request(inputs: BuiltPrompt) -> RawRequest:
         guidelines=inputs.guidelines,
         guideline_paths=inputs.guideline_paths,
         input_files=inputs.input_files,
-        chat_prompt=None if chat is None else tuple(_prompt_message(m.to_json()) for m in chat),
+        chat_prompt=None if chat is None else tuple(_prompt_message(m) for m in chat),
     )
 
 
-def _prompt_message(entry: dict[str, Any]) -> PromptMessage:
-    # Validated from the entry as written, so the keys it leaves out stay left out.
-    return PromptMessage.model_validate(entry)
+def _prompt_message(message: ChatMessage) -> PromptMessage:
+    # Only the keys the message has are given, so only they are written.
+    if not (message.tool_calls or message.tool_call_id is not None or message.name is not None):
+        return PromptMessage(role=message.role, content=message.content)
+    calls = tuple(
+        ToolCallRecord(id=c.id, name=c.name, arguments=c.arguments) for c in message.tool_calls
+    )
+    extra: dict[str, object] = {
+        key: value
+        for key, value in (
+            ("tool_calls", calls or None),
+            ("tool_call_id", message.tool_call_id),
+            ("name", message.name),
+        )
+        if value is not None
+    }
+    return PromptMessage.model_validate({"role": message.role, "content": message.content, **extra})
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,7 +37,7 @@ class AnthropicProvider(ChatProvider):
         """The Messages body (no structured output: the judge prompt asks for JSON)."""
         body, notes = request_body(request.messages, self.anthropic)
         path = urlsplit(self.url).path
-        return ChatWireRequest(
+        return ChatWireRequest.model_construct(
             api=self.api, model=self.anthropic.model, url_path=path, body=body
         ), notes
 

@@ -40,7 +40,7 @@ class AzureProvider(ChatProvider):
         )
         parts = urlsplit(self.url)
         path = f"{parts.path}?{parts.query}"
-        return ChatWireRequest(
+        return ChatWireRequest.model_construct(
             api=self.api, model=self.azure.deployment, url_path=path, body=body
         ), notes
 

@@ -72,7 +72,9 @@ class CliProvider(Provider):
             raise ProviderError(f"{exc}: use %EVALWRIGHT_PROMPT_FILE% or a script") from None
 
     def _wire(self, argv: list[str]) -> AgentWireRequest:
-        return AgentWireRequest(api="cli", argv=argv, cwd=self.cwd, prompt_document=None)
+        return AgentWireRequest.model_construct(
+            api="cli", argv=argv, cwd=self.cwd, prompt_document=None
+        )
 
     def prepare(self, request: ProviderRequest) -> PreparedRequest:
         """The argv with temporary files named by role (they exist only at run time)."""

@@ -53,7 +53,7 @@ class CodexProvider(Provider):
         """The argv and the prompt document (the workspace exists only at run time)."""
         if request.inputs is None:
             raise ProviderError("a codex target needs the case's prompt inputs")
-        wire = AgentWireRequest(
+        wire = AgentWireRequest.model_construct(
             api="codex",
             argv=self.argv,
             cwd=SCRATCH,

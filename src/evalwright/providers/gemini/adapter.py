@@ -38,7 +38,7 @@ class GeminiProvider(ChatProvider):
         """The generateContent body."""
         body, notes = request_body(request.messages, self.gemini, request.response_schema)
         path = urlsplit(self.url).path
-        return ChatWireRequest(
+        return ChatWireRequest.model_construct(
             api=self.api, model=self.gemini.model, url_path=path, body=body
         ), notes
 

@@ -32,7 +32,7 @@ class MockProvider(Provider):
     def prepare(self, request: ProviderRequest) -> PreparedRequest:
         """The messages as the wire request: no API mapping, so no notes of its own."""
         body: dict[str, Any] = {"messages": [m.to_json() for m in request.messages]}
-        wire = MockWireRequest(api="mock", model="mock", url_path=None, body=body)
+        wire = MockWireRequest.model_construct(api="mock", model="mock", url_path=None, body=body)
         return PreparedRequest(request, wire, request.notes)
 
     def answer(self, request: ProviderRequest) -> str:

@@ -44,7 +44,7 @@ class OpenAIProvider(ChatProvider):
         body, notes = request_body(
             request.messages, self.openai, self.openai.model, request.response_schema
         )
-        return ChatWireRequest(
+        return ChatWireRequest.model_construct(
             api=self.api, model=self.openai.model, url_path=urlsplit(self.url).path, body=body
         ), notes
 

@@ -65,7 +65,7 @@ class VSCodeProvider(Provider):
         ]
 
     def _wire(self, document: str | None, workspace: Path) -> AgentWireRequest:
-        return AgentWireRequest(
+        return AgentWireRequest.model_construct(
             api="vscode",
             argv=self._chat_argv(workspace),
             cwd=str(workspace),
