@@ -177,9 +177,16 @@ def _baseline(new_rows: Sequence[ResultRow], paths: Sequence[PathArg], pass_mark
         "sources": [source.path for source in old_sources],
         "rows": [_dumped(row) for row in old_rows],
         "changes": _changes(comparison, new_rows, old_rows),
-        "counts": {change: count for change, count in comparison.counts().items()},
+        "counts": _counts(comparison),
         "targets": _old_targets(old_rows, pass_mark),
     }
+
+
+def _counts(comparison: Comparison) -> Json:
+    counts: Json = {}
+    for change, count in comparison.counts().items():
+        counts[change] = count
+    return counts
 
 
 def _changes(
