@@ -1,6 +1,7 @@
 /* The evalwright report (docs/report.md): renders the embedded data with plain DOM calls.
  * Text from the data is only ever set as text (text nodes, textContent, attribute values),
- * never parsed as markup, so an answer holding "<img onerror=...>" shows those characters. */
+ * never parsed as markup, so an answer holding an image tag with an onerror handler shows
+ * those characters. */
 "use strict";
 (function () {
   const PAGE_SIZE = 100;
