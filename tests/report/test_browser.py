@@ -10,12 +10,13 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page
 
+import evalwright as ew
 from evalwright.api.run import RunResult
 from evalwright.report import write_report
 from evalwright.report.data import build_payload
 from evalwright.report.html import render_page
 from tests.report.browser import Watch, launch, open_report
-from tests.report.runs import HOSTILE, run_suite
+from tests.report.runs import GOOD, HOSTILE, run_suite
 
 
 @dataclass(frozen=True)
@@ -167,10 +168,8 @@ def test_compare_marks_the_planted_regression(
     assert page.inner_text("#cases tbody td.change") == "regressed"
     page.click("#cases a.open")
     page.wait_for_selector("pre.diff")
-    removed = "".join(page.locator("pre.diff del").all_inner_texts())
-    added = "".join(page.locator("pre.diff ins").all_inner_texts())
-    assert removed.startswith("Paris")
-    assert added.replace(" ", "") == "Idonotknow."
+    assert page.locator("pre.diff del").all_inner_texts() == [GOOD]
+    assert page.locator("pre.diff ins").all_inner_texts() == ["I do not know."]
     page.close()
 
 
@@ -187,3 +186,42 @@ def test_hostile_text_is_shown_as_text_and_runs_nothing(
     page.goto(reports.compared.resolve().as_uri() + "#v=cases&q=" + "%3Cimg")
     assert {case for case, _ in _listed(page)} == {"hostile"}
     page.close()
+
+
+IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
+FIXED = {"run_id": "20260101T120000Z-0a1b2c3d", "timestamp": "2026-01-01T12:00:00.000Z"}
+
+
+def _steady_copy(results: Path, out: Path) -> Path:
+    """The rows with a fixed run id, time and latency, so the screenshots change only when
+    the report does."""
+    lines = [
+        row.model_copy(update={**FIXED, "latency_ms": 12.0}).model_dump_json()
+        for row in ew.read_results(results)
+    ]
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return out
+
+
+def test_the_docs_screenshots_are_current(
+    reports: Reports, browser: Browser, watch: Watch, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Refreshes docs/images/report-*.png (docs/report.md shows them)."""
+    root = reports.plain.parent / "docs-run"
+    root.mkdir()
+    monkeypatch.chdir(root)  # the report names its files as given: relative names, no tmp path
+    new = _steady_copy(reports.new.results_path, root / "new.jsonl")
+    old = _steady_copy(reports.old.results_path, root / "baseline.jsonl")
+    page_path = write_report([new.name], "report.html", baseline=[old.name])
+    IMAGES.mkdir(exist_ok=True)
+    shots = {
+        "report-overview.png": "",
+        "report-matrix.png": "#v=matrix",
+        "report-case.png": "#c=lossy&t=gpt",
+        "report-compare.png": "#c=capital&t=gpt",
+    }
+    for name, fragment in shots.items():
+        page = _open(browser, root / page_path, watch, fragment)
+        page.screenshot(path=IMAGES / name)
+        page.close()
+        assert (IMAGES / name).stat().st_size > 10_000

@@ -184,7 +184,7 @@
         const delta = s[key] - old[key];
         const worse = key === "errors" ? delta > 0 : delta < 0;
         cell.appendChild(el("span", { class: "delta " + (delta === 0 ? "" : worse ? "down" : "up"),
-          "data-delta": delta }, " " + (signed(delta, digits, scale) || "±0")));
+          "data-delta": delta }, " " + (delta === 0 ? "±0" : signed(delta, digits, scale))));
       }
       return cell;
     });
@@ -528,10 +528,30 @@
     while (start < a.length && start < b.length && a[start] === b[start]) start++;
     let endA = a.length, endB = b.length;
     while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) { endA--; endB--; }
-    const ops = [[" ", a.slice(0, start)]].concat(middleDiff(a.slice(start, endA), b.slice(start, endB)),
+    const ops = [[" ", a.slice(0, start)]].concat(coalesce(middleDiff(a.slice(start, endA), b.slice(start, endB))),
       [[" ", a.slice(endA)]]);
     return el("pre", { class: "text diff" }, ops.filter(([, words]) => words.length).map(([op, words]) =>
       op === " " ? words.join("") : el(op === "-" ? "del" : "ins", {}, words.join(""))));
+  }
+  // One deletion and one insertion per changed stretch: the spaces the two texts happen to
+  // share inside it would otherwise cut it into single words.
+  function coalesce(ops) {
+    const out = [];
+    let del = [], ins = [];
+    const flush = () => {
+      if (del.length) out.push(["-", del]);
+      if (ins.length) out.push(["+", ins]);
+      del = []; ins = [];
+    };
+    ops.forEach(([op, words], k) => {
+      const inside = k > 0 && k < ops.length - 1 && words.join("").trim() === "";
+      if (op === " " && !inside) { flush(); out.push([op, words]); }
+      else if (op === " ") { del = del.concat(words); ins = ins.concat(words); }
+      else if (op === "-") del = del.concat(words);
+      else ins = ins.concat(words);
+    });
+    flush();
+    return out;
   }
   function middleDiff(a, b) {
     if (a.length * b.length > DIFF_CELLS) return [["-", a], ["+", b]];
