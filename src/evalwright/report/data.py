@@ -78,7 +78,7 @@ def _wall(rows: Sequence[ResultRow]) -> float | None:
 
 def overview(rows: Sequence[ResultRow], pass_mark: float) -> Json:
     """One target's numbers, counted as the run summary counts them
-    (docs/running.md#the-summary)."""
+    (docs/running.md#progress-and-the-summary-table)."""
     ok = [row for row in rows if row.status == "ok"]
     scores = [row.score or 0.0 for row in ok]
     latencies = [row.latency_ms for row in rows if row.latency_ms is not None]
