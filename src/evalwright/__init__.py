@@ -66,6 +66,7 @@ _EXPORTS: dict[str, str] = {
     # results
     "read_results": "evalwright.results.reading",
     "results_dataframe": "evalwright.results.reading",
+    "write_report": "evalwright.report",
     # errors
     "EvalwrightError": "evalwright.errors",
     "ConfigError": "evalwright.errors",
@@ -131,6 +132,7 @@ __all__ = [
     "tool_call",
     "user",
     "validate",
+    "write_report",
 ]
 
 
@@ -184,6 +186,7 @@ if TYPE_CHECKING:
     from evalwright.evalfile.suite import Suite, load_suite
     from evalwright.orchestrator.run import Reporter
     from evalwright.prompts import BuiltPrompt
+    from evalwright.report import write_report
     from evalwright.results.reading import read_results, results_dataframe
     from evalwright.targets.models import (
         AnthropicTarget,

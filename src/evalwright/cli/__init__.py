@@ -109,6 +109,13 @@ def _add_eval_output(run: Any) -> None:
         default=None,
         help="reuse cached answers (default: config.yaml's cache)",
     )
+    run.add_argument(
+        "--report",
+        nargs="?",
+        const="",
+        metavar="FILE",
+        help="also write the HTML report (default: the results file with .html)",
+    )
     run.add_argument("--quiet", action="store_true", help="print no progress")
     run.add_argument(
         "-v",
@@ -189,6 +196,37 @@ def _add_tools(commands: Any) -> None:
     )
 
 
+def _add_report(commands: Any) -> None:
+    report = _command(
+        commands,
+        "report",
+        "write a self-contained HTML report of results files",
+        "Write one HTML file (no network access needed) showing the results: an overview per "
+        "target, a matrix of scores, the case list and each case in detail; with --baseline, "
+        "each row's change against an earlier run.",
+    )
+    report.add_argument("results", nargs="+", metavar="RESULTS", help="results files (JSON Lines)")
+    report.add_argument(
+        "-o", "--out", metavar="FILE", help="the report (default: the first results file, .html)"
+    )
+    report.add_argument(
+        "--baseline",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="OLD",
+        help="results files of an earlier run to compare with",
+    )
+    report.add_argument(
+        "--pass-mark",
+        type=_fraction,
+        default=0.5,
+        metavar="X",
+        help="a case passes when its score is at least X (default 0.5)",
+    )
+    report.add_argument("--open", action="store_true", help="open the report in a web browser")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full option parser."""
     parser = argparse.ArgumentParser(
@@ -199,6 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_eval(commands)
     _add_checks(commands)
     _add_tools(commands)
+    _add_report(commands)
     return parser
 
 

@@ -58,6 +58,12 @@ def run(args: argparse.Namespace) -> int:
         print("evalwright: interrupted; every finished row is kept", file=sys.stderr)
         return INTERRUPTED
     print(summary_table(result.summary))
+    if args.report is not None:
+        # Imported here: a run without --report never pays for the report's modules.
+        from evalwright.report import write_report
+
+        page = write_report(result.results_path, args.report or None, pass_mark=args.pass_mark)
+        print(f"report: {page}")
     return result.summary.exit_code()
 
 

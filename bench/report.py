@@ -1,0 +1,155 @@
+"""Measure the HTML report at scale: build a report of a 10,000-row run and time how long
+headless Chromium takes to show its overview and its case list. See bench/README.md.
+
+    python bench/report.py                 # 10,000 cases on two mock targets
+    python bench/report.py --cases 2000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from playwright.sync_api import Browser, sync_playwright
+
+import evalwright as ew
+
+WORDS = (
+    "the",
+    "loop",
+    "condition",
+    "is",
+    "never",
+    "true",
+    "so",
+    "calculateTotal",
+    "returns",
+    "0",
+    "for",
+    "any",
+    "input",
+    "use",
+    "items",
+    "length",
+    "keep",
+    "functions",
+    "small",
+    "name",
+    "bug",
+    "plainly",
+    "index",
+    "array",
+    "off",
+    "by",
+    "one",
+    "error",
+    "total",
+    "sum",
+    "value",
+    "result",
+)
+
+
+def _answer(n: int) -> str:
+    """A different answer per case (a report of identical rows would compress unrealistically)."""
+    pick = random.Random(n)
+    words = [pick.choice(WORDS) for _ in range(pick.randint(30, 90))]
+    return f"{' '.join(words)} returns 0 ({pick.getrandbits(64):x})."
+
+
+def _suite(cases: int) -> ew.Suite:
+    check = ew.Execution(evaluators=[ew.ContainsSpec(name="zero", value="returns 0")])
+    return ew.Suite(
+        [
+            ew.EvalCase(
+                id=f"case-{n:05d}",
+                expected_outcome="Says the function returns 0 for any input.",
+                input_messages=[
+                    ew.system("You are a careful code reviewer."),
+                    ew.user(f"What does calculateTotal return? (variant {n}) {_answer(n + 7)}"),
+                ],
+                metadata={"topic": "review", "n": n},
+                execution=check,
+            )
+            for n in range(cases)
+        ],
+        name="bench",
+    )
+
+
+def _run(root: Path, cases: int) -> Path:
+    count = cases // 2
+    targets = [
+        ew.MockTarget(name="gpt", responses={f"case-{n:05d}": _answer(n) for n in range(count)}),
+        ew.MockTarget(
+            name="claude", responses={f"case-{n:05d}": _answer(-n - 1) for n in range(count)}
+        ),
+    ]
+    suite = _suite(count)
+    result = ew.run(suite, targets=targets, out=root / "results.jsonl", workers=32)
+    return result.results_path
+
+
+def _time_view(browser: Browser, page_path: Path, fragment: str, selector: str) -> float:
+    page = browser.new_page()
+    page.route(
+        "**/*",
+        lambda route: route.continue_() if route.request.url.startswith("file:") else route.abort(),
+    )
+    started = time.perf_counter()
+    page.goto(page_path.resolve().as_uri() + fragment)
+    page.wait_for_selector(selector)
+    elapsed = time.perf_counter() - started
+    page.close()
+    return elapsed
+
+
+def measure(cases: int, repeats: int) -> dict[str, float | int]:
+    """Build the report of a ``cases``-row run and time its views in headless Chromium."""
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        sys.exit("bench/report.py needs Chromium on PATH (apt-get install chromium)")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / ".git").mkdir()
+        results = _run(root, cases)
+        started = time.perf_counter()
+        page_path = ew.write_report(results, root / "report.html")
+        build = time.perf_counter() - started
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+            overview = [_time_view(browser, page_path, "", "#overview") for _ in range(repeats)]
+            listing = [
+                _time_view(browser, page_path, "#v=cases&q=variant%2099", "#cases tbody tr")
+                for _ in range(repeats)
+            ]
+            browser.close()
+        return {
+            "rows": cases,
+            "results_bytes": results.stat().st_size,
+            "report_bytes": page_path.stat().st_size,
+            "size_ratio": round(page_path.stat().st_size / results.stat().st_size, 3),
+            "build_seconds": round(build, 2),
+            "overview_seconds": round(statistics.median(overview), 3),
+            "search_seconds": round(statistics.median(listing), 3),
+        }
+
+
+def main() -> None:
+    """Print one JSON object of figures."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--cases", type=int, default=10_000, help="rows in the run")
+    parser.add_argument("--repeats", type=int, default=3, help="page loads to take the median of")
+    args = parser.parse_args()
+    print(json.dumps(measure(args.cases, args.repeats), indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,597 @@
+/* The evalwright report (docs/report.md): renders the embedded data with plain DOM calls.
+ * Text from the data is only ever set as text (text nodes, textContent, attribute values),
+ * never parsed as markup, so an answer holding an image tag with an onerror handler shows
+ * those characters. */
+"use strict";
+(function () {
+  const PAGE_SIZE = 100;
+  const state = { data: null, entries: [], columns: [], keys: [], list: [], listHash: "" };
+
+  // ---- DOM helpers ------------------------------------------------------------------------
+  function el(tag, props, ...children) {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(props || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (name === "class") node.className = value;
+      else if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
+      else node.setAttribute(name, String(value));
+    }
+    append(node, children);
+    return node;
+  }
+  function append(node, children) {
+    for (const child of children) {
+      if (child === null || child === undefined || child === false) continue;
+      if (Array.isArray(child)) append(node, child);
+      else if (child instanceof Node) node.appendChild(child);
+      else node.appendChild(document.createTextNode(String(child)));
+    }
+  }
+  function clear(node) {
+    while (node.firstChild) node.removeChild(node.firstChild);
+    return node;
+  }
+
+  // ---- formatting -------------------------------------------------------------------------
+  function num(value, digits) {
+    return value === null || value === undefined ? "—" : Number(value).toFixed(digits);
+  }
+  function pct(value) {
+    return value === null || value === undefined ? "—" : (value * 100).toFixed(1) + "%";
+  }
+  function signed(value, digits, scale) {
+    if (value === null || value === undefined) return "";
+    const shown = (value * (scale || 1)).toFixed(digits);
+    return (value > 0 ? "+" : "") + shown;
+  }
+  function ms(value) {
+    if (value === null || value === undefined) return "—";
+    return value >= 1000 ? (value / 1000).toFixed(2) + " s" : Math.round(value) + " ms";
+  }
+  function pretty(value) {
+    return JSON.stringify(value, null, 2);
+  }
+
+  // ---- loading ----------------------------------------------------------------------------
+  async function loadData() {
+    const wrapper = JSON.parse(document.getElementById("report-data").textContent);
+    if (wrapper.json !== undefined) return wrapper.json;
+    const binary = atob(wrapper.gzip);
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return JSON.parse(await new Response(stream).text());
+  }
+
+  function passed(row) {
+    return row.status === "ok" && row.score !== null && row.score >= state.data.pass_mark;
+  }
+
+  function buildEntries(data) {
+    const entries = data.rows.map((row) => ({
+      row: row, old: null, change: null, scoreDelta: null, passDelta: null,
+      removed: false, column: data.columns[row._column].label,
+    }));
+    const baseline = data.baseline;
+    if (baseline) {
+      for (const c of baseline.changes) {
+        const old = c.old === null ? null : baseline.rows[c.old];
+        const entry = c.new === null
+          ? { row: old, old: old, removed: true, column: old.target }
+          : entries[c.new];
+        if (c.new === null) entries.push(entry);
+        Object.assign(entry, {
+          old: old, change: c.change, scoreDelta: c.score_delta, passDelta: c.pass_delta,
+        });
+      }
+    }
+    const seen = new Map();
+    for (const entry of entries) {
+      const key = entry.row.eval_id + "\u0000" + entry.column;
+      seen.set(key, (seen.get(key) || 0) + 1);
+    }
+    for (const entry of entries) {
+      entry.ambiguous = seen.get(entry.row.eval_id + "\u0000" + entry.column) > 1;
+    }
+    return entries;
+  }
+
+  // ---- the URL fragment -------------------------------------------------------------------
+  function parseHash() {
+    const params = new URLSearchParams(location.hash.replace(/^#/, ""));
+    return Object.fromEntries(params.entries());
+  }
+  function hashOf(params) {
+    const kept = Object.entries(params).filter(([, v]) => v !== "" && v !== undefined && v !== null);
+    return "#" + new URLSearchParams(kept).toString();
+  }
+  function permalink(entry) {
+    const params = { c: entry.row.eval_id, t: entry.column };
+    if (entry.ambiguous) params.f = entry.row.eval_file;
+    if (entry.removed) params.removed = "1";
+    return hashOf(params);
+  }
+  function findEntry(params) {
+    return state.entries.find((e) => e.row.eval_id === params.c && e.column === params.t &&
+      (params.f === undefined || e.row.eval_file === params.f) &&
+      e.removed === (params.removed === "1"));
+  }
+
+  // ---- navigation -------------------------------------------------------------------------
+  const VIEWS = [["overview", "Overview"], ["matrix", "Matrix"], ["cases", "Cases"]];
+  function renderTabs(current) {
+    const nav = clear(document.getElementById("tabs"));
+    for (const [name, label] of VIEWS) {
+      const href = name === "cases" && state.listHash ? state.listHash : hashOf({ v: name });
+      nav.appendChild(el("a", { href: href, class: name === current ? "tab current" : "tab",
+        "data-view": name }, label));
+    }
+  }
+  function route() {
+    const params = parseHash();
+    const main = clear(document.getElementById("view"));
+    if (params.c !== undefined) {
+      const entry = findEntry(params);
+      renderTabs("cases");
+      if (entry) renderDetail(main, entry);
+      else main.appendChild(el("p", { class: "missing" }, "No row " + params.c + " on " + params.t + "."));
+    } else {
+      const view = params.v || "overview";
+      renderTabs(view);
+      if (view === "matrix") renderMatrix(main, params);
+      else if (view === "cases") renderCases(main, params);
+      else renderOverview(main);
+    }
+    document.body.setAttribute("data-ready", "1");
+  }
+
+  // ---- overview ---------------------------------------------------------------------------
+  const STATS = [
+    ["cases", "cases", (s) => String(s.cases)],
+    ["mean", "mean score", (s) => num(s.mean, 3)],
+    ["pass_rate", "pass rate", (s) => pct(s.pass_rate) + " (" + s.passed + ")"],
+    ["errors", "errors", (s) => String(s.errors)],
+    ["lossless", "lossless", (s) => s.lossless + "/" + s.cases],
+    ["tokens", "tokens in/out", (s) => s.input_tokens + " / " + s.output_tokens],
+    ["latency_p50", "latency p50", (s) => ms(s.latency_p50)],
+    ["latency_p95", "latency p95", (s) => ms(s.latency_p95)],
+    ["wall_seconds", "wall", (s) => (s.wall_seconds === null ? "—" : s.wall_seconds.toFixed(1) + " s")],
+  ];
+  const DELTAS = { mean: [3, 1], pass_rate: [1, 100], errors: [0, 1] };
+
+  function renderOverview(main) {
+    const data = state.data;
+    main.appendChild(el("section", { class: "meta" },
+      el("p", {}, "evalwright " + data.version + " · pass mark " + data.pass_mark),
+      el("p", {}, "results: ", data.sources.join(", ")),
+      data.baseline ? el("p", {}, "baseline: ", data.baseline.sources.join(", ")) : null));
+    if (data.baseline) main.appendChild(changeCounts(data.baseline.counts));
+    const head = el("tr", {}, el("th", {}, "target"), el("th", {}, "runs"),
+      STATS.map(([, label]) => el("th", {}, label)));
+    const body = data.columns.map((column) => overviewRow(column));
+    main.appendChild(el("table", { class: "overview", id: "overview" }, el("thead", {}, head),
+      el("tbody", {}, body)));
+  }
+
+  function overviewRow(column) {
+    const s = column.stats;
+    const old = state.data.baseline ? state.data.baseline.targets[column.target] : undefined;
+    const cells = STATS.map(([key, , show]) => {
+      const value = key === "tokens" ? s.input_tokens + s.output_tokens : s[key];
+      const cell = el("td", { "data-stat": key, "data-value": value === null ? "" : value }, show(s));
+      if (old && DELTAS[key] && s[key] !== null && old[key] !== null) {
+        const [digits, scale] = DELTAS[key];
+        const delta = s[key] - old[key];
+        const worse = key === "errors" ? delta > 0 : delta < 0;
+        cell.appendChild(el("span", { class: "delta " + (delta === 0 ? "" : worse ? "down" : "up"),
+          "data-delta": delta }, " " + (delta === 0 ? "±0" : signed(delta, digits, scale))));
+      }
+      return cell;
+    });
+    const runs = el("td", { class: "runs" }, column.run_ids.join(", "),
+      el("br"), el("small", {}, (column.first || "") + " – " + (column.last || "")));
+    return el("tr", { "data-column": column.label }, el("th", {}, column.label), runs, cells);
+  }
+
+  function changeCounts(counts) {
+    const items = Object.entries(counts).map(([change, count]) =>
+      el("a", { class: "count change-" + change, "data-change": change,
+        href: hashOf({ v: "cases", chg: change }) }, change + " " + count));
+    return el("p", { class: "changes", id: "change-counts" }, "against the baseline: ", items);
+  }
+
+  // ---- matrix -----------------------------------------------------------------------------
+  // Viridis stops: a sequential palette readable with every common colour-vision deficiency.
+  const PALETTE = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];
+  function scoreColour(score) {
+    const x = Math.max(0, Math.min(1, score)) * (PALETTE.length - 1);
+    const i = Math.min(PALETTE.length - 2, Math.floor(x));
+    const t = x - i;
+    const rgb = PALETTE[i].map((c, k) => Math.round(c + (PALETTE[i + 1][k] - c) * t));
+    const light = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2] > 140;
+    return ["rgb(" + rgb.join(",") + ")", light ? "#000" : "#fff"];
+  }
+
+  function matrixKeys() {
+    const keys = new Map();
+    for (const entry of state.entries) {
+      if (entry.removed) continue;
+      const key = entry.row.eval_file + "\u0000" + entry.row.eval_id;
+      if (!keys.has(key)) keys.set(key, { file: entry.row.eval_file, id: entry.row.eval_id, cells: {} });
+      keys.get(key).cells[entry.column] = entry;
+    }
+    return Array.from(keys.values());
+  }
+
+  function renderMatrix(main, params) {
+    const keys = matrixKeys();
+    const labels = state.columns.map((c) => c.label);
+    const page = pageOf(params, keys.length);
+    const rows = keys.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE).map((key) =>
+      el("tr", {}, el("th", { title: key.file }, key.id), labels.map((label) => matrixCell(key.cells[label]))));
+    main.appendChild(pager(params, page, keys.length, "matrix"));
+    main.appendChild(el("table", { class: "matrix", id: "matrix" },
+      el("thead", {}, el("tr", {}, el("th", {}, "case"), labels.map((l) => el("th", {}, l)))),
+      el("tbody", {}, rows)));
+  }
+
+  function matrixCell(entry) {
+    if (!entry) return el("td", { class: "empty" });
+    const row = entry.row;
+    const text = row.status === "error" ? "error" : num(row.score, 2);
+    const cell = el("td", { class: row.status === "error" ? "cell error" : "cell",
+      "data-case": row.eval_id, title: row.eval_id + " on " + entry.column },
+      el("a", { href: permalink(entry) }, text));
+    if (row.status === "ok" && row.score !== null) {
+      const [background, colour] = scoreColour(row.score);
+      cell.style.background = background;
+      cell.firstChild.style.color = colour;
+    }
+    return cell;
+  }
+
+  function pageOf(params, count) {
+    const last = Math.max(0, Math.ceil(count / PAGE_SIZE) - 1);
+    return Math.min(last, Math.max(0, parseInt(params.p || "0", 10) || 0));
+  }
+  function pager(params, page, count, view) {
+    const last = Math.max(0, Math.ceil(count / PAGE_SIZE) - 1);
+    const go = (p) => hashOf(Object.assign({}, params, { v: view, p: p ? String(p) : "" }));
+    const first = count ? page * PAGE_SIZE + 1 : 0;
+    return el("p", { class: "pager" },
+      page > 0 ? el("a", { href: go(page - 1), class: "prev" }, "‹ previous") : null,
+      el("span", { class: "range" }, " " + first + "–" + Math.min(count, (page + 1) * PAGE_SIZE) +
+        " of " + count + " "),
+      page < last ? el("a", { href: go(page + 1), class: "next" }, "next ›") : null);
+  }
+
+  // ---- case list --------------------------------------------------------------------------
+  const FILTERS = [["failed", "failed"], ["errored", "errored"], ["lossy", "lossy delivery"]];
+  const TESTS = {
+    failed: (e) => !e.removed && !passed(e.row),
+    errored: (e) => e.row.status === "error",
+    lossy: (e) => (e.row.delivery_notes || []).length > 0,
+    changed: (e) => e.change !== null && e.change !== "unchanged",
+  };
+
+  function haystack(entry) {
+    if (entry.haystack === undefined) {
+      const row = entry.row;
+      const question = row.raw_request ? row.raw_request.question : "";
+      const chat = row.raw_request && row.raw_request.chat_prompt
+        ? row.raw_request.chat_prompt.map((m) => m.content).join("\n") : "";
+      entry.haystack = [row.eval_id, row.eval_file, row.target, question, chat,
+        row.candidate_answer || "", row.metadata ? JSON.stringify(row.metadata) : ""]
+        .join("\n").toLowerCase();
+    }
+    return entry.haystack;
+  }
+
+  function selected(params) {
+    const only = (params.only || "").split(",").filter((name) => TESTS[name]);
+    const query = (params.q || "").toLowerCase();
+    const found = state.entries.filter((e) =>
+      only.every((name) => TESTS[name](e)) &&
+      (!params.col || e.column === params.col) &&
+      (!params.chg || e.change === params.chg) &&
+      (!query || haystack(e).includes(query)));
+    return sortEntries(found, params.sort || "", params.desc === "1");
+  }
+
+  const COLUMNS = [
+    ["eval_id", "case", (e) => e.row.eval_id],
+    ["eval_file", "file", (e) => e.row.eval_file],
+    ["target", "target", (e) => e.column],
+    ["status", "status", (e) => (e.removed ? "removed" : e.row.status)],
+    ["score", "score", (e) => e.row.score],
+    ["latency", "latency", (e) => e.row.latency_ms],
+    ["notes", "notes", (e) => (e.row.delivery_notes || []).length],
+  ];
+  const CHANGE_COLUMNS = [
+    ["change", "change", (e) => e.change],
+    ["delta", "Δ score", (e) => e.scoreDelta],
+  ];
+  function listColumns() {
+    return state.data.baseline ? COLUMNS.concat(CHANGE_COLUMNS) : COLUMNS;
+  }
+
+  function sortEntries(entries, key, desc) {
+    const column = listColumns().find(([name]) => name === key);
+    if (!column) return entries;
+    const value = column[2];
+    const sign = desc ? -1 : 1;
+    return entries.map((e, i) => [value(e), i, e]).sort((a, b) => {
+      if (a[0] === b[0]) return a[1] - b[1];
+      if (a[0] === null || a[0] === undefined) return 1;
+      if (b[0] === null || b[0] === undefined) return -1;
+      return (a[0] < b[0] ? -1 : 1) * sign;
+    }).map((t) => t[2]);
+  }
+
+  function setParams(params) {
+    history.replaceState(null, "", hashOf(params));
+    state.listHash = hashOf(params);
+  }
+
+  function renderCases(main, params) {
+    params.v = "cases";
+    state.listHash = hashOf(params);
+    const results = el("div", { id: "case-results" });
+    const update = () => {
+      setParams(params);
+      clear(results);
+      renderCaseTable(results, params);
+    };
+    main.appendChild(caseToolbar(params, update));
+    main.appendChild(results);
+    renderCaseTable(results, params);
+  }
+
+  function caseToolbar(params, update) {
+    const search = el("input", { type: "search", id: "search", placeholder: "search ids, questions, answers, metadata",
+      value: params.q || "" });
+    search.addEventListener("input", () => { params.q = search.value; params.p = ""; update(); });
+    const boxes = FILTERS.concat(state.data.baseline ? [["changed", "changed only"]] : []).map(([name, label]) => {
+      const only = (params.only || "").split(",").filter(Boolean);
+      const box = el("input", { type: "checkbox", id: "only-" + name, checked: only.includes(name) });
+      box.addEventListener("change", () => {
+        const now = (params.only || "").split(",").filter((n) => n && n !== name);
+        if (box.checked) now.push(name);
+        params.only = now.join(","); params.p = ""; update();
+      });
+      return el("label", {}, box, " " + label);
+    });
+    const select = el("select", { id: "column" }, el("option", { value: "" }, "every target"),
+      state.columns.map((c) => el("option", { value: c.label, selected: params.col === c.label }, c.label)));
+    select.addEventListener("change", () => { params.col = select.value; params.p = ""; update(); });
+    const change = state.data.baseline ? changeSelect(params, update) : null;
+    return el("div", { class: "toolbar" }, search, boxes, select, change);
+  }
+
+  function changeSelect(params, update) {
+    const select = el("select", { id: "change" }, el("option", { value: "" }, "any change"),
+      Object.keys(state.data.baseline.counts).map((c) =>
+        el("option", { value: c, selected: params.chg === c }, c)));
+    select.addEventListener("change", () => { params.chg = select.value; params.p = ""; update(); });
+    return select;
+  }
+
+  function renderCaseTable(container, params) {
+    const found = selected(params);
+    state.list = found;
+    const page = pageOf(params, found.length);
+    container.appendChild(pager(params, page, found.length, "cases"));
+    const head = listColumns().map(([name, label]) => {
+      const desc = params.sort === name && params.desc !== "1";
+      const mark = params.sort === name ? (params.desc === "1" ? " ▼" : " ▲") : "";
+      return el("th", {}, el("a", { href: hashOf(Object.assign({}, params, { sort: name, desc: desc ? "1" : "", p: "" })),
+        "data-sort": name }, label + mark));
+    });
+    const body = found.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE).map(caseRow);
+    container.appendChild(el("table", { class: "cases", id: "cases" },
+      el("thead", {}, el("tr", {}, head)), el("tbody", {}, body)));
+  }
+
+  function caseRow(entry) {
+    const row = entry.row;
+    const status = entry.removed ? "removed" : row.status === "error" ? "error" : passed(row) ? "pass" : "fail";
+    const cells = [
+      el("td", {}, el("a", { href: permalink(entry), class: "open" }, row.eval_id)),
+      el("td", {}, row.eval_file), el("td", {}, entry.column),
+      el("td", { class: "status " + status }, status),
+      el("td", { class: "num" }, num(row.score, 3)), el("td", { class: "num" }, ms(row.latency_ms)),
+      el("td", { class: "num" }, (row.delivery_notes || []).length || ""),
+    ];
+    if (state.data.baseline) {
+      cells.push(el("td", { class: "change change-" + (entry.change || "none") }, entry.change || ""));
+      cells.push(el("td", { class: "num" }, signed(entry.scoreDelta, 3)));
+    }
+    return el("tr", { "data-case": row.eval_id, "data-target": entry.column, "data-status": status }, cells);
+  }
+
+  // ---- case detail ------------------------------------------------------------------------
+  function section(title, ...children) {
+    return el("section", { class: "part", "data-part": title }, el("h3", {}, title), children);
+  }
+  function collapsible(summary, open, ...children) {
+    return el("details", { open: open }, el("summary", {}, summary), children);
+  }
+  function facts(pairs) {
+    return el("dl", { class: "facts" }, pairs.filter((p) => p[1] !== null && p[1] !== undefined && p[1] !== "")
+      .map(([k, v]) => [el("dt", {}, k), el("dd", {}, v)]));
+  }
+  function textBlock(text, cls) {
+    return el("pre", { class: "text " + (cls || "") }, text === null || text === undefined ? "—" : text);
+  }
+
+  function renderDetail(main, entry) {
+    const row = entry.row;
+    const back = state.listHash || hashOf({ v: "cases" });
+    main.appendChild(el("p", { class: "crumbs" }, el("a", { href: back, id: "back" }, "‹ cases"), " · ",
+      el("a", { href: permalink(entry), id: "permalink" }, "permalink")));
+    main.appendChild(el("h2", { id: "detail-title", "data-case": row.eval_id, "data-target": entry.column },
+      row.eval_id, el("small", {}, " on " + entry.column)));
+    append(main, [summaryPart(entry), errorPart(row), conversationPart(row), wirePart(row),
+      answerPart(entry), expectedPart(row), evaluatorsPart(row), tracePart(row), metadataPart(row)]);
+  }
+
+  function summaryPart(entry) {
+    const row = entry.row;
+    const usage = row.usage ? (row.usage.input_tokens ?? "?") + " in / " + (row.usage.output_tokens ?? "?") + " out" : null;
+    const change = entry.change ? entry.change + (entry.scoreDelta === null ? "" : " (score " +
+      signed(entry.scoreDelta, 3) + ")") + (entry.passDelta ? " (pass " + signed(entry.passDelta, 0) + ")" : "") : null;
+    return section("summary", facts([
+      ["eval file", row.eval_file], ["status", entry.removed ? "removed (baseline row)" : row.status],
+      ["score", num(row.score, 3)], ["passed", entry.removed ? null : passed(row) ? "yes" : "no"],
+      ["change", change], ["baseline score", entry.old && !entry.removed ? num(entry.old.score, 3) : null],
+      ["provider", row.provider], ["finish reason", row.finish_reason], ["latency", ms(row.latency_ms)],
+      ["attempts", row.attempts], ["cache", row.cache], ["tokens", usage], ["run", row.run_id],
+      ["time", row.timestamp], ["dataset", row.dataset], ["conversation", row.conversation_id],
+    ]));
+  }
+
+  function errorPart(row) {
+    if (!row.error) return null;
+    return section("error", facts([["type", row.error.type], ["attempts", row.attempts],
+      ["latency", ms(row.latency_ms)]]), textBlock(row.error.message, "error"));
+  }
+
+  function conversationPart(row) {
+    const raw = row.raw_request;
+    if (!raw) return section("conversation", el("p", {}, "No request was recorded."));
+    const messages = raw.chat_prompt || [{ role: "user", content: raw.question }];
+    const bubbles = messages.map((m) => el("div", { class: "bubble role-" + m.role },
+      el("div", { class: "role" }, m.role + (m.name ? " · " + m.name : "") + (m.tool_call_id ? " · " + m.tool_call_id : "")),
+      el("div", { class: "content" }, m.content),
+      (m.tool_calls || []).map((call) => collapsible("tool call " + call.name, false, textBlock(pretty(call.arguments))))));
+    return section("conversation", el("div", { class: "chat" }, bubbles),
+      raw.guidelines ? collapsible("guidelines (" + raw.guideline_paths.join(", ") + ")", false, textBlock(raw.guidelines)) : null,
+      raw.input_files.length ? collapsible("attached files (" + raw.input_files.length + ")", false,
+        el("ul", {}, raw.input_files.map((f) => el("li", {}, f)))) : null);
+  }
+
+  function wirePart(row) {
+    const notes = row.delivery_notes || [];
+    const noteList = notes.length
+      ? el("ul", { class: "notes" }, notes.map((n) => el("li", {}, el("b", {}, n.rule), ": " + n.detail)))
+      : el("p", { class: "lossless" }, "lossless: delivered exactly as written");
+    const request = row.wire_request ? collapsible("wire request (" + (row.wire_request.api || row.wire_request.kind || "request") + ")",
+      false, textBlock(pretty(row.wire_request), "json")) : el("p", {}, "No wire request recorded.");
+    return section("as sent", el("div", { class: "wire" }, request, el("aside", {}, el("h4", {}, "delivery notes"), noteList)));
+  }
+
+  function answerPart(entry) {
+    const row = entry.row;
+    const parts = [textBlock(row.candidate_answer, "answer")];
+    if (entry.old && !entry.removed && entry.old.candidate_answer !== row.candidate_answer) {
+      parts.push(collapsible("changes against the baseline answer", true,
+        wordDiff(entry.old.candidate_answer || "", row.candidate_answer || "")));
+    }
+    return section("answer", parts);
+  }
+
+  function expectedPart(row) {
+    return section("expected", el("h4", {}, "expected outcome"), textBlock(row.expected_outcome),
+      row.reference_answer ? [el("h4", {}, "reference answer"), textBlock(row.reference_answer)] : null);
+  }
+
+  function evaluatorsPart(row) {
+    const results = row.evaluator_results || [];
+    if (!results.length) return section("evaluators", facts([["hits", (row.hits || []).join("; ")],
+      ["misses", (row.misses || []).join("; ")]]), row.reasoning ? textBlock(row.reasoning) : null);
+    return section("evaluators", results.map((r) => el("div", { class: "evaluator" },
+      el("h4", {}, r.name + " (" + r.type + ", weight " + r.weight + "): " + (r.status === "ok" ? num(r.score, 3) : "error")),
+      r.hits.length ? el("ul", { class: "hits" }, r.hits.map((h) => el("li", {}, h))) : null,
+      r.misses.length ? el("ul", { class: "misses" }, r.misses.map((m) => el("li", {}, m))) : null,
+      r.reasoning ? textBlock(r.reasoning, "reasoning") : null,
+      r.raw_request ? collapsible("the evaluator's request", false, textBlock(pretty(r.raw_request), "json")) : null)));
+  }
+
+  function tracePart(row) {
+    if (!row.trace || !row.trace.length) return null;
+    return section("trace", el("ol", { class: "trace" }, row.trace.map((t) => el("li", { class: "trace-" + t.type },
+      el("b", {}, t.type), t.command !== undefined ? el("code", {}, " " + t.command) : null,
+      t.exit_code !== undefined && t.exit_code !== null ? " → exit " + t.exit_code : null,
+      t.text ? textBlock(t.text) : null))));
+  }
+
+  function metadataPart(row) {
+    if (!row.metadata) return null;
+    return section("metadata", textBlock(pretty(row.metadata), "json"));
+  }
+
+  // ---- word diff --------------------------------------------------------------------------
+  const DIFF_CELLS = 4000000;
+  function wordDiff(before, after) {
+    const a = before.split(/(\s+)/), b = after.split(/(\s+)/);
+    let start = 0;
+    while (start < a.length && start < b.length && a[start] === b[start]) start++;
+    let endA = a.length, endB = b.length;
+    while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) { endA--; endB--; }
+    const ops = [[" ", a.slice(0, start)]].concat(coalesce(middleDiff(a.slice(start, endA), b.slice(start, endB))),
+      [[" ", a.slice(endA)]]);
+    return el("pre", { class: "text diff" }, ops.filter(([, words]) => words.length).map(([op, words]) =>
+      op === " " ? words.join("") : el(op === "-" ? "del" : "ins", {}, words.join(""))));
+  }
+  // One deletion and one insertion per changed stretch: the spaces the two texts happen to
+  // share inside it would otherwise cut it into single words.
+  function coalesce(ops) {
+    const out = [];
+    let del = [], ins = [];
+    const flush = () => {
+      if (del.length) out.push(["-", del]);
+      if (ins.length) out.push(["+", ins]);
+      del = []; ins = [];
+    };
+    ops.forEach(([op, words], k) => {
+      const inside = k > 0 && k < ops.length - 1 && words.join("").trim() === "";
+      if (op === " " && !inside) { flush(); out.push([op, words]); }
+      else if (op === " ") { del = del.concat(words); ins = ins.concat(words); }
+      else if (op === "-") del = del.concat(words);
+      else ins = ins.concat(words);
+    });
+    flush();
+    return out;
+  }
+  function middleDiff(a, b) {
+    if (a.length * b.length > DIFF_CELLS) return [["-", a], ["+", b]];
+    // Longest common subsequence, read back from the end.
+    const width = b.length + 1;
+    const lengths = new Uint32Array((a.length + 1) * width);
+    for (let i = a.length - 1; i >= 0; i--) {
+      for (let j = b.length - 1; j >= 0; j--) {
+        lengths[i * width + j] = a[i] === b[j] ? lengths[(i + 1) * width + j + 1] + 1
+          : Math.max(lengths[(i + 1) * width + j], lengths[i * width + j + 1]);
+      }
+    }
+    const ops = [];
+    const push = (op, word) => {
+      const last = ops[ops.length - 1];
+      if (last && last[0] === op) last[1].push(word); else ops.push([op, [word]]);
+    };
+    let i = 0, j = 0;
+    while (i < a.length && j < b.length) {
+      if (a[i] === b[j]) { push(" ", a[i]); i++; j++; }
+      else if (lengths[(i + 1) * width + j] >= lengths[i * width + j + 1]) push("-", a[i++]);
+      else push("+", b[j++]);
+    }
+    while (i < a.length) push("-", a[i++]);
+    while (j < b.length) push("+", b[j++]);
+    return ops;
+  }
+
+  // ---- start ------------------------------------------------------------------------------
+  async function start() {
+    try {
+      state.data = await loadData();
+    } catch (error) {
+      clear(document.getElementById("view")).appendChild(el("p", { class: "error" }, "The report's data could not be read: " + error));
+      return;
+    }
+    state.columns = state.data.columns;
+    state.entries = buildEntries(state.data);
+    window.addEventListener("hashchange", route);
+    route();
+  }
+  start();
+})();
