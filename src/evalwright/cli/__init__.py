@@ -53,8 +53,8 @@ def _add_eval(commands: Any) -> None:
         "eval",
         "run eval files against targets and write the results",
         "Run eval cases against targets, judge the answers and write one JSON line per case "
-        "and target. Exit 0 when every case ran and the threshold (if any) holds, 1 otherwise, "
-        "2 for a configuration error.",
+        "and target. Exit 0 when every case ran and passed (with --threshold: when every case "
+        "ran and each target's mean meets it), 1 otherwise, 2 for a configuration error.",
     )
     run.add_argument("paths", nargs="+", metavar="PATH", help="eval files or directories")
     run.add_argument(
@@ -91,7 +91,7 @@ def _add_eval(commands: Any) -> None:
         "--threshold",
         type=_fraction,
         metavar="X",
-        help="fail the run when the mean score is below X",
+        help="gate on each target's mean score being at least X, not on each case passing",
     )
     _add_eval_output(run)
 

@@ -47,7 +47,8 @@ class _Reporter(Progress):
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run, print the summary table, and exit 0 (all ran, threshold met), 1, or 130."""
+    """Run, print the summary table, and exit 0 (all ran and passed), 1, or 130
+    (docs/running.md#exit-status)."""
     reporter = _Reporter(sys.stderr, quiet=args.quiet)
     try:
         with _logging(args.verbose, reporter):
