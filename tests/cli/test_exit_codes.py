@@ -155,7 +155,7 @@ evalcases:
 
 
 def test_a_failing_required_evaluator_fails_the_case(project: ProjectDir) -> None:
-    """``bad`` scores (0 + 3×1) / 4 = 0.75 weighted; its required check fails it."""
+    """``bad`` scores (0 + 3*1) / 4 = 0.75 weighted; its required check fails it."""
     _project(project, REQUIRED.replace("REQUIRED", "required: true"))
     result = _eval(project, "--target", "one-bad")
     assert result.code == 1

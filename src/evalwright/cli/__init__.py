@@ -109,6 +109,14 @@ def _add_eval_output(run: Any) -> None:
         default=None,
         help="reuse cached answers (default: config.yaml's cache)",
     )
+    run.add_argument(
+        "--junit", metavar="FILE", help="also write the rows as JUnit XML, for CI systems"
+    )
+    run.add_argument(
+        "--summary-md",
+        metavar="FILE",
+        help="also write a Markdown summary (appended to $GITHUB_STEP_SUMMARY when set)",
+    )
     run.add_argument("--quiet", action="store_true", help="print no progress")
     run.add_argument(
         "-v",
