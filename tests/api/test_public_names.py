@@ -61,6 +61,7 @@ EXPORTED = {
     # results
     "read_results",
     "results_dataframe",
+    "compare",
     # errors
     "EvalwrightError",
     "ConfigError",

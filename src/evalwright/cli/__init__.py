@@ -197,6 +197,27 @@ def _add_tools(commands: Any) -> None:
     )
 
 
+def _add_compare(commands: Any) -> None:
+    compare = _command(
+        commands,
+        "compare",
+        "compare two runs: regressions, improvements and per-target deltas",
+        "Match the rows of two results files on (eval file, eval id, target) and show the "
+        "cases that regressed, improved, are new or were removed, and per target the mean "
+        "score and pass rate before and after. Exit 1 when a case regressed, 0 otherwise, "
+        "2 for a file that cannot be read.",
+    )
+    compare.add_argument("old", metavar="OLD", help="the earlier results file")
+    compare.add_argument("new", metavar="NEW", help="the later results file")
+    compare.add_argument(
+        "--pass-mark",
+        type=_fraction,
+        default=0.5,
+        metavar="X",
+        help="a case passes when its score is at least X (default 0.5)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full option parser."""
     parser = argparse.ArgumentParser(
@@ -205,6 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"evalwright {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     _add_eval(commands)
+    _add_compare(commands)
     _add_checks(commands)
     _add_tools(commands)
     return parser
