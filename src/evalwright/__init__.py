@@ -67,6 +67,7 @@ _EXPORTS: dict[str, str] = {
     "read_results": "evalwright.results.reading",
     "results_dataframe": "evalwright.results.reading",
     "write_report": "evalwright.report",
+    "compare": "evalwright.api.compare",
     # errors
     "EvalwrightError": "evalwright.errors",
     "ConfigError": "evalwright.errors",
@@ -121,6 +122,7 @@ __all__ = [
     "__version__",
     "assistant",
     "build_prompt",
+    "compare",
     "load_suite",
     "preview",
     "read_results",
@@ -150,6 +152,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
+    from evalwright.api.compare import compare
     from evalwright.api.preview import build_prompt, preview
     from evalwright.api.run import AsyncRun, RunResult, RunSettings, run, run_async
     from evalwright.api.validate import validate

@@ -62,6 +62,7 @@ EXPORTED = {
     "read_results",
     "results_dataframe",
     "write_report",
+    "compare",
     # errors
     "EvalwrightError",
     "ConfigError",

@@ -113,5 +113,8 @@ def test_summary_table_per_target_and_threshold() -> None:
     assert table[1].split()[:7] == ["a", "2", "0.600", "1/2", "0", "2/2", "6/4"]
     assert table[2].split()[:7] == ["b", "1", "-", "0/0", "1", "1/1", "3/2"]
     assert table[1].split()[7].endswith("s")
-    assert "mean score 0.600 BELOW the threshold 0.9" in table
+    assert table[-3:-1] == [
+        "a: mean score 0.600 BELOW the threshold 0.9",
+        "b: mean score - BELOW the threshold 0.9",
+    ]
     assert summary.exit_code() == 1

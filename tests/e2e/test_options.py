@@ -97,18 +97,23 @@ def test_pass_mark_and_threshold(e2e: E2E) -> None:
     e2e.server.judge_verdict = {"score": 0.6, "hits": [], "misses": [], "reasoning": "ok"}
     base = ("eval", EVAL_FILE, "--target", "oa", "--quiet")
 
-    strict = e2e.run(*base, "--out", "a.jsonl", "--pass-mark", "0.7", "--threshold", "0.5")
-    assert strict.code == 0, "the pass mark counts passes; it does not fail the run"
+    strict = e2e.run(*base, "--out", "a.jsonl", "--pass-mark", "0.7")
+    assert strict.code == 1, "without --threshold a case below the pass mark fails the run"
     assert _summary(strict.out, "oa")["passed"] == "0/3"
     assert _summary(strict.out, "oa")["mean"] == "0.600"
-    assert "mean score 0.600 meets the threshold 0.5" in strict.out
+    assert "3 case(s) below the pass mark 0.7" in strict.out.splitlines()
+
+    gated = e2e.run(*base, "--out", "c.jsonl", "--pass-mark", "0.7", "--threshold", "0.5")
+    assert gated.code == 0, "with --threshold the mean is the gate, not each case"
+    assert _summary(gated.out, "oa")["passed"] == "0/3"
+    assert "oa: mean score 0.600 meets the threshold 0.5" in gated.out.splitlines()
 
     below = e2e.run(*base, "--out", "b.jsonl", "--threshold", "0.9")
     assert below.code == 1
     assert TRACEBACK not in below.err
     assert _summary(below.out, "oa")["passed"] == "3/3", "the default pass mark is 0.5"
     assert [line for line in below.out.splitlines() if "BELOW" in line] == [
-        "mean score 0.600 BELOW the threshold 0.9"
+        "oa: mean score 0.600 BELOW the threshold 0.9"
     ]
     assert [r["status"] for r in e2e.rows("b.jsonl")] == ["ok"] * 3
 

@@ -44,7 +44,8 @@ def _run(e2e: E2E, *options: str, out: str = "r.jsonl") -> dict[str, Any]:
     """Run the one case on ``oa`` (judged by ``judge``); its row."""
     result = e2e.run("eval", EVAL_FILE, "--target", "oa", "--out", out, *options)
     (row,) = e2e.rows(out)
-    assert result.code == (0 if row["status"] == "ok" else 1), result.err
+    passed = row["status"] == "ok" and row["score"] >= 0.5  # the default pass mark
+    assert result.code == (0 if passed else 1), result.err
     return row
 
 

@@ -65,7 +65,8 @@ class RunResult:
 
     @property
     def passed(self) -> bool:
-        """Whether every case ran and the threshold (if any) holds: ``eval``'s exit 0."""
+        """Whether every case ran and passed (with a threshold: each target's mean meets it),
+        ``eval``'s exit 0 (docs/running.md#exit-status)."""
         return self.summary.exit_code() == 0
 
 

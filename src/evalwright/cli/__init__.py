@@ -53,8 +53,8 @@ def _add_eval(commands: Any) -> None:
         "eval",
         "run eval files against targets and write the results",
         "Run eval cases against targets, judge the answers and write one JSON line per case "
-        "and target. Exit 0 when every case ran and the threshold (if any) holds, 1 otherwise, "
-        "2 for a configuration error.",
+        "and target. Exit 0 when every case ran and passed (with --threshold: when every case "
+        "ran and each target's mean meets it), 1 otherwise, 2 for a configuration error.",
     )
     run.add_argument("paths", nargs="+", metavar="PATH", help="eval files or directories")
     run.add_argument(
@@ -91,7 +91,7 @@ def _add_eval(commands: Any) -> None:
         "--threshold",
         type=_fraction,
         metavar="X",
-        help="fail the run when the mean score is below X",
+        help="gate on each target's mean score being at least X, not on each case passing",
     )
     _add_eval_output(run)
 
@@ -115,6 +115,14 @@ def _add_eval_output(run: Any) -> None:
         const="",
         metavar="FILE",
         help="also write the HTML report (default: the results file with .html)",
+    )
+    run.add_argument(
+        "--junit", metavar="FILE", help="also write the rows as JUnit XML, for CI systems"
+    )
+    run.add_argument(
+        "--summary-md",
+        metavar="FILE",
+        help="also write a Markdown summary (appended to $GITHUB_STEP_SUMMARY when set)",
     )
     run.add_argument("--quiet", action="store_true", help="print no progress")
     run.add_argument(
@@ -227,6 +235,27 @@ def _add_report(commands: Any) -> None:
     report.add_argument("--open", action="store_true", help="open the report in a web browser")
 
 
+def _add_compare(commands: Any) -> None:
+    compare = _command(
+        commands,
+        "compare",
+        "compare two runs: regressions, improvements and per-target deltas",
+        "Match the rows of two results files on (eval file, eval id, target) and show the "
+        "cases that regressed, improved, are new or were removed, and per target the mean "
+        "score and pass rate before and after. Exit 1 when a case regressed, 0 otherwise, "
+        "2 for a file that cannot be read.",
+    )
+    compare.add_argument("old", metavar="OLD", help="the earlier results file")
+    compare.add_argument("new", metavar="NEW", help="the later results file")
+    compare.add_argument(
+        "--pass-mark",
+        type=_fraction,
+        default=0.5,
+        metavar="X",
+        help="a case passes when its score is at least X (default 0.5)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full option parser."""
     parser = argparse.ArgumentParser(
@@ -235,6 +264,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"evalwright {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     _add_eval(commands)
+    _add_compare(commands)
     _add_checks(commands)
     _add_tools(commands)
     _add_report(commands)

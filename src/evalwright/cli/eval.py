@@ -14,6 +14,7 @@ from evalwright.api.run import run as run_evals
 from evalwright.cli.progress import Progress, summary_table
 from evalwright.orchestrator.run import Reporter
 from evalwright.orchestrator.summary import RunSummary
+from evalwright.results.ci import CiOutputs
 from evalwright.results.redact import Redactor
 
 INTERRUPTED = 130
@@ -47,7 +48,9 @@ class _Reporter(Progress):
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run, print the summary table, and exit 0 (all ran, threshold met), 1, or 130."""
+    """Run, print the summary table, and exit 0 (all ran and passed), 1, or 130
+    (docs/running.md#exit-status)."""
+    outputs = CiOutputs.checked(args.junit, args.summary_md, os.environ)
     reporter = _Reporter(sys.stderr, quiet=args.quiet)
     try:
         with _logging(args.verbose, reporter):
@@ -64,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
 
         page = write_report(result.results_path, args.report or None, pass_mark=args.pass_mark)
         print(f"report: {page}")
+    outputs.write(result.summary)
     return result.summary.exit_code()
 
 

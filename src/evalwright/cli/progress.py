@@ -127,9 +127,22 @@ def summary_table(summary: RunSummary) -> str:
     ]
     verdict = "interrupted" if summary.interrupted else f"wall time {summary.wall_seconds:.1f}s"
     lines.append(f"{summary.done} of {summary.total} case(s) run, {verdict}")
-    if summary.threshold is not None:
-        mean = "-" if summary.mean is None else f"{summary.mean:.3f}"
-        state = "BELOW" if summary.below_threshold else "meets"
-        lines.append(f"mean score {mean} {state} the threshold {summary.threshold:g}")
+    lines.extend(_verdicts(summary))
     lines.append(f"results: {display_path(summary.results_path)}")
     return printable("\n".join(lines))
+
+
+def _verdicts(summary: RunSummary) -> list[str]:
+    """What decides the exit status (docs/running.md#exit-status): each target's mean against
+    ``--threshold``, or else the rows below the pass mark."""
+    threshold = summary.threshold
+    if threshold is None:
+        failed = summary.failed
+        return [f"{failed} case(s) below the pass mark {summary.pass_mark:g}"] if failed else []
+    below = summary.below_threshold()
+    lines: list[str] = []
+    for name, stats in summary.targets.items():
+        mean = "-" if stats.mean is None else f"{stats.mean:.3f}"
+        state = "BELOW" if name in below else "meets"
+        lines.append(f"{name}: mean score {mean} {state} the threshold {threshold:g}")
+    return lines

@@ -42,6 +42,9 @@ class _Evaluator(FileModel):
 
     name: NonEmptyStr
     weight: Weight = 1.0
+    required: bool = False
+    """The case fails when this evaluator scores below the pass mark, whatever the weighted
+    score (docs/eval-files.md#required-evaluators)."""
 
 
 class LlmJudgeSpec(_Evaluator):

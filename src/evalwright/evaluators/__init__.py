@@ -18,7 +18,14 @@ from evalwright.evaluators.code import run_script
 from evalwright.evaluators.judge import run_judge
 from evalwright.results.row import EvaluatorRequest
 
-__all__ = ["EvalContext", "EvaluatorResult", "JudgeCaller", "case_score", "evaluate"]
+__all__ = [
+    "EvalContext",
+    "EvaluatorResult",
+    "JudgeCaller",
+    "case_score",
+    "evaluate",
+    "required_failures",
+]
 
 
 async def evaluate(evaluators: tuple[Evaluator, ...], ctx: EvalContext) -> list[EvaluatorResult]:
@@ -86,3 +93,17 @@ def case_score(results: list[EvaluatorResult]) -> tuple[float | None, str | None
     total = sum(r.weight for r in results)
     score = sum(r.weight * (r.score or 0.0) for r in results) / total if total else 0.0
     return score, None
+
+
+def required_failures(
+    evaluators: tuple[Evaluator, ...], results: list[EvaluatorResult], pass_mark: float
+) -> list[str]:
+    """Why the case fails whatever its weighted score: each ``required`` evaluator that
+    scored below the pass mark (docs/eval-files.md#required-evaluators). One that errored
+    already makes the row an error."""
+    required = {e.spec.name for e in evaluators if e.spec.required}
+    return [
+        f"required evaluator '{r.name}' scored {r.score:g}, below the pass mark {pass_mark:g}"
+        for r in results
+        if r.name in required and r.score is not None and r.score < pass_mark
+    ]

@@ -11,7 +11,7 @@ import contextlib
 from dataclasses import dataclass
 
 from evalwright.errors import ProviderError
-from evalwright.evaluators import case_score, evaluate
+from evalwright.evaluators import case_score, evaluate, required_failures
 from evalwright.evaluators.context import eval_context
 from evalwright.orchestrator.calls import TargetCaller
 from evalwright.orchestrator.plan import Plan, WorkItem
@@ -80,13 +80,15 @@ class CaseRunner:
         )
         results = await evaluate(item.case.evaluators, context)
         score, problem = case_score(results)
+        failures = required_failures(item.case.evaluators, results, self.plan.options.pass_mark)
         return answered_row(
             self._identity(item, self.plan.registry.provider(item.target).kind),
             response,
             cache,
             results,
-            score,
+            0.0 if failures and score is not None else score,
             raw=raw_request(inputs),
+            failed_required=failures,
             reference=reference_answer(item.case.expected_messages),
             error=error_info("evaluator_error", problem) if problem else None,
         )

@@ -91,14 +91,27 @@ class RunSummary:
         return sum(s.score_sum for s in self.targets.values()) / ok if ok else None
 
     @property
-    def below_threshold(self) -> bool:
-        """Whether ``--threshold`` was given and the mean falls below it."""
+    def failed(self) -> int:
+        """``ok`` rows scoring below the pass mark."""
+        return sum(s.ok - s.passed for s in self.targets.values())
+
+    def below_threshold(self) -> list[str]:
+        """The targets whose mean score is below ``--threshold`` (or that have no scored row);
+        none when no threshold was given (docs/running.md#exit-status)."""
         if self.threshold is None:
-            return False
-        mean = self.mean
-        return mean is None or mean < self.threshold
+            return []
+        return [
+            name
+            for name, stats in self.targets.items()
+            if stats.mean is None or stats.mean < self.threshold
+        ]
 
     def exit_code(self) -> int:
-        """0 when every case ran and the threshold holds; 1 otherwise."""
-        failed = self.errors or self.below_threshold or self.interrupted or self.done < self.total
-        return 1 if failed else 0
+        """1 when a row errored or did not run, or the gate fails: without ``--threshold`` a
+        row scoring below the pass mark, with it a target's mean below the threshold; else 0
+        (docs/running.md#exit-status)."""
+        if self.errors or self.interrupted or self.done < self.total:
+            return 1
+        if self.threshold is not None:
+            return 1 if self.below_threshold() else 0
+        return 1 if self.failed else 0

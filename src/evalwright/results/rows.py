@@ -90,10 +90,18 @@ def answered_row(
     raw: RawRequest,
     reference: str,
     error: ErrorInfo | None = None,
+    failed_required: Sequence[str] = (),
 ) -> ResultRow:
-    """The row of a case its target answered; ``error`` when an evaluator failed."""
+    """The row of a case its target answered; ``error`` when an evaluator failed.
+
+    ``failed_required`` says why a required evaluator failed the case (its score is then 0):
+    each reason is a miss, and the reasoning's first lines (docs/eval-files.md#required-evaluators).
+    """
     wire, usage, trace = response.wire_request, response.usage, response.trace
     hits, misses, reasoning = _aggregate(results)
+    if failed_required:
+        misses = (*misses, *failed_required)
+        reasoning = "\n".join([*failed_required, *([reasoning] if reasoning else [])])
     return _row(
         who,
         error,

@@ -1,0 +1,129 @@
+"""``evalwright compare`` in the terminal (docs/running.md#evalwright-compare): the keys that
+changed, then per target the mean score and pass rate before and after."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from evalwright.errors import printable
+from evalwright.results.compare import CHANGES, Change, Comparison, RowChange, passed
+from evalwright.results.row import ResultRow
+
+_SHOWN: tuple[Change, ...] = tuple(change for change in CHANGES if change != "unchanged")
+
+
+@dataclass(slots=True)
+class Side:
+    """One target's rows on one side: rows, ``ok`` rows, their score sum, passes."""
+
+    rows: int = 0
+    ok: int = 0
+    score_sum: float = 0.0
+    passed: int = 0
+
+    def add(self, row: ResultRow, pass_mark: float) -> None:
+        """Count one row."""
+        self.rows += 1
+        if row.status == "ok" and row.score is not None:
+            self.ok += 1
+            self.score_sum += row.score
+        self.passed += passed(row, pass_mark)
+
+    @property
+    def mean(self) -> float | None:
+        """The mean score of the ``ok`` rows."""
+        return self.score_sum / self.ok if self.ok else None
+
+    @property
+    def pass_rate(self) -> float | None:
+        """Passed rows out of all rows (an error row does not pass)."""
+        return self.passed / self.rows if self.rows else None
+
+
+@dataclass(slots=True)
+class TargetDelta:
+    """One target before and after."""
+
+    before: Side = field(default_factory=Side)
+    after: Side = field(default_factory=Side)
+
+
+def target_deltas(comparison: Comparison) -> dict[str, TargetDelta]:
+    """Per target (in the order targets first appear), both sides' counts."""
+    deltas: dict[str, TargetDelta] = {}
+    for change in comparison.changes:
+        delta = deltas.setdefault(change.key[2], TargetDelta())
+        if change.old is not None:
+            delta.before.add(change.old, change.pass_mark)
+        if change.new is not None:
+            delta.after.add(change.new, change.pass_mark)
+    return deltas
+
+
+def _score(row: ResultRow | None) -> str:
+    if row is None:
+        return "-"
+    return "error" if row.score is None else f"{row.score:.3f}"
+
+
+def _number(value: float | None, percent: bool = False) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.1%}" if percent else f"{value:.3f}"
+
+
+def _delta(before: float | None, after: float | None, percent: bool = False) -> str:
+    if before is None or after is None:
+        return "-"
+    return f"{after - before:+.1%}" if percent else f"{after - before:+.3f}"
+
+
+def _aligned(rows: Sequence[tuple[str, ...]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+
+
+def _change_rows(changes: Iterable[RowChange]) -> list[tuple[str, ...]]:
+    head = ("change", "eval file", "case", "target", "before", "after", "delta")
+    rows: list[tuple[str, ...]] = [head]
+    for c in changes:
+        delta = "-" if c.score_delta is None else f"{c.score_delta:+.3f}"
+        rows.append((c.change, *c.key, _score(c.old), _score(c.new), delta))
+    return rows
+
+
+def _target_rows(comparison: Comparison) -> list[tuple[str, ...]]:
+    head = ("target", "cases", "mean before", "mean after", "delta", "passed before")
+    rows: list[tuple[str, ...]] = [(*head, "passed after", "delta")]
+    for name, d in target_deltas(comparison).items():
+        b, a = d.before, d.after
+        rows.append(
+            (
+                name,
+                f"{b.rows}/{a.rows}",
+                _number(b.mean),
+                _number(a.mean),
+                _delta(b.mean, a.mean),
+                _number(b.pass_rate, True),
+                _number(a.pass_rate, True),
+                _delta(b.pass_rate, a.pass_rate, True),
+            )
+        )
+    return rows
+
+
+def compare_text(comparison: Comparison) -> str:
+    """The changed keys (most urgent first), the per-target deltas, and the counts."""
+    lines: list[str] = []
+    changed = [c for kind in _SHOWN for c in comparison.of(kind)]
+    if changed:
+        lines += [*_aligned(_change_rows(changed)), ""]
+    if comparison.changes:
+        lines += [*_aligned(_target_rows(comparison)), ""]
+    counts = comparison.counts()
+    pass_mark = comparison.changes[0].pass_mark if comparison.changes else 0.5
+    lines.append(
+        ", ".join(f"{counts[kind]} {kind}" for kind in CHANGES) + f" (pass mark {pass_mark:g})"
+    )
+    return printable("\n".join(lines))

@@ -1,0 +1,91 @@
+"""A run as JUnit XML for CI systems (docs/running.md#junit-xml): one ``testsuite`` per eval
+file, one ``testcase`` per row; a case below the pass mark is a ``failure`` carrying the
+reasoning and misses, an error row an ``error`` carrying the error message.
+
+The file follows the Jenkins/Ant JUnit schema (``junit-10.xsd``) that CI systems read.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Sequence
+
+from evalwright.results.outcome import outcome
+from evalwright.results.row import ResultRow
+
+# Characters XML 1.0 cannot hold at all, even escaped (control characters, lone surrogates).
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _text(value: str) -> str:
+    """``value`` with each character XML cannot hold shown as ``\\xNN`` (or ``\\uNNNN``)."""
+    return _NOT_XML.sub(lambda m: ascii(m.group())[1:-1], value)
+
+
+def _seconds(rows: Sequence[ResultRow]) -> str:
+    return f"{sum(r.latency_ms or 0.0 for r in rows) / 1000:.3f}"
+
+
+def _failure_text(row: ResultRow) -> str:
+    parts = [row.reasoning or ""]
+    if row.misses:
+        parts.append("misses:\n" + "\n".join(f"- {miss}" for miss in row.misses))
+    return "\n\n".join(p for p in parts if p)
+
+
+def _testcase(row: ResultRow, pass_mark: float) -> ET.Element:
+    case = ET.Element(
+        "testcase",
+        classname=_text(row.eval_file),
+        name=_text(f"{row.eval_id} [{row.target}]"),
+        time=f"{(row.latency_ms or 0.0) / 1000:.3f}",
+    )
+    verdict = outcome(row, pass_mark)
+    if verdict == "error":
+        kind, message = (row.error.type, row.error.message) if row.error else ("error", "")
+        error = ET.SubElement(case, "error", type=kind, message=_text(message))
+        error.text = _text(message)
+    elif verdict == "failed":
+        message = f"score {row.score:.3f} is below the pass mark {pass_mark:g}"
+        failure = ET.SubElement(case, "failure", type="failed", message=message)
+        failure.text = _text(_failure_text(row))
+    if verdict != "passed" and row.candidate_answer:
+        ET.SubElement(case, "system-out").text = _text(row.candidate_answer)
+    return case
+
+
+def _suite(name: str, rows: Sequence[ResultRow], pass_mark: float) -> ET.Element:
+    verdicts = [outcome(r, pass_mark) for r in rows]
+    suite = ET.Element(
+        "testsuite",
+        name=_text(name),
+        tests=str(len(rows)),
+        failures=str(verdicts.count("failed")),
+        errors=str(verdicts.count("error")),
+        skipped="0",
+        time=_seconds(rows),
+    )
+    suite.extend(_testcase(row, pass_mark) for row in rows)
+    return suite
+
+
+def junit_xml(rows: Iterable[ResultRow], pass_mark: float = 0.5) -> str:
+    """The JUnit XML document of these rows (one ``testsuite`` per eval file, in the order
+    the files first appear)."""
+    by_file: dict[str, list[ResultRow]] = {}
+    for row in rows:
+        by_file.setdefault(row.eval_file, []).append(row)
+    every = [row for file_rows in by_file.values() for row in file_rows]
+    verdicts = [outcome(r, pass_mark) for r in every]
+    root = ET.Element(
+        "testsuites",
+        name="evalwright",
+        tests=str(len(every)),
+        failures=str(verdicts.count("failed")),
+        errors=str(verdicts.count("error")),
+        time=_seconds(every),
+    )
+    root.extend(_suite(name, file_rows, pass_mark) for name, file_rows in by_file.items())
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, "unicode") + "\n"

@@ -1,0 +1,90 @@
+"""A run as a Markdown summary (docs/running.md#markdown-summary): the per-target table and
+the cases that failed or errored, for a pull request or GitHub's job summary.
+
+Everything from a model, a file or a server is text, never markup: Markdown and HTML
+punctuation is escaped, so an answer holding ``<img onerror=...>`` or ``[x](url)`` shows as
+those characters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from evalwright.orchestrator.summary import RunSummary
+from evalwright.results.outcome import outcome
+from evalwright.results.row import ResultRow
+
+MAX_LISTED = 50
+"""Failed cases listed at most (GitHub keeps 1 MiB of a job summary); the rest are counted."""
+_WHY_CHARS = 300
+_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+# What can start markup inside a table cell: emphasis, code, links, images, strikethrough,
+# math, the cell separator, and the escape itself.
+_MARKUP = set("\\`*_[]()!|~$")
+
+
+def escape(text: str) -> str:
+    """``text`` as one table cell of plain text: what could start markup backslash-escaped,
+    ``<``, ``>`` and ``&`` as entities, line breaks and control characters as spaces."""
+    out: list[str] = []
+    for char in text:
+        if char in _ENTITIES:
+            out.append(_ENTITIES[char])
+        elif char in _MARKUP:
+            out.append("\\" + char)
+        elif char.isspace() or not char.isprintable():
+            out.append(" ")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def _clip(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _WHY_CHARS else text[: _WHY_CHARS - 1] + "…"
+
+
+def _target_table(summary: RunSummary) -> list[str]:
+    lines = ["| target | cases | mean | passed | errors |", "|---|---:|---:|---:|---:|"]
+    for name, stats in summary.targets.items():
+        mean = "-" if stats.mean is None else f"{stats.mean:.3f}"
+        lines.append(
+            f"| {escape(name)} | {stats.cases} | {mean} | {stats.passed}/{stats.ok} "
+            f"| {stats.errors} |"
+        )
+    return lines
+
+
+def _why(row: ResultRow) -> str:
+    if row.error is not None:
+        return f"{row.error.type}: {row.error.message}"
+    return row.reasoning or "; ".join(row.misses or ())
+
+
+def _failed_table(failed: list[ResultRow]) -> list[str]:
+    lines = ["| eval file | case | target | score | why |", "|---|---|---|---:|---|"]
+    for row in failed[:MAX_LISTED]:
+        score = "error" if row.score is None else f"{row.score:.3f}"
+        cells = (row.eval_file, row.eval_id, row.target)
+        lines.append(
+            "| " + " | ".join(map(escape, cells)) + f" | {score} | {escape(_clip(_why(row)))} |"
+        )
+    if len(failed) > MAX_LISTED:
+        lines += ["", f"and {len(failed) - MAX_LISTED} more: see the results file."]
+    return lines
+
+
+def summary_markdown(summary: RunSummary, rows: Iterable[ResultRow]) -> str:
+    """The summary: a heading with the verdict, the per-target table, the failed cases."""
+    failed = [r for r in rows if outcome(r, summary.pass_mark) != "passed"]
+    verdict = "passed" if summary.exit_code() == 0 else "FAILED"
+    lines = [f"## evalwright: {verdict}", "", *_target_table(summary), ""]
+    lines.append(f"{summary.done} of {summary.total} case(s) run, pass mark {summary.pass_mark:g}")
+    if summary.threshold is not None:
+        below = summary.below_threshold()
+        state = f"below it: {', '.join(map(escape, below))}" if below else "every target meets it"
+        lines[-1] += f", threshold {summary.threshold:g} ({state})"
+    lines.append("")
+    if failed:
+        lines += [f"### Failed cases ({len(failed)})", "", *_failed_table(failed), ""]
+    return "\n".join(lines)

@@ -1,0 +1,57 @@
+"""What a run's outputs for CI are built from (docs/running.md#ci-outputs): the rows of its
+results file, one per case and target, each passed, failed or errored."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Literal
+
+from evalwright.errors import ConfigError
+from evalwright.results.index import RowKey, row_key
+from evalwright.results.reading import read_results
+from evalwright.results.row import ResultRow
+
+Outcome = Literal["passed", "failed", "error"]
+
+
+def outcome(row: ResultRow, pass_mark: float) -> Outcome:
+    """``error`` for an error row, ``failed`` below the pass mark, else ``passed``."""
+    if row.status == "error" or row.score is None:
+        return "error"
+    return "passed" if row.score >= pass_mark else "failed"
+
+
+def final_rows(rows: Iterable[ResultRow]) -> list[ResultRow]:
+    """One row per case and target, the last one (a resumed run's rerun wins), in the order
+    the keys first appear."""
+    latest: dict[RowKey, ResultRow] = {}
+    for row in rows:
+        latest[row_key(row)] = row
+    return list(latest.values())
+
+
+def results_rows(path: str | os.PathLike[str]) -> list[ResultRow]:
+    """The final rows of a results file: those of a resumed run's earlier part included."""
+    return final_rows(read_results(path))
+
+
+def check_output_path(path: str | os.PathLike[str], what: str) -> Path:
+    """``path`` when a file can be written there; raise :class:`ConfigError` before a run
+    starts when it cannot (no such directory, or a directory)."""
+    target = Path(path)
+    if target.is_dir():
+        raise ConfigError(f"{what} {os.fspath(path)}: is a directory")
+    if not target.parent.is_dir():
+        raise ConfigError(f"{what} {os.fspath(path)}: no such directory {target.parent}")
+    return target
+
+
+def write_text(path: str | os.PathLike[str], text: str, what: str, *, append: bool = False) -> None:
+    """Write (or append) UTF-8 text; a failure is a :class:`ConfigError` naming the file."""
+    try:
+        with open(path, "a" if append else "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise ConfigError(f"{what} {os.fspath(path)}: {exc.strerror or exc}") from None

@@ -1,0 +1,195 @@
+"""The exit status of ``evalwright eval`` gates CI (docs/running.md#exit-status): 0 when every
+row ran and passed, 1 when a row failed or errored, with ``--threshold`` each target's mean
+instead; 2 for a configuration error. A ``required`` evaluator fails its case whatever the
+weighted score (docs/eval-files.md#required-evaluators). 130 is tested in test_terminal.py."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import CliResult, ProjectDir, run_cli
+
+# Each target answers case by case: "good" names Paris, "bad" does not.
+TARGETS = """\
+targets:
+  - name: all-good
+    provider: mock
+    response: "Paris"
+  - name: one-bad
+    provider: mock
+    response: "Paris"
+    responses: {bad: "Lyon"}
+  - name: all-bad
+    provider: mock
+    response: "Lyon"
+"""
+
+SUITE = """\
+execution:
+  evaluators:
+    - {name: paris, type: contains, value: Paris}
+evalcases:
+  - {id: good, expected_outcome: x, input: Capital?}
+  - {id: also-good, expected_outcome: x, input: Capital?}
+  - {id: bad, expected_outcome: x, input: Capital?}
+"""
+
+
+def _project(project: ProjectDir, suite: str = SUITE) -> Path:
+    project.write(".evalwright/targets.yaml", TARGETS)
+    return project.write("evals/suite.yaml", suite)
+
+
+def _eval(project: ProjectDir, *args: str) -> CliResult:
+    suite = project.root / "evals" / "suite.yaml"
+    out = project.root / "r.jsonl"
+    return run_cli("eval", suite, "--out", out, "--quiet", *args)
+
+
+def _rows(project: ProjectDir) -> dict[tuple[str, str], dict[str, Any]]:
+    lines = (project.root / "r.jsonl").read_text(encoding="utf-8").splitlines()
+    rows = [json.loads(line) for line in lines]
+    return {(r["eval_id"], r["target"]): r for r in rows}
+
+
+def test_every_row_passed_exits_0(project: ProjectDir) -> None:
+    _project(project)
+    result = _eval(project, "--target", "all-good")
+    assert result.code == 0, result.err
+    assert "below the pass mark" not in result.out
+
+
+def test_one_row_below_the_pass_mark_exits_1(project: ProjectDir) -> None:
+    _project(project)
+    result = _eval(project, "--target", "one-bad")
+    assert result.code == 1, result.err
+    assert "1 case(s) below the pass mark 0.5" in result.out.splitlines()
+    assert [r["status"] for r in _rows(project).values()] == ["ok"] * 3
+
+
+def test_the_pass_mark_decides_which_rows_fail(project: ProjectDir) -> None:
+    """The weighted score of ``bad`` is 0.5: it passes at the default pass mark, not at 0.6."""
+    _project(
+        project,
+        SUITE.replace(
+            "    - {name: paris, type: contains, value: Paris}",
+            "    - {name: paris, type: contains, value: Paris}\n"
+            "    - {name: france, type: contains, value: Lyon}",
+        ),
+    )
+    assert _eval(project, "--target", "one-bad").code == 0
+    assert _eval(project, "--target", "one-bad", "--pass-mark", "0.6").code == 1
+
+
+def test_an_errored_row_exits_1(project: ProjectDir) -> None:
+    script = json.dumps([sys.executable, "-c", "import sys; sys.exit(3)"])
+    _project(
+        project,
+        SUITE.replace(
+            "{name: paris, type: contains, value: Paris}",
+            f"{{name: s, type: code, script: {script}}}",
+        ),
+    )
+    result = _eval(project, "--target", "all-good")
+    assert result.code == 1
+    assert {r["status"] for r in _rows(project).values()} == {"error"}
+
+
+def test_with_a_threshold_each_targets_mean_is_the_gate(project: ProjectDir) -> None:
+    _project(project)
+    # one-bad's mean is 2/3: a failed row no longer fails the run, the mean decides.
+    met = _eval(project, "--target", "one-bad", "--threshold", "0.6")
+    assert met.code == 0, met.err
+    assert "one-bad: mean score 0.667 meets the threshold 0.6" in met.out.splitlines()
+    assert _eval(project, "--target", "one-bad", "--threshold", "0.7").code == 1
+
+
+def test_with_a_threshold_one_target_below_fails_the_run(project: ProjectDir) -> None:
+    """The overall mean (0.667 + 1 + 0) / 3 = 0.556 meets 0.5; all-bad's own mean does not."""
+    _project(project)
+    result = _eval(
+        project, "--target", "all-good", "--target", "one-bad", "--target", "all-bad",
+        "--threshold", "0.5",
+    )  # fmt: skip
+    assert result.code == 1
+    lines = result.out.splitlines()
+    assert "all-good: mean score 1.000 meets the threshold 0.5" in lines
+    assert "one-bad: mean score 0.667 meets the threshold 0.5" in lines
+    assert "all-bad: mean score 0.000 BELOW the threshold 0.5" in lines
+
+
+def test_with_a_threshold_an_error_still_fails_the_run(project: ProjectDir) -> None:
+    script = json.dumps([sys.executable, "-c", "import sys; sys.exit(3)"])
+    suite = SUITE.replace(
+        "evalcases:\n",
+        "evalcases:\n"
+        f"  - id: broken\n    expected_outcome: x\n    input: Capital?\n"
+        f"    execution:\n      evaluators: [{{name: s, type: code, script: {script}}}]\n",
+    )
+    _project(project, suite)
+    result = _eval(project, "--target", "all-good", "--threshold", "0.1")
+    assert "all-good: mean score 1.000 meets the threshold 0.1" in result.out.splitlines()
+    assert result.code == 1
+
+
+def test_a_configuration_error_exits_2(project: ProjectDir) -> None:
+    _project(project)
+    result = _eval(project, "--target", "no-such-target")
+    assert result.code == 2
+    assert "no-such-target" in result.err
+    assert "Traceback" not in result.err
+
+
+REQUIRED = """\
+execution:
+  evaluators:
+    - {name: paris, type: contains, value: Paris, REQUIRED}
+    - {name: answered, type: regex, value: ".", weight: 3}
+evalcases:
+  - {id: good, expected_outcome: x, input: Capital?}
+  - {id: bad, expected_outcome: x, input: Capital?}
+"""
+
+
+def test_a_failing_required_evaluator_fails_the_case(project: ProjectDir) -> None:
+    """``bad`` scores (0 + 3*1) / 4 = 0.75 weighted; its required check fails it."""
+    _project(project, REQUIRED.replace("REQUIRED", "required: true"))
+    result = _eval(project, "--target", "one-bad")
+    assert result.code == 1
+    rows = _rows(project)
+    bad = rows["bad", "one-bad"]
+    reason = "required evaluator 'paris' scored 0, below the pass mark 0.5"
+    assert (bad["status"], bad["score"]) == ("ok", 0.0)
+    assert bad["misses"][-1] == reason
+    assert bad["reasoning"].splitlines()[0] == reason
+    assert [e["score"] for e in bad["evaluator_results"]] == [0.0, 1.0]
+    good = rows["good", "one-bad"]
+    assert (good["score"], reason in good["misses"]) == (1.0, False)
+
+
+def test_an_evaluator_not_required_only_weighs(project: ProjectDir) -> None:
+    _project(project, REQUIRED.replace("REQUIRED", "required: false"))
+    result = _eval(project, "--target", "one-bad")
+    assert result.code == 0, result.out
+    assert _rows(project)["bad", "one-bad"]["score"] == 0.75
+
+
+def test_a_required_evaluator_counts_against_its_own_pass_mark(project: ProjectDir) -> None:
+    """At ``--pass-mark 0`` no score is below the pass mark: the weighted score stands."""
+    _project(project, REQUIRED.replace("REQUIRED", "required: true"))
+    assert _eval(project, "--target", "one-bad", "--pass-mark", "0").code == 0
+    assert _rows(project)["bad", "one-bad"]["score"] == 0.75
+
+
+def test_validate_checks_required(project: ProjectDir) -> None:
+    _project(project, REQUIRED.replace("REQUIRED", "required: true"))
+    assert run_cli("validate", project.root / "evals").code == 0
+    _project(project, REQUIRED.replace("REQUIRED", "required: maybe"))
+    result = run_cli("validate", project.root / "evals")
+    assert result.code == 1
+    assert "suite.yaml:3:61: error: execution.evaluators[0].required: expected true or false" in (
+        result.out
+    )
