@@ -144,6 +144,13 @@ def row_problems(path: Path, validator: jsonschema.Draft202012Validator) -> list
 
 
 @pytest.fixture(autouse=True)
+def _no_ci_step_summary(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs in tests never append to the CI's own step summary (``eval`` appends to the file
+    ``GITHUB_STEP_SUMMARY`` names); the tests of that feature set it themselves."""
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+
+
+@pytest.fixture(autouse=True)
 def _written_rows_fit_the_results_schema(
     request: pytest.FixtureRequest, results_row_validator: jsonschema.Draft202012Validator
 ) -> Iterator[None]:
