@@ -14,10 +14,8 @@ from pydantic import JsonValue
 from evalwright.errors import ConfigError
 from evalwright.evalfile.loader import load_eval_file
 from evalwright.evalfile.models import EvalCase
-from evalwright.evalfile.project import Project, find_project_root
-from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.resolved import LoadedCase, SuiteInfo
-from evalwright.evalfile.suite import Suite, open_suite, resolved_cases
+from evalwright.evalfile.suite import Suite, load_resolved
 from evalwright.orchestrator.plan import eval_id_option, selected
 from evalwright.orchestrator.requests import candidate_request, case_prompt
 from evalwright.prompts import BuiltPrompt, ChatMessage
@@ -59,11 +57,7 @@ def _open(source: Suite | Path) -> tuple[SuiteInfo, tuple[LoadedCase, ...]]:
     if isinstance(source, Path):
         suite = load_eval_file(source)
         return suite, suite.cases
-    project, config_report = Project.load(find_project_root(source.file))
-    if config_report is not None:
-        config_report.raise_if_errors()
-    info, cases, report = open_suite(source, project, FileResolver(project))
-    report.raise_if_errors()
+    info, cases = load_resolved(source)
     return info, tuple(cases)
 
 
@@ -144,7 +138,7 @@ def build_prompt(
     ``base_dir`` (default: the working directory). ``system_prompt`` is a target's
     (``None``: the default; ``""``: none)."""
     suite = Suite((case,), base_dir=Path(base_dir) if base_dir is not None else None)
-    (resolved,) = resolved_cases(suite)
+    _, (resolved,) = load_resolved(suite)
     return build_case_prompt(resolved, mode=mode, system_prompt=system_prompt)
 
 

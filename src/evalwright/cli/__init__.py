@@ -41,6 +41,17 @@ def _positive(text: str) -> int:
     return value
 
 
+def _add_pass_mark(parser: Any) -> None:
+    """``--pass-mark X``: what eval, report and compare count as a passing case."""
+    parser.add_argument(
+        "--pass-mark",
+        type=_fraction,
+        default=0.5,
+        metavar="X",
+        help="a case passes when its score is at least X (default 0.5)",
+    )
+
+
 def _command(commands: Any, name: str, help_text: str, description: str) -> Any:
     parser = commands.add_parser(name, help=help_text, description=description)
     parser.set_defaults(module=name)
@@ -80,13 +91,7 @@ def _add_eval(commands: Any) -> None:
     run.add_argument(
         "--dry-run", action="store_true", help="answer every target and judge with the offline mock"
     )
-    run.add_argument(
-        "--pass-mark",
-        type=_fraction,
-        default=0.5,
-        metavar="X",
-        help="a case passes when its score is at least X (default 0.5)",
-    )
+    _add_pass_mark(run)
     run.add_argument(
         "--threshold",
         type=_fraction,
@@ -225,13 +230,7 @@ def _add_report(commands: Any) -> None:
         metavar="OLD",
         help="results files of an earlier run to compare with",
     )
-    report.add_argument(
-        "--pass-mark",
-        type=_fraction,
-        default=0.5,
-        metavar="X",
-        help="a case passes when its score is at least X (default 0.5)",
-    )
+    _add_pass_mark(report)
     report.add_argument("--open", action="store_true", help="open the report in a web browser")
 
 
@@ -247,13 +246,7 @@ def _add_compare(commands: Any) -> None:
     )
     compare.add_argument("old", metavar="OLD", help="the earlier results file")
     compare.add_argument("new", metavar="NEW", help="the later results file")
-    compare.add_argument(
-        "--pass-mark",
-        type=_fraction,
-        default=0.5,
-        metavar="X",
-        help="a case passes when its score is at least X (default 0.5)",
-    )
+    _add_pass_mark(compare)
 
 
 def build_parser() -> argparse.ArgumentParser:

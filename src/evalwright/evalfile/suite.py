@@ -15,7 +15,6 @@ from pathlib import Path
 
 from pydantic import TypeAdapter, ValidationError
 
-from evalwright.errors import LoadError
 from evalwright.evalfile.cases import CaseBuilder, Located
 from evalwright.evalfile.diagnostics import Report, format_field
 from evalwright.evalfile.evaluator_specs import EvaluatorList, EvaluatorSpec, default_judge
@@ -98,9 +97,7 @@ class Suite:
 def load_suite(path: str | os.PathLike[str]) -> Suite:
     """Read an eval file (YAML or JSONL) whole; raise :class:`LoadError` with every error."""
     absolute = Path(os.path.abspath(path))
-    project, config_report = Project.load(find_project_root(absolute))
-    if config_report is not None:
-        config_report.raise_if_errors()
+    project = checked_project(absolute)
     reader = SuiteReader(absolute, project, FileResolver(project))
     specs = tuple(case.spec for case in reader.cases())
     reader.report.raise_if_errors()
@@ -164,14 +161,19 @@ def _defaults(
     return builder.evaluators(specs, where.at("evaluators"))
 
 
-def resolved_cases(suite: Suite, project: Project | None = None) -> list[LoadedCase]:
-    """The suite's cases resolved for prompt building; raise :class:`LoadError` on a problem."""
-    if project is None:
-        project, config_report = Project.load(find_project_root(suite.file))
-        if config_report is not None:
-            config_report.raise_if_errors()
-    _, cases, report = open_suite(suite, project, FileResolver(project))
-    errors = report.errors
-    if errors:
-        raise LoadError(errors)
-    return cases
+def checked_project(path: Path) -> Project:
+    """The project of the eval file (or suite) at ``path``; raise :class:`LoadError` for an
+    error in its config."""
+    project, config_report = Project.load(find_project_root(path))
+    if config_report is not None:
+        config_report.raise_if_errors()
+    return project
+
+
+def load_resolved(suite: Suite) -> tuple[SuiteInfo, list[LoadedCase]]:
+    """The suite's identity and its cases resolved for prompt building; raise
+    :class:`LoadError` on a problem."""
+    project = checked_project(suite.file)
+    info, cases, report = open_suite(suite, project, FileResolver(project))
+    report.raise_if_errors()
+    return info, cases

@@ -24,7 +24,6 @@ from evalwright.results.row import (
     PromptMessage,
     RawRequest,
     ResultRow,
-    ToolCallRecord,
 )
 
 
@@ -47,22 +46,8 @@ def raw_request(inputs: BuiltPrompt) -> RawRequest:
 
 
 def _prompt_message(message: ChatMessage) -> PromptMessage:
-    # Only the keys the message has are given, so only they are written.
-    if not (message.tool_calls or message.tool_call_id is not None or message.name is not None):
-        return PromptMessage(role=message.role, content=message.content)
-    calls = tuple(
-        ToolCallRecord(id=c.id, name=c.name, arguments=c.arguments) for c in message.tool_calls
-    )
-    extra: dict[str, object] = {
-        key: value
-        for key, value in (
-            ("tool_calls", calls or None),
-            ("tool_call_id", message.tool_call_id),
-            ("name", message.name),
-        )
-        if value is not None
-    }
-    return PromptMessage.model_validate({"role": message.role, "content": message.content, **extra})
+    # From the entry as ``prompt --json`` shows it: the keys it leaves out stay left out.
+    return PromptMessage.model_validate(message.to_json())
 
 
 @dataclass(frozen=True, slots=True)
