@@ -7,6 +7,7 @@
     │   └── LoadError      one or more Diagnostic (file, line, column, field, message)
     └── ProviderError      a target or judge call failed; recorded on the row, the run goes on
         ├── ProviderTimeout
+        ├── TargetUnreachable  the target refused connections too often; not sent to again
         ├── ResponseTooLarge  the answer was over the target's max_response_bytes
         └── BlockedError   the API refused the prompt itself
 
@@ -78,12 +79,14 @@ class ProviderError(EvalwrightError):
     ``retryable`` marks failures another attempt may cure (a dropped connection, a body that
     does not parse); for HTTP errors the retry policy decides from ``status`` and the
     target's retryable status codes. ``retry_after`` (seconds) comes from the response
-    headers; ``attempts`` is set by the retry policy when it gives up.
+    headers; ``attempts`` is set by the retry policy when it gives up. ``server_message`` is
+    what an HTTP error's body said (the retry policy reads it); ``unreachable`` marks a
+    connection refused or a host that cannot be resolved.
     """
 
-    error_type: ClassVar[Literal["target_error", "timeout", "response_too_large", "blocked"]] = (
-        "target_error"
-    )
+    error_type: ClassVar[
+        Literal["target_error", "timeout", "response_too_large", "blocked", "target_unreachable"]
+    ] = "target_error"
     """The row's ``error.type`` (docs/running.md#the-results-file)."""
 
     def __init__(
@@ -93,11 +96,15 @@ class ProviderError(EvalwrightError):
         retryable: bool = False,
         status: int | None = None,
         retry_after: float | None = None,
+        server_message: str | None = None,
+        unreachable: bool = False,
     ) -> None:
         super().__init__(message)
         self.retryable = retryable
         self.status = status
         self.retry_after = retry_after
+        self.server_message = server_message
+        self.unreachable = unreachable
         self.attempts = 1
 
 
@@ -108,6 +115,20 @@ class ProviderTimeout(ProviderError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message, retryable=True)
+
+
+class TargetUnreachable(ProviderError):
+    """The target refused connections (or its host could not be resolved) on too many
+    consecutive attempts: the run sends it nothing more (docs/targets.md#unreachable-targets).
+    """
+
+    error_type = "target_unreachable"
+
+    def __init__(self, message: str, *, sent: bool = True) -> None:
+        super().__init__(message, retryable=False)
+        self.sent = sent
+        """False when this attempt was never sent (the row does not count it)."""
+        self.attempts = 0
 
 
 class ResponseTooLarge(ProviderError):

@@ -139,6 +139,9 @@ class _Collector(SilentReporter):
     def finish(self, summary: RunSummary) -> None:
         self.reporter.finish(summary)
 
+    def waiting(self, target: str, requests: int, oldest_seconds: float) -> None:
+        self.reporter.waiting(target, requests, oldest_seconds)
+
 
 class AsyncRun:
     """A run started by :func:`run_async`: ``await`` it for the :class:`RunResult`, or

@@ -12,6 +12,7 @@ from evalwright import logs
 from evalwright.api.run import RunSettings
 from evalwright.api.run import run as run_evals
 from evalwright.cli.progress import Progress, summary_table
+from evalwright.errors import printable
 from evalwright.orchestrator.run import Reporter
 from evalwright.orchestrator.summary import RunSummary
 from evalwright.results.ci import CiOutputs
@@ -61,6 +62,16 @@ def run(args: argparse.Namespace) -> int:
         print("evalwright: interrupted; every finished row is kept", file=sys.stderr)
         return INTERRUPTED
     print(summary_table(result.summary))
+    for name, failure in result.summary.unreachable.items():
+        print(
+            printable(
+                f"evalwright: target '{name}' is unreachable ({failure}): its remaining cases "
+                "were not sent and are recorded as target_unreachable errors; start it and "
+                "rerun them with --resume",
+                one_line=True,
+            ),
+            file=sys.stderr,
+        )
     if args.report is not None:
         # Imported here: a run without --report never pays for the report's modules.
         from evalwright.report import write_report

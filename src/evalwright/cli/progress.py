@@ -72,13 +72,31 @@ class Progress:
                     self.stream.write("\r" + self._bar + "\x1b[K")
                     self.stream.flush()
             return
-        if row.status == "error":
+        if row.status == "error" and not (row.error and row.error.type == "target_unreachable"):
             message = row.error.message if row.error else ""
             line = f"error: {row.eval_id} on {row.target}: {message}"
             self.line(printable(line, one_line=True))
         if now - self._last >= _LINE_SECONDS or last:
             self._last = now
             self.line(self._status(summary, bar=False))
+
+    def waiting(self, target: str, requests: int, oldest_seconds: float) -> None:
+        """Say what a stalled run waits on: in the bar on a terminal, else as a line."""
+        if self.quiet:
+            return
+        plural = "request" if requests == 1 else "requests"
+        text = printable(
+            f"waiting on {requests} {plural} to '{target}', oldest {int(oldest_seconds)} s",
+            one_line=True,
+        )
+        if not self.tty:
+            self.line(text)
+            return
+        with self._lock:
+            base = self._bar if self._bar is not None else "[" + "." * 24 + "]"
+            self._bar = base.split(" | waiting on")[0] + " | " + text
+            self.stream.write("\r" + self._bar + "\x1b[K")
+            self.stream.flush()
 
     def _status(self, summary: RunSummary, *, bar: bool) -> str:
         done, total = summary.done, max(summary.total, 1)

@@ -1,21 +1,28 @@
 """Every target and judge call goes through here: the per-target concurrency bound, the
-response cache, and the retry policy, around every provider alike. Adapters know nothing of
-these."""
+response cache, the retry policy, the requests in flight, and giving up on a target that
+refuses connections, around every provider alike. Adapters know nothing of these."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import dataclasses
-from collections.abc import Callable
+import itertools
+import time
+from collections.abc import Callable, Iterator
 from contextlib import AbstractAsyncContextManager
 
+from evalwright.errors import ProviderError, TargetUnreachable
 from evalwright.orchestrator.retry import with_retries
 from evalwright.providers.base import PreparedRequest, Provider, ProviderRequest, ProviderResponse
 from evalwright.providers.wire import ChatWireRequest
 from evalwright.results.cache import ResponseCache, cache_key
 from evalwright.results.rows import CacheState
 from evalwright.targets.registry import TargetRegistry
+
+UNREACHABLE_AFTER = 8
+"""Consecutive refused (or unresolved) attempts, across cases, after which a target is given up
+(docs/targets.md#unreachable-targets)."""
 
 
 class TargetCaller:
@@ -25,6 +32,54 @@ class TargetCaller:
         self.registry = registry
         self.cache = cache
         self._limits: dict[str, asyncio.Semaphore | None] = {}
+        self._refused: dict[str, int] = {}
+        self.unreachable: dict[str, str] = {}
+        """The targets given up, each with the last connection failure."""
+        # Per target, when each request now in flight was sent (monotonic seconds).
+        self._in_flight: dict[str, dict[int, float]] = {}
+        self._ids = itertools.count()
+
+    def in_flight(self) -> Iterator[tuple[str, int, float]]:
+        """Each target with requests in flight: its name, how many, and when the oldest was
+        sent (``time.monotonic``)."""
+        for name, started in self._in_flight.items():
+            if started:
+                yield name, len(started), min(started.values())
+
+    async def _attempt(
+        self, name: str, provider: Provider, prepared: PreparedRequest
+    ) -> ProviderResponse:
+        """One attempt, counted in flight and in the target's run of refused connections."""
+        if name in self.unreachable:  # given up while this call waited to retry
+            raise TargetUnreachable(self._given_up(name), sent=False)
+        sent = self._in_flight.setdefault(name, {})
+        ident = next(self._ids)
+        sent[ident] = time.monotonic()
+        try:
+            response = await provider.send(prepared)
+        except ProviderError as exc:
+            self._count(name, exc)
+            raise
+        finally:
+            del sent[ident]
+        self._refused[name] = 0
+        return response
+
+    def _count(self, name: str, exc: ProviderError) -> None:
+        """Count a failed attempt; the UNREACHABLE_AFTER-th refusal in a row gives up."""
+        if not exc.unreachable:
+            self._refused[name] = 0  # a server answered, if badly
+            return
+        self._refused[name] = self._refused.get(name, 0) + 1
+        if self._refused[name] >= UNREACHABLE_AFTER and name not in self.unreachable:
+            self.unreachable[name] = str(exc)
+            raise TargetUnreachable(self._given_up(name)) from None
+
+    def _given_up(self, name: str) -> str:
+        return (
+            f"target '{name}' is unreachable: {UNREACHABLE_AFTER} attempts in a row could not "
+            f"connect ({self.unreachable[name]}); the run sends it nothing more"
+        )
 
     def _limit(self, name: str) -> AbstractAsyncContextManager[object]:
         if name not in self._limits:
@@ -50,9 +105,13 @@ class TargetCaller:
             hit = await self.cache.get(key, prepared)
             if hit is not None:
                 return hit, "hit"
+        if name in self.unreachable:
+            raise TargetUnreachable(self._given_up(name), sent=False)
         async with self._limit(name):
+            if name in self.unreachable:  # given up while this call waited for a slot
+                raise TargetUnreachable(self._given_up(name), sent=False)
             response, attempts = await with_retries(
-                lambda attempt: provider.send(prepared.for_attempt(attempt)),
+                lambda attempt: self._attempt(name, provider, prepared.for_attempt(attempt)),
                 provider.retry,
                 provider.timeout,
             )

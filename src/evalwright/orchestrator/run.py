@@ -43,6 +43,10 @@ class Reporter(Protocol):
     def finish(self, summary: RunSummary) -> None:
         """The run ended (completed or interrupted)."""
 
+    def waiting(self, target: str, requests: int, oldest_seconds: float) -> None:
+        """No row finished for :data:`STALL_SECONDS`: ``requests`` to ``target`` are in flight,
+        the oldest sent ``oldest_seconds`` ago (told again every STALL_SECONDS it lasts)."""
+
 
 class SilentReporter:
     """A reporter that tells nobody (the default of a run)."""
@@ -58,6 +62,14 @@ class SilentReporter:
 
     def finish(self, summary: RunSummary) -> None:
         pass
+
+    def waiting(self, target: str, requests: int, oldest_seconds: float) -> None:
+        pass
+
+
+STALL_SECONDS = 10.0
+"""How long no row may finish before the reporter is told what is in flight. Tests lower it
+(by setting this attribute); it is not a setting."""
 
 
 def _key(item: WorkItem) -> RowKey:
@@ -88,11 +100,15 @@ async def _execute(plan: Plan, reporter: Reporter, redact: Redactor) -> RunSumma
         use_cache = options.cache if options.cache is not None else plan.project.config.cache
         if use_cache:
             cache = ResponseCache(plan.project.root / ".evalwright" / "cache", redact)
-        runner = CaseRunner(plan, TargetCaller(plan.registry, cache), results.run_id)
+        caller = TargetCaller(plan.registry, cache)
+        runner = CaseRunner(plan, caller, results.run_id)
         _tell_warnings(plan, reporter)
         reporter.start(summary)
         pipeline = _Pipeline(runner, options, results.writer, summary, reporter)
-        await pipeline.run(_pending(plan, results.previous, summary, reporter))
+        try:
+            await pipeline.run(_pending(plan, results.previous, summary, reporter))
+        finally:
+            summary.unreachable = dict(caller.unreachable)
     except asyncio.CancelledError:
         summary.interrupted = True
         raise
@@ -155,20 +171,38 @@ class _Pipeline:
         self.queue: asyncio.Queue[WorkItem | None] = asyncio.Queue(maxsize=options.workers * 2)
         self.slots = asyncio.Semaphore(options.workers)
         self.finishing: set[asyncio.Task[None]] = set()
+        self.last_row = time.monotonic()  # when a row last finished (or the run began)
 
     async def run(self, items: Iterator[WorkItem]) -> None:
         """Run every item; on any exit, stop what is still running."""
         tasks = [asyncio.ensure_future(self._produce(items))]
         tasks.extend(asyncio.ensure_future(self._work()) for _ in range(self.workers))
+        watch = asyncio.ensure_future(self._watch())
         try:
             await asyncio.gather(*tasks)
             while self.finishing:
                 await asyncio.gather(*self.finishing)
         finally:
-            for task in [*tasks, *self.finishing]:
+            watch.cancel()
+            for task in [*tasks, *self.finishing, watch]:
                 task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.gather(*tasks, *self.finishing, return_exceptions=True)
+                await asyncio.gather(*tasks, *self.finishing, watch, return_exceptions=True)
+
+    async def _watch(self) -> None:
+        """Tell the reporter what is in flight when no row finished for STALL_SECONDS, and
+        again every STALL_SECONDS while that lasts: a stalled server must not look like a
+        frozen run."""
+        told = time.monotonic()
+        while True:
+            stall = STALL_SECONDS
+            await asyncio.sleep(min(stall / 5, 1.0))
+            now = time.monotonic()
+            if now - max(self.last_row, told) < stall:
+                continue
+            told = now
+            for target, requests, oldest in self.runner.caller.in_flight():
+                self.reporter.waiting(target, requests, now - oldest)
 
     async def _produce(self, items: Iterator[WorkItem]) -> None:
         for item in items:
@@ -205,6 +239,7 @@ class _Pipeline:
     def _record(self, row: ResultRow) -> None:
         # The row as written: redacted, or an error row when it could not be written.
         row = self.writer.write(row)
+        self.last_row = time.monotonic()
         self.summary.add(row)
         self.reporter.row(row, self.summary)
 

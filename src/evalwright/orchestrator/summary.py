@@ -50,6 +50,8 @@ class RunSummary:
     interrupted: bool = False
     exact_total: bool = True
     """False while ``total`` is only an estimate (a streamed suite with ``--eval-id``)."""
+    unreachable: dict[str, str] = field(default_factory=dict[str, str])
+    """The targets the run gave up on, each with its last connection failure."""
 
     def add(self, row: ResultRow) -> None:
         """Count one finished row."""

@@ -126,6 +126,7 @@ def http_error(result: HttpResult, url: str, hint: str | None = None) -> Provide
         f"HTTP {result.status} from {url}: {message}" + (f" (hint: {hint})" if hint else ""),
         status=result.status,
         retry_after=retry_after(result.headers),
+        server_message=message,
     )
 
 

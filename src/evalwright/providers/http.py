@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import socket
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -121,7 +122,9 @@ class HttpPool:
         except aiohttp.ClientError as exc:
             problem = connection_problem(exc)
             _log_request(url, len(data), problem, started)
-            raise ProviderError(f"{problem} ({endpoint.shown})", retryable=True) from None
+            raise ProviderError(
+                f"{problem} ({endpoint.shown})", retryable=True, unreachable=unreachable(exc)
+            ) from None
         except ResponseTooLarge:
             _log_request(url, len(data), "response over max_response_bytes", started)
             raise
@@ -187,6 +190,20 @@ async def _read_body(resp: aiohttp.ClientResponse, limit: int) -> bytes:
             raise ResponseTooLarge(limit)
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+def unreachable(exc: aiohttp.ClientError) -> bool:
+    """Whether nothing listens there: the connection was refused or the host is unknown
+    (a reset, a timeout or a TLS failure says a server is there)."""
+    import aiohttp
+
+    if isinstance(exc, aiohttp.ClientConnectorDNSError):
+        return True
+    if isinstance(exc, aiohttp.ClientConnectorError) and not isinstance(
+        exc, aiohttp.ClientSSLError
+    ):
+        return isinstance(exc.os_error, ConnectionRefusedError | socket.gaierror)
+    return False
 
 
 def connection_problem(exc: aiohttp.ClientError) -> str:

@@ -18,7 +18,13 @@ from evalwright.prompts.chat import DeliveryNote
 from evalwright.providers.wire import RecordModel, TraceEntry, Usage, WireRequest
 
 ErrorType = Literal[
-    "target_error", "timeout", "blocked", "response_too_large", "evaluator_error", "config_error"
+    "target_error",
+    "timeout",
+    "blocked",
+    "response_too_large",
+    "target_unreachable",
+    "evaluator_error",
+    "config_error",
 ]
 CacheState = Literal["hit", "miss", "off"]
 Status = Literal["ok", "error"]
