@@ -35,9 +35,8 @@ def to_messages(
                 {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
             )
         elif message.role == "assistant" and message.tool_calls:
-            entry: JsonObject = {"role": "assistant"}
-            if message.content:
-                entry["content"] = message.content
+            # Chat templates read ``content`` unconditionally; "" is valid OpenAI and safe there.
+            entry: JsonObject = {"role": "assistant", "content": message.content}
             entry["tool_calls"] = [
                 {
                     "id": call.id,
