@@ -49,7 +49,8 @@ class TargetCaller:
         if key is not None and use_cache and self.cache is not None:
             hit = await self.cache.get(key, prepared)
             if hit is not None:
-                return hit, "hit"
+                notes = provider.answer_notes(hit.wire_request, hit.usage)
+                return dataclasses.replace(hit, delivery_notes=(*hit.delivery_notes, *notes)), "hit"
         async with self._limit(name):
             response, attempts = await with_retries(
                 lambda attempt: provider.send(prepared.for_attempt(attempt)),

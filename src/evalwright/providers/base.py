@@ -156,5 +156,11 @@ class Provider(ABC):
     async def send(self, prepared: PreparedRequest) -> ProviderResponse:
         """Send a prepared request once and map the answer; raise ProviderError on failure."""
 
+    def answer_notes(self, wire: WireRequest, usage: Usage | None) -> tuple[DeliveryNote, ...]:
+        """Notes on what an answer shows the server did with ``wire`` (none by default);
+        computed for fresh and cached answers alike."""
+        del wire, usage
+        return ()
+
     async def aclose(self) -> None:  # noqa: B027 - most providers hold nothing to close
         """Release what the provider holds (the HTTP pool is closed by its owner)."""

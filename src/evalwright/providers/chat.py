@@ -113,7 +113,8 @@ class ChatProvider(Provider):
             raise ProviderError(
                 f"unexpected response shape ({type(exc).__name__}: {exc})", retryable=True
             ) from None
-        return ProviderResponse(text, finish_reason, usage, latency_ms, wire, prepared.notes)
+        notes = (*prepared.notes, *self.answer_notes(wire, usage))
+        return ProviderResponse(text, finish_reason, usage, latency_ms, wire, notes)
 
 
 def http_error(result: HttpResult, url: str, hint: str | None = None) -> ProviderError:

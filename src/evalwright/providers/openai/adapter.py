@@ -8,7 +8,7 @@ from evalwright.prompts import DeliveryNote
 from evalwright.providers.base import ProviderContext, ProviderRequest
 from evalwright.providers.chat import ChatProvider, Parsed
 from evalwright.providers.openai.convert import parse_reply, request_body
-from evalwright.providers.wire import ChatWireRequest
+from evalwright.providers.wire import ChatWireRequest, Usage, WireRequest
 from evalwright.targets.models import OpenAITarget
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -47,6 +47,25 @@ class OpenAIProvider(ChatProvider):
         return ChatWireRequest.model_construct(
             api=self.api, model=self.openai.model, url_path=urlsplit(self.url).path, body=body
         ), notes
+
+    def answer_notes(self, wire: WireRequest, usage: Usage | None) -> tuple[DeliveryNote, ...]:
+        """``output_limit_ignored`` when the answer is longer than the limit sent
+        (docs/delivery.md#the-six-delivery-notes)."""
+        field = self.openai.max_tokens_field
+        limit = wire.body.get(field) if isinstance(wire, ChatWireRequest) else None
+        used = usage.output_tokens if usage else None
+        if not isinstance(limit, int) or used is None or used <= limit:
+            return ()
+        fix = (
+            "set the target's max_tokens_field: max_tokens"
+            if field == "max_completion_tokens"
+            else "the answer is not cut at max_output_tokens"
+        )
+        detail = (
+            f"the answer has {used} output tokens but {field} was {limit}: "
+            f"the server ignores that field; {fix}"
+        )
+        return (DeliveryNote(rule="output_limit_ignored", detail=detail),)
 
     def parse(self, data: object) -> Parsed:
         """The chat.completion answer."""
