@@ -28,8 +28,16 @@ class OpenAIProvider(ChatProvider):
         """``{base_url}/chat/completions``."""
         return (self.openai.base_url or DEFAULT_BASE_URL).rstrip("/") + "/chat/completions"
 
-    def error_hint(self, status: int) -> str | None:
-        """A 404 from a compatible server whose ``base_url`` lacks ``/v1``: the usual slip."""
+    def error_hint(self, status: int, body: bytes) -> str | None:
+        """A refused ``response_format`` (docs/targets.md#structured-output), or a 404 from a
+        compatible server whose ``base_url`` lacks ``/v1``: the usual slips."""
+        mode = self.openai.structured_output
+        if b"response_format" in body and mode != "none":
+            lighter = "json_object (or none)" if mode == "json_schema" else "none"
+            return (
+                f"the server refused response_format {mode}: set structured_output: {lighter}"
+                f" on target '{self.openai.name}'"
+            )
         base = (self.openai.base_url or "").rstrip("/")
         if status == 404 and base and not base.endswith("/v1"):
             return f"OpenAI-compatible servers usually answer under /v1: try base_url: {base}/v1"
