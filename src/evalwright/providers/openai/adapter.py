@@ -5,7 +5,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from evalwright.prompts import DeliveryNote
-from evalwright.providers.base import ProviderContext, ProviderRequest
+from evalwright.providers.base import ProviderContext, ProviderRequest, with_defaults
 from evalwright.providers.chat import ChatProvider, Parsed
 from evalwright.providers.openai.convert import parse_reply, request_body
 from evalwright.providers.wire import ChatWireRequest, Usage, WireRequest
@@ -50,7 +50,10 @@ class OpenAIProvider(ChatProvider):
     def convert(self, request: ProviderRequest) -> tuple[ChatWireRequest, list[DeliveryNote]]:
         """The Chat Completions body."""
         body, notes = request_body(
-            request.messages, self.openai, self.openai.model, request.response_schema
+            request.messages,
+            with_defaults(self.openai, request),
+            self.openai.model,
+            request.response_schema,
         )
         return ChatWireRequest.model_construct(
             api=self.api, model=self.openai.model, url_path=urlsplit(self.url).path, body=body
