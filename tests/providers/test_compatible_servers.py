@@ -24,7 +24,7 @@ EVAL = """evalcases:
     input: Say hi.
 """
 
-VERDICT = {"score": 1, "hits": [], "misses": [], "reasoning": "ok"}
+VERDICT: dict[str, Any] = {"score": 1, "hits": [], "misses": [], "reasoning": "ok"}
 
 
 @pytest.fixture
