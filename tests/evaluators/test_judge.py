@@ -303,3 +303,67 @@ def test_a_failing_judge_target_is_an_evaluator_error(e2e: E2E) -> None:
     assert len(e2e.judges()) == 1, "a failed call is not a bad verdict: it is not asked twice"
     assert row["error"]["type"] == "evaluator_error"
     assert row["candidate_answer"] == "4", "the answer is kept"
+
+
+# Cut-off replies, output limits and the failed reply kept
+
+
+def test_a_reply_cut_off_at_the_token_limit_says_so_and_is_not_asked_again(e2e: E2E) -> None:
+    e2e.project.write(EVAL_FILE, EVAL)
+    cut = '{"score": 0.5, "hits": ["a long list'
+    e2e.server.enqueue(Text("4"), Text(cut, finish_reason="length", output_tokens=1024))
+
+    row = _run(e2e)
+
+    result = _judge_result(row)
+    assert result["status"] == "error"
+    assert result["reasoning"] == (
+        "the judge's reply was cut off at 1024 tokens: raise its max_output_tokens"
+    )
+    assert result["reply"] == cut, "the cut-off reply is kept"
+    assert len(e2e.judges()) == 1, "the identical request at temperature 0 is not sent again"
+
+
+def test_the_judge_gets_a_default_output_limit_and_temperature_zero(e2e: E2E) -> None:
+    e2e.project.write(EVAL_FILE, EVAL)
+    e2e.server.judge_verdict = VERDICT
+
+    _run(e2e)
+
+    (judge,) = e2e.judges()
+    assert (judge.json["max_completion_tokens"], judge.json["temperature"]) == (1024, 0)
+    (candidate,) = e2e.candidates()
+    assert "temperature" not in candidate.json, "candidates get only what their target sets"
+    assert "max_completion_tokens" not in candidate.json
+
+
+def test_the_judge_targets_own_limit_and_temperature_win(e2e: E2E) -> None:
+    targets = e2e.root / ".evalwright" / "targets.yaml"
+    text = targets.read_text(encoding="utf-8")
+    targets.write_text(text + "    max_output_tokens: 300\n    temperature: 0.5\n", "utf-8")
+    e2e.project.write(EVAL_FILE, EVAL)
+    e2e.server.judge_verdict = VERDICT
+
+    _run(e2e)
+
+    (judge,) = e2e.judges()
+    assert (judge.json["max_completion_tokens"], judge.json["temperature"]) == (300, 0.5)
+
+
+def test_a_failed_reply_is_kept_whole_up_to_4_kb(e2e: E2E) -> None:
+    e2e.project.write(EVAL_FILE, EVAL)
+    long_reply = "I think " + "x" * 10_000
+    e2e.server.enqueue(Text("4"), Text("Not JSON."), Text(long_reply))
+
+    row = _run(e2e)
+
+    result = _judge_result(row)
+    assert result["reasoning"].startswith("the judge gave no valid verdict in two tries: not JSON")
+    assert result["reply"] == long_reply[:4096] + f"\n[{len(long_reply) - 4096} more characters]"
+
+
+def test_a_verdict_result_has_no_reply_key(e2e: E2E) -> None:
+    e2e.project.write(EVAL_FILE, EVAL)
+    e2e.server.judge_verdict = VERDICT
+
+    assert "reply" not in _judge_result(_run(e2e))

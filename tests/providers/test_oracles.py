@@ -13,6 +13,7 @@ from pydantic import TypeAdapter
 from referencing import Registry, Resource
 
 from evalwright.evalfile import LoadedCase, load_eval_file
+from evalwright.evalfile.messages import ToolCall
 from evalwright.prompts import ChatMessage
 from evalwright.providers.base import ProviderRequest
 from tests.conftest import DATA, ProjectDir
@@ -170,3 +171,25 @@ def test_scenarios_cover_tool_calls(project: ProjectDir) -> None:
     suite = load_eval_file(write_scenarios(project.root))
     assert any(m.tool_calls for c in suite.cases for m in c.input_messages)
     assert len(suite.cases) == len(SCENARIOS)
+
+
+@pytest.mark.parametrize("api", ["openai", "azure"])
+def test_an_assistant_tool_call_turn_without_text_carries_an_empty_content(api: str) -> None:
+    # Chat templates of local servers read ``content`` and fail with HTTP 500 without it.
+    provider = chat_provider(api)
+    call = ChatMessage(
+        role="assistant", content="", tool_calls=(ToolCall(id="c1", name="run", arguments={}),)
+    )
+    request = ProviderRequest(
+        case_id="c",
+        messages=(
+            ChatMessage(role="user", content="Go"),
+            call,
+            ChatMessage(role="tool", content="done", tool_call_id="c1"),
+        ),
+    )
+    body = provider.prepare(request).wire.model_dump(mode="json")["body"]
+    turn = body["messages"][1]
+    assert turn["role"] == "assistant"
+    assert turn["content"] == ""
+    assert not list(_validator("CreateChatCompletionRequest").iter_errors(body))

@@ -127,7 +127,7 @@ EXPECTED: dict[int, dict[str, Any]] = {
         "openai": [
             text("system", D),
             text("user", "Run"),
-            {"role": "assistant", "tool_calls": [openai_call("c1")]},
+            {"role": "assistant", "content": "", "tool_calls": [openai_call("c1")]},
             {"role": "tool", "tool_call_id": "c1", "content": ""},
             text("user", "Now?"),
         ],
@@ -150,7 +150,11 @@ EXPECTED: dict[int, dict[str, Any]] = {
         "openai": [
             text("system", D),
             text("user", "Go"),
-            {"role": "assistant", "tool_calls": [openai_call("c1"), openai_call("c2")]},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [openai_call("c1"), openai_call("c2")],
+            },
             {"role": "tool", "tool_call_id": "c1", "content": "one"},
             {"role": "tool", "tool_call_id": "c2", "content": "two"},
         ],

@@ -156,7 +156,7 @@ def test_openai_defaults(project: ProjectDir) -> None:
     assert target.system_prompt is None
     assert target.max_output_tokens is None
     assert target.temperature is None
-    assert target.structured_output is True
+    assert target.structured_output == "json_schema"
     assert target.system_role == "system"
     assert target.max_tokens_field == "max_completion_tokens"
     assert target.base_url is None
@@ -202,7 +202,7 @@ def test_openai_every_key(project: ProjectDir) -> None:
     assert target.system_prompt == ""
     assert target.max_output_tokens == 256
     assert target.temperature == 0
-    assert target.structured_output is False
+    assert target.structured_output == "none", "false is read as none"
     assert target.system_role == "developer"
     assert target.max_tokens_field == "max_tokens"
 
@@ -346,7 +346,11 @@ def test_chat_providers_require_a_model(project: ProjectDir, provider: str) -> N
         ("workers: 0", "workers", "expected a number greater than 0, got 0"),
         ("max_output_tokens: 0", "max_output_tokens", "expected a number greater than 0, got 0"),
         ("temperature: -1", "temperature", "expected a number at least 0, got -1"),
-        ("structured_output: 'no'", "structured_output", "expected true or false, got string"),
+        (
+            "structured_output: 'no'",
+            "structured_output",
+            "expected one of json_schema, json_object, none, got 'no'",
+        ),
         ("model: 3.10", "model", "expected a string, got number: quote it"),
         ("retry: {backoff_factor: 0.5}", "retry.backoff_factor", "at least 1, got 0.5"),
         ("retry: {max_retries: -1}", "retry.max_retries", "at least 0, got -1"),

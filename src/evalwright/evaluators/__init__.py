@@ -64,6 +64,7 @@ async def _run(evaluator: Evaluator, ctx: EvalContext) -> EvaluatorResult:
             misses=(),
             reasoning=str(exc),
             raw_request=exc.raw_request,
+            **({} if exc.reply is None else {"reply": exc.reply}),
         )
     return _result(evaluator, verdict, raw)
 

@@ -86,9 +86,13 @@ class EvalContext:
 class EvaluatorFailure(Exception):
     """An evaluator could not produce a verdict; the message says why."""
 
-    def __init__(self, message: str, raw_request: EvaluatorRequest | None = None) -> None:
+    def __init__(
+        self, message: str, raw_request: EvaluatorRequest | None = None, reply: str | None = None
+    ) -> None:
         super().__init__(message)
         self.raw_request = raw_request
+        self.reply = reply
+        """A judge's last reply that was no verdict, bounded (docs/running.md)."""
 
 
 @dataclass(frozen=True, slots=True)

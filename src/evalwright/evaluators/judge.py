@@ -18,6 +18,13 @@ from evalwright.providers.base import ProviderRequest, ProviderResponse
 from evalwright.providers.wire import WireRequest
 
 DEFAULT = parse_template(DEFAULT_TEMPLATE, "default")
+JUDGE_MAX_OUTPUT_TOKENS = 1024
+"""The judge's output limit unless its target sets ``max_output_tokens``."""
+JUDGE_TEMPERATURE = 0.0
+"""The judge's temperature unless its target sets one."""
+MAX_KEPT_REPLY = 4096
+CUT_OFF_REASONS = frozenset({"length", "max_tokens", "MAX_TOKENS"})
+"""Finish values of OpenAI, Anthropic and Gemini for a reply stopped at the output limit."""
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)\s*```", re.DOTALL)
 
 
@@ -46,6 +53,8 @@ def judge_request(template: Template | None, ctx: EvalContext) -> ProviderReques
         case_id=ctx.case_id,
         purpose="judge",
         response_schema=VERDICT_SCHEMA,
+        max_output_tokens=JUDGE_MAX_OUTPUT_TOKENS,
+        temperature=JUDGE_TEMPERATURE,
         messages=(
             ChatMessage(role="system", content=JUDGE_SYSTEM_PROMPT),
             ChatMessage(role="user", content=judge_prompt(template, ctx)),
@@ -74,24 +83,45 @@ def _acceptable(response: ProviderResponse) -> bool:
     return True
 
 
+def kept_reply(text: str) -> str:
+    """A failed reply as the evaluator result keeps it: whole up to 4096 characters."""
+    if len(text) <= MAX_KEPT_REPLY:
+        return text
+    return f"{text[:MAX_KEPT_REPLY]}\n[{len(text) - MAX_KEPT_REPLY} more characters]"
+
+
+def _cut_off(response: ProviderResponse) -> str | None:
+    """Why a reply stopped at the output limit, or None when it was not cut off."""
+    if response.finish_reason not in CUT_OFF_REASONS:
+        return None
+    tokens = response.usage.output_tokens if response.usage else None
+    at = f"{tokens} tokens" if tokens is not None else "its output token limit"
+    return f"the judge's reply was cut off at {at}: raise its max_output_tokens"
+
+
 async def run_judge(
     spec: LlmJudgeSpec, template: Template | None, ctx: EvalContext
 ) -> tuple[Verdict, WireRequest]:
-    """Ask the judge, retrying once on a reply that is not a verdict."""
+    """Ask the judge, retrying once on a reply that is not a verdict; a reply cut off at the
+    output limit is not retried, since the same request would be cut off again."""
     target = spec.target or ctx.judge_target
     if ctx.judge is None or target is None:
         raise EvaluatorFailure("no judge target is configured")
     request = judge_request(template, ctx)
-    problem = ""
+    problem, reply = "", ""
     raw: WireRequest | None = None
     for attempt in (1, 2):
         try:
             response = await ctx.judge(target, request, use_cache=attempt == 1, accept=_acceptable)
         except ProviderError as exc:
             raise EvaluatorFailure(f"judge target '{target}' failed: {exc}", raw) from None
-        raw = response.wire_request
+        raw, reply = response.wire_request, response.text
         try:
-            return read_verdict(response.text), raw
+            return read_verdict(reply), raw
         except ValueError as exc:
             problem = str(exc)
-    raise EvaluatorFailure(f"the judge gave no valid verdict in two tries: {problem}", raw)
+        cut_off = _cut_off(response)
+        if cut_off is not None:
+            raise EvaluatorFailure(cut_off, raw, kept_reply(reply))
+    message = f"the judge gave no valid verdict in two tries: {problem}"
+    raise EvaluatorFailure(message, raw, kept_reply(reply))

@@ -104,7 +104,8 @@ class TargetCaller:
         if key is not None and use_cache and self.cache is not None:
             hit = await self.cache.get(key, prepared)
             if hit is not None:
-                return hit, "hit"
+                notes = provider.answer_notes(hit.wire_request, hit.usage)
+                return dataclasses.replace(hit, delivery_notes=(*hit.delivery_notes, *notes)), "hit"
         if name in self.unreachable:
             raise TargetUnreachable(self._given_up(name), sent=False)
         async with self._limit(name):

@@ -20,6 +20,7 @@ NoteRule = Literal[
     "unanswered_tool_call",
     "conversation_start_inserted",
     "assistant_prefill",
+    "output_limit_ignored",
 ]
 
 
@@ -52,7 +53,7 @@ class ChatMessage:
 
 
 class DeliveryNote(RecordModel):
-    """A change an API forced on the conversation (docs/delivery.md#the-five-delivery-notes);
+    """A change an API forced on the conversation (docs/delivery.md#the-six-delivery-notes);
     recorded as ``{rule, detail}`` on the row and in ``prompt --json``."""
 
     rule: NoteRule

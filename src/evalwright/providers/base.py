@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeVar
 
 from evalwright.errors import ProviderError, ResponseTooLarge
 from evalwright.evalfile.reading import FileTooLarge, UnreadableFile, read_limited
@@ -20,9 +20,10 @@ from evalwright.prompts.render import Mode
 from evalwright.providers.http import HttpPool
 from evalwright.providers.process import ChildEnvironment
 from evalwright.providers.wire import TraceEntry, Usage, WireRequest
-from evalwright.targets.models import RetrySettings, Target
+from evalwright.targets.models import ChatTarget, RetrySettings, Target
 
 Purpose = Literal["candidate", "judge"]
+ChatTargetT = TypeVar("ChatTargetT", bound=ChatTarget)
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +38,22 @@ class ProviderRequest:
     response_schema: dict[str, Any] | None = None
     inputs: BuiltPrompt | None = None
     attempt: int = 1
+    max_output_tokens: int | None = None
+    """Sent when the target sets no ``max_output_tokens`` (a judge's default)."""
+    temperature: float | None = None
+    """Sent when the target sets no ``temperature``, where it has one (a judge's default)."""
+
+
+def with_defaults(target: ChatTargetT, request: ProviderRequest) -> ChatTargetT:
+    """``target`` with the request's output limit and temperature where it sets none."""
+    update: dict[str, Any] = {}
+    if request.max_output_tokens is not None and target.max_output_tokens is None:
+        update["max_output_tokens"] = request.max_output_tokens
+    # Anthropic targets have no temperature key, so there is nothing to fill in.
+    unset = target.__dict__.get("temperature", 0) is None
+    if request.temperature is not None and unset:
+        update["temperature"] = request.temperature
+    return target.model_copy(update=update) if update else target
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +172,12 @@ class Provider(ABC):
     @abstractmethod
     async def send(self, prepared: PreparedRequest) -> ProviderResponse:
         """Send a prepared request once and map the answer; raise ProviderError on failure."""
+
+    def answer_notes(self, wire: WireRequest, usage: Usage | None) -> tuple[DeliveryNote, ...]:
+        """Notes on what an answer shows the server did with ``wire`` (none by default);
+        computed for fresh and cached answers alike."""
+        del wire, usage
+        return ()
 
     async def aclose(self) -> None:  # noqa: B027 - most providers hold nothing to close
         """Release what the provider holds (the HTTP pool is closed by its owner)."""

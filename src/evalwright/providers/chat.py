@@ -78,8 +78,8 @@ class ChatProvider(Provider):
     def parse(self, data: Any) -> Parsed:
         """The answer from the native response body (pure); raise on a blocked prompt."""
 
-    def error_hint(self, status: int) -> str | None:  # noqa: ARG002 - overridden where known
-        """A hint for an HTTP error status from this target, where one is known."""
+    def error_hint(self, status: int, body: bytes) -> str | None:  # noqa: ARG002 - overridden where known
+        """A hint for an HTTP error (status and body) from this target, where one is known."""
         return None
 
     def prepare(self, request: ProviderRequest) -> PreparedRequest:
@@ -99,7 +99,7 @@ class ChatProvider(Provider):
         result = await self.pool.post_json(endpoint, wire.body)
         latency_ms = (time.perf_counter() - started) * 1000
         if result.status >= 400:
-            raise http_error(result, endpoint.shown, self.error_hint(result.status))
+            raise http_error(result, endpoint.shown, self.error_hint(result.status, result.body))
         try:
             data = jsontext.loads(result.body)
         except ValueError:
@@ -113,7 +113,8 @@ class ChatProvider(Provider):
             raise ProviderError(
                 f"unexpected response shape ({type(exc).__name__}: {exc})", retryable=True
             ) from None
-        return ProviderResponse(text, finish_reason, usage, latency_ms, wire, prepared.notes)
+        notes = (*prepared.notes, *self.answer_notes(wire, usage))
+        return ProviderResponse(text, finish_reason, usage, latency_ms, wire, notes)
 
 
 def http_error(result: HttpResult, url: str, hint: str | None = None) -> ProviderError:

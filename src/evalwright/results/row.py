@@ -9,9 +9,9 @@ expected: each field that held text that is not valid Unicode.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import JsonValue, SerializerFunctionWrapHandler, model_serializer
+from pydantic import Field, JsonValue, SerializerFunctionWrapHandler, model_serializer
 
 from evalwright.evalfile.messages import Role
 from evalwright.prompts.chat import DeliveryNote
@@ -60,6 +60,8 @@ class EvaluatorResult(RecordModel):
     misses: tuple[str, ...]
     reasoning: str
     raw_request: EvaluatorRequest | None
+    reply: Annotated[str | None, Field(exclude_if=lambda value: value is None)] = None
+    """A judge's last reply when it gave no verdict (at most 4 KB), else left out."""
 
 
 class _GivenKeys(RecordModel):

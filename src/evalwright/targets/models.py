@@ -12,7 +12,16 @@ from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, ConfigDict, Discriminator, Field, Tag, model_validator
+from pydantic import (
+    AfterValidator,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    WithJsonSchema,
+    model_validator,
+)
 
 from evalwright.evalfile.base import (
     EnvName,
@@ -106,6 +115,30 @@ class _Target(FileModel):
 
 MaxResponseBytes = Annotated[int, Field(gt=0)]
 
+StructuredOutputMode = Literal["json_schema", "json_object", "none"]
+"""How a judge asks for its verdict schema (docs/targets.md#structured-output)."""
+
+
+def _legacy_structured_output(value: object) -> object:
+    # Files written before the modes existed say true or false.
+    if isinstance(value, bool):
+        return "json_schema" if value else "none"
+    return value
+
+
+StructuredOutput = Annotated[
+    StructuredOutputMode,
+    BeforeValidator(_legacy_structured_output),
+    WithJsonSchema(
+        {
+            "enum": ["json_schema", "json_object", "none", True, False],
+            "description": "json_schema (the API's strict schema mode), json_object (JSON mode "
+            "with the schema, for llama-cpp-python), none; true and false are read as "
+            "json_schema and none.",
+        }
+    ),
+]
+
 
 class _ChatTarget(_Target):
     max_response_bytes: MaxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES
@@ -113,7 +146,7 @@ class _ChatTarget(_Target):
     retry: RetrySettings = Field(default_factory=RetrySettings)
     system_prompt: str | None = None
     max_output_tokens: Annotated[int, Field(gt=0)] | None = None
-    structured_output: bool = True
+    structured_output: StructuredOutput = "json_schema"
 
 
 class _OpenAIWire(_ChatTarget):

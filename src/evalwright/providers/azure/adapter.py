@@ -5,7 +5,7 @@ from __future__ import annotations
 from urllib.parse import quote, urlsplit
 
 from evalwright.prompts import DeliveryNote
-from evalwright.providers.base import ProviderContext, ProviderRequest
+from evalwright.providers.base import ProviderContext, ProviderRequest, with_defaults
 from evalwright.providers.chat import ChatProvider, Parsed
 from evalwright.providers.openai.convert import parse_reply, request_body
 from evalwright.providers.wire import ChatWireRequest
@@ -36,7 +36,10 @@ class AzureProvider(ChatProvider):
     def convert(self, request: ProviderRequest) -> tuple[ChatWireRequest, list[DeliveryNote]]:
         """The Chat Completions body; ``model`` names the deployment."""
         body, notes = request_body(
-            request.messages, self.azure, self.azure.deployment, request.response_schema
+            request.messages,
+            with_defaults(self.azure, request),
+            self.azure.deployment,
+            request.response_schema,
         )
         parts = urlsplit(self.url)
         path = f"{parts.path}?{parts.query}"

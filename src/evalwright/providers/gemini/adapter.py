@@ -5,7 +5,7 @@ from __future__ import annotations
 from urllib.parse import quote, urlsplit
 
 from evalwright.prompts import DeliveryNote
-from evalwright.providers.base import ProviderContext, ProviderRequest
+from evalwright.providers.base import ProviderContext, ProviderRequest, with_defaults
 from evalwright.providers.chat import ChatProvider, Parsed
 from evalwright.providers.gemini.convert import parse_reply, request_body
 from evalwright.providers.wire import ChatWireRequest
@@ -36,7 +36,9 @@ class GeminiProvider(ChatProvider):
 
     def convert(self, request: ProviderRequest) -> tuple[ChatWireRequest, list[DeliveryNote]]:
         """The generateContent body."""
-        body, notes = request_body(request.messages, self.gemini, request.response_schema)
+        body, notes = request_body(
+            request.messages, with_defaults(self.gemini, request), request.response_schema
+        )
         path = urlsplit(self.url).path
         return ChatWireRequest.model_construct(
             api=self.api, model=self.gemini.model, url_path=path, body=body

@@ -88,9 +88,10 @@ def request_body(
         config["temperature"] = target.temperature
     if target.max_output_tokens is not None:
         config["maxOutputTokens"] = target.max_output_tokens
-    if response_schema is not None and target.structured_output:
+    if response_schema is not None and target.structured_output != "none":
         config["responseMimeType"] = "application/json"
-        config["responseJsonSchema"] = response_schema
+        if target.structured_output == "json_schema":
+            config["responseJsonSchema"] = response_schema
     if config:
         body["generationConfig"] = config
     return body, notes

@@ -5,10 +5,10 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from evalwright.prompts import DeliveryNote
-from evalwright.providers.base import ProviderContext, ProviderRequest
+from evalwright.providers.base import ProviderContext, ProviderRequest, with_defaults
 from evalwright.providers.chat import ChatProvider, Parsed
 from evalwright.providers.openai.convert import parse_reply, request_body
-from evalwright.providers.wire import ChatWireRequest
+from evalwright.providers.wire import ChatWireRequest, Usage, WireRequest
 from evalwright.targets.models import OpenAITarget
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -28,8 +28,16 @@ class OpenAIProvider(ChatProvider):
         """``{base_url}/chat/completions``."""
         return (self.openai.base_url or DEFAULT_BASE_URL).rstrip("/") + "/chat/completions"
 
-    def error_hint(self, status: int) -> str | None:
-        """A 404 from a compatible server whose ``base_url`` lacks ``/v1``: the usual slip."""
+    def error_hint(self, status: int, body: bytes) -> str | None:
+        """A refused ``response_format`` (docs/targets.md#structured-output), or a 404 from a
+        compatible server whose ``base_url`` lacks ``/v1``: the usual slips."""
+        mode = self.openai.structured_output
+        if b"response_format" in body and mode != "none":
+            lighter = "json_object (or none)" if mode == "json_schema" else "none"
+            return (
+                f"the server refused response_format {mode}: set structured_output: {lighter}"
+                f" on target '{self.openai.name}'"
+            )
         base = (self.openai.base_url or "").rstrip("/")
         if status == 404 and base and not base.endswith("/v1"):
             return f"OpenAI-compatible servers usually answer under /v1: try base_url: {base}/v1"
@@ -42,11 +50,33 @@ class OpenAIProvider(ChatProvider):
     def convert(self, request: ProviderRequest) -> tuple[ChatWireRequest, list[DeliveryNote]]:
         """The Chat Completions body."""
         body, notes = request_body(
-            request.messages, self.openai, self.openai.model, request.response_schema
+            request.messages,
+            with_defaults(self.openai, request),
+            self.openai.model,
+            request.response_schema,
         )
         return ChatWireRequest.model_construct(
             api=self.api, model=self.openai.model, url_path=urlsplit(self.url).path, body=body
         ), notes
+
+    def answer_notes(self, wire: WireRequest, usage: Usage | None) -> tuple[DeliveryNote, ...]:
+        """``output_limit_ignored`` when the answer is longer than the limit sent
+        (docs/delivery.md#the-six-delivery-notes)."""
+        field = self.openai.max_tokens_field
+        limit = wire.body.get(field) if isinstance(wire, ChatWireRequest) else None
+        used = usage.output_tokens if usage else None
+        if not isinstance(limit, int) or used is None or used <= limit:
+            return ()
+        fix = (
+            "set the target's max_tokens_field: max_tokens"
+            if field == "max_completion_tokens"
+            else "the answer is not cut at max_output_tokens"
+        )
+        detail = (
+            f"the answer has {used} output tokens but {field} was {limit}: "
+            f"the server ignores that field; {fix}"
+        )
+        return (DeliveryNote(rule="output_limit_ignored", detail=detail),)
 
     def parse(self, data: object) -> Parsed:
         """The chat.completion answer."""

@@ -35,9 +35,8 @@ def to_messages(
                 {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
             )
         elif message.role == "assistant" and message.tool_calls:
-            entry: JsonObject = {"role": "assistant"}
-            if message.content:
-                entry["content"] = message.content
+            # Chat templates read ``content`` unconditionally; "" is valid OpenAI and safe there.
+            entry: JsonObject = {"role": "assistant", "content": message.content}
             entry["tool_calls"] = [
                 {
                     "id": call.id,
@@ -65,12 +64,24 @@ def request_body(
         body["temperature"] = target.temperature
     if target.max_output_tokens is not None:
         body[target.max_tokens_field] = target.max_output_tokens
-    if response_schema is not None and target.structured_output:
-        body["response_format"] = {
-            "type": "json_schema",
-            "json_schema": {"name": VERDICT_SCHEMA_NAME, "strict": True, "schema": response_schema},
-        }
+    if response_schema is not None:
+        response_format = _response_format(target.structured_output, response_schema)
+        if response_format is not None:
+            body["response_format"] = response_format
     return body, notes
+
+
+def _response_format(mode: str, schema: JsonObject) -> JsonObject | None:
+    """``json_schema``: OpenAI's strict form; ``json_object``: JSON mode carrying the schema,
+    which llama-cpp-python's server turns into a grammar (docs/targets.md#structured-output)."""
+    if mode == "json_schema":
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": VERDICT_SCHEMA_NAME, "strict": True, "schema": schema},
+        }
+    if mode == "json_object":
+        return {"type": "json_object", "schema": schema}
+    return None
 
 
 def parse_reply(data: Any) -> Parsed:
