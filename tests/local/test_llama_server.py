@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from evalwright.evaluators.texts import SCORES
 from tests.conftest import CliResult, ProjectDir, run_cli
 from tests.e2e.background import wait_for_rows
 from tests.e2e.harness import base_env, environment
@@ -75,30 +76,36 @@ def test_every_worked_example_is_accepted_and_answered(
     assert textless, "and an assistant turn with tool calls and no text"
 
 
-def test_the_judges_structured_output_is_accepted(llama: LlamaServer, project: ProjectDir) -> None:
+JUDGED = [
+    ("capital", "Names Paris as the capital of France.", "What is the capital of France?"),
+    ("sum", "Gives 4.", "What is 2+2? Answer with a number."),
+    ("colour", "Says the sky is blue.", "What colour is a clear daytime sky?"),
+    ("greeting", "Greets the user politely.", "Say hello to me."),
+]
+
+
+def test_the_judges_verdicts_parse_under_the_default_structured_output(
+    llama: LlamaServer, project: ProjectDir
+) -> None:
+    # Before the verdict schema listed its scores, llama.cpp's grammar bounded only the type:
+    # SmolLM2 answered schema-valid verdicts such as score 4, which failed the range check.
     project.write(".evalwright/targets.yaml", targets(llama.url))
-    project.write(
-        "evals/judged.yaml",
-        """execution:
-  evaluators:
-    - {name: judge, type: llm_judge}
-evalcases:
-  - id: capital
-    expected_outcome: Names Paris as the capital of France.
-    input: What is the capital of France? One word.
-""",
+    cases = "".join(
+        f"  - id: {name}\n    expected_outcome: {outcome}\n    input: {question}\n"
+        for name, outcome, question in JUDGED
     )
-    _run(project, "eval", "evals/judged.yaml", "--out", "out.jsonl")
-    (row,) = _rows(project.root / "out.jsonl")
-    assert row["candidate_answer"], row["error"]
-    (judged,) = row["evaluator_results"]
-    if judged["status"] == "ok":
-        assert 0 <= judged["score"] <= 1
-    else:
-        # The server accepted the schema (no HTTP error) but a 135M model's verdict may not
-        # fit it: that must be a clear evaluator error, not a refused request.
-        assert judged["reasoning"], judged
-        assert "HTTP" not in judged["reasoning"], judged["reasoning"]
+    evaluators = "execution:\n  evaluators:\n    - {name: judge, type: llm_judge}\n"
+    project.write("evals/judged.yaml", f"{evaluators}evalcases:\n{cases}")
+    _run(project, "eval", "evals/judged.yaml", "--out", "out.jsonl", "--workers", "4")
+    rows = _rows(project.root / "out.jsonl")
+    assert len(rows) == len(JUDGED)
+    for row in rows:
+        assert row["candidate_answer"], row["error"]
+        (judged,) = row["evaluator_results"]
+        assert judged["status"] == "ok", judged
+        assert judged["score"] in SCORES, judged
+        schema = judged["raw_request"]["body"]["response_format"]["json_schema"]["schema"]
+        assert schema["properties"]["score"]["enum"] == list(SCORES)
 
 
 def test_a_second_cached_run_sends_no_request(llama: LlamaServer, project: ProjectDir) -> None:

@@ -4,6 +4,7 @@ target stops being sent to after 8 consecutive connection failures."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import socket
@@ -12,7 +13,15 @@ from typing import Any
 
 import pytest
 
+from evalwright.errors import ProviderError
+from evalwright.evalfile.project import Project
 from evalwright.orchestrator import run as run_module
+from evalwright.orchestrator.calls import TargetCaller
+from evalwright.prompts import ChatMessage
+from evalwright.providers.base import ProviderRequest
+from evalwright.providers.http import HttpPool
+from evalwright.targets.models import OpenAITarget, RetrySettings
+from evalwright.targets.registry import TargetRegistry
 from evalwright.testing import FakeServer, Fault, Stall
 from tests.conftest import CliResult, ProjectDir, run_cli
 
@@ -164,3 +173,51 @@ def test_a_dead_target_is_given_up_after_8_connection_failures(
     assert resumed.code == 0, resumed.err
     assert len(server.requests) == 4
     assert {row["status"] for row in _rows(project).values()} == {"ok"}
+
+
+def test_an_unresolvable_host_is_given_up_like_a_refusing_one(project: ProjectDir) -> None:
+    # ".invalid" is reserved never to resolve (RFC 2606).
+    _targets(project, "http://no-such-host.invalid")
+    project.write("evals/cases.yaml", EVAL)
+
+    result = _eval(project, "--workers", "1")
+
+    assert result.code == 1
+    rows = _rows(project)
+    assert [rows[f"case{i}"]["attempts"] for i in range(4)] == [4, 4, 0, 0]
+    assert rows["case0"]["error"]["type"] == "target_error"
+    assert "no-such-host.invalid" in rows["case0"]["error"]["message"]
+    for case in ("case1", "case2", "case3"):
+        assert rows[case]["error"]["type"] == "target_unreachable"
+
+
+def test_an_answer_between_refusals_starts_the_count_again(project: ProjectDir) -> None:
+    port = _closed_port()
+    target = OpenAITarget(
+        name="oa", model="gpt-test", base_url=f"http://127.0.0.1:{port}/v1", api_key="sk-test",
+        retry=RetrySettings(max_retries=4, initial_delay_ms=1, max_delay_ms=2),
+    )  # fmt: skip
+    request = ProviderRequest(case_id="c", messages=(ChatMessage(role="user", content="hi"),))
+
+    async def calls() -> list[str]:
+        pool = HttpPool()
+        registry = TargetRegistry(Project(project.root), pool=pool, given=[target])
+        caller = TargetCaller(registry, None)
+        outcomes: list[str] = []
+        try:
+            for up in (False, True, False, False):  # 5 refusals, an answer, 5, then 3 more
+                if up:
+                    with FakeServer.in_thread(port=port) as server:
+                        server.default_text = "fine"
+                        answer, _ = await caller.call("oa", request)
+                        outcomes.append(answer.text)
+                    continue
+                with pytest.raises(ProviderError) as refused:
+                    await caller.call("oa", request)
+                outcomes.append(type(refused.value).__name__)
+        finally:
+            await pool.aclose()
+        return outcomes
+
+    # Without the answer restarting the count, the third call would have been the one given up.
+    assert asyncio.run(calls()) == ["ProviderError", "fine", "ProviderError", "TargetUnreachable"]

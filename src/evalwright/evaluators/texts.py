@@ -23,14 +23,19 @@ wording. Be brief and specific.
 """The default ``llm_judge`` template."""
 
 JUDGE_SYSTEM_PROMPT = """You are an evaluation judge. Reply with one JSON object and nothing else:
-{"score": <number from 0 to 1>, "hits": [<up to 4 short strings: what the answer got right>],
+{"score": <number from 0 to 1 in steps of 0.1>, "hits": [<up to 4 short strings: what the answer got right>],
 "misses": [<up to 4 short strings: what it missed or got wrong>], "reasoning": "<one or two sentences>"}"""
 """The judge's system message, whatever its template."""
+
+SCORES = (0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1)
+"""The scores the verdict schema allows: an enumeration rather than a range, because
+grammar-based servers (llama.cpp compiles the schema into a grammar) enforce ``enum`` but not
+``minimum``/``maximum`` on numbers."""
 
 VERDICT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "score": {"type": "number"},
+        "score": {"type": "number", "enum": list(SCORES)},
         "hits": {"type": "array", "items": {"type": "string"}},
         "misses": {"type": "array", "items": {"type": "string"}},
         "reasoning": {"type": "string"},
@@ -38,4 +43,5 @@ VERDICT_SCHEMA: dict[str, Any] = {
     "required": ["score", "hits", "misses", "reasoning"],
     "additionalProperties": False,
 }
-"""Enforced where the judge's API has structured output; the range is checked by us."""
+"""Enforced where the judge's API has structured output; a score from a judge without it is
+checked by us to lie in [0, 1] (any number there is accepted)."""
