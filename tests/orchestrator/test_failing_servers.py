@@ -211,6 +211,9 @@ def test_an_answer_between_refusals_starts_the_count_again(project: ProjectDir) 
                         server.default_text = "fine"
                         answer, _ = await caller.call("oa", request)
                         outcomes.append(answer.text)
+                    # Let the pool see the server close its kept-alive connection: a reused
+                    # stale connection would fail as a disconnect, which restarts the count too.
+                    await asyncio.sleep(0.2)
                     continue
                 with pytest.raises(ProviderError) as refused:
                     await caller.call("oa", request)
