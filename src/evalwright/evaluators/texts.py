@@ -36,8 +36,10 @@ VERDICT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "score": {"type": "number", "enum": list(SCORES)},
-        "hits": {"type": "array", "items": {"type": "string"}},
-        "misses": {"type": "array", "items": {"type": "string"}},
+        # Bounded as the prompt asks: a small model under a grammar otherwise repeats an item
+        # until the output limit.
+        "hits": {"type": "array", "items": {"type": "string"}, "maxItems": 4},
+        "misses": {"type": "array", "items": {"type": "string"}, "maxItems": 4},
         "reasoning": {"type": "string"},
     },
     "required": ["score", "hits", "misses", "reasoning"],
