@@ -21,6 +21,8 @@ NoteRule = Literal[
     "conversation_start_inserted",
     "assistant_prefill",
     "output_limit_ignored",
+    "template_dropped_content",
+    "template_not_checked",
 ]
 
 
