@@ -379,6 +379,7 @@ def test_unknown_key_names_the_keys_the_provider_uses(project: ProjectDir) -> No
         "temperature",
         "system_role",
         "max_tokens_field",
+        "check_template",
     }
 
 

@@ -21,6 +21,8 @@ from evalwright.orchestrator.requests import candidate_request, case_prompt
 from evalwright.prompts import BuiltPrompt, ChatMessage
 from evalwright.prompts import build_prompt as build_case_prompt
 from evalwright.prompts.render import Mode
+from evalwright.providers.openai.template import check_renderable, render_all
+from evalwright.providers.wire import WireRequest
 from evalwright.results.rows import raw_request
 from evalwright.targets.models import Target
 from evalwright.targets.registry import TargetRegistry
@@ -41,6 +43,7 @@ class PreviewItem(TypedDict):
     target: NotRequired[str]
     wire_request: NotRequired[dict[str, JsonValue]]
     delivery_notes: NotRequired[list[dict[str, str]]]
+    rendered: NotRequired[str]
 
 
 def select_cases(
@@ -68,6 +71,7 @@ def preview_suite(
     mode: Mode = "lm",
     target: str | Target | None = None,
     targets_file: Path | None = None,
+    rendered: bool = False,
 ) -> list[PreviewItem]:
     """One object per selected case of an eval file or suite: its prompt inputs and the
     chat array.
@@ -75,7 +79,9 @@ def preview_suite(
     With ``target``, the case is built in that target's mode with its system prompt, and
     the object adds the exact ``wire_request`` and the ``delivery_notes`` (the target comes
     from ``targets_file`` when given, else the project's). A case matching any of the
-    ``eval_id`` globs is selected (every case when there are none).
+    ``eval_id`` globs is selected (every case when there are none). With ``rendered`` (and a
+    target), the target's server renders its chat template for each request: the one call
+    over the network (docs/local-models.md#seeing-what-the-model-sees).
     """
     info, cases = _open(source)
     chosen = select_cases(cases, info.display_path, eval_id)
@@ -87,7 +93,10 @@ def preview_suite(
         info.project, targets_path=targets_file, require_keys=False, given=given
     )
     provider = registry.provider(name)
+    if rendered:
+        check_renderable(registry.target(name))
     out: list[PreviewItem] = []
+    wires: list[WireRequest] = []
     for case in chosen:
         inputs = case_prompt(case, registry.target(name))
         prepared = provider.prepare(candidate_request(case, inputs))
@@ -97,6 +106,10 @@ def preview_suite(
         item["wire_request"] = prepared.wire.model_dump(mode="json")
         item["delivery_notes"] = [note.model_dump() for note in prepared.notes]
         out.append(item)
+        wires.append(prepared.wire)
+    if rendered:
+        for item, text in zip(out, render_all(registry.target(name), wires), strict=True):
+            item["rendered"] = text
     return out
 
 
@@ -150,11 +163,13 @@ def preview(
     eval_id: str | Sequence[str] = (),
     targets_file: PathArg | None = None,
     base_dir: PathArg | None = None,
+    rendered: bool = False,
 ) -> list[PreviewItem]:
     """What each case would send, with no network: the objects ``evalwright prompt --json``
     prints. With ``target``, built in that target's mode with its exact wire request and
     delivery notes. ``source`` is a case, a suite or an eval file; ``target`` is a name in
-    the targets file or a target object."""
+    the targets file or a target object. ``rendered`` adds the text the target's server renders
+    with its chat template (a network call; docs/local-models.md#seeing-what-the-model-sees)."""
     opened: Suite | Path
     if isinstance(source, EvalCase):
         base = Path(base_dir) if base_dir is not None else None
@@ -169,4 +184,5 @@ def preview(
         mode=mode,
         target=target,
         targets_file=Path(targets_file) if targets_file is not None else None,
+        rendered=rendered,
     )

@@ -177,6 +177,12 @@ def _add_checks(commands: Any) -> None:
         "--target", metavar="NAME", help="also show the exact wire request this target would send"
     )
     prompt.add_argument("--targets", metavar="FILE", help="the targets file to use (as for eval)")
+    prompt.add_argument(
+        "--rendered",
+        action="store_true",
+        help="with --target: also show the text the model sees, rendered by the target's "
+        "server with its chat template (llama.cpp)",
+    )
 
 
 def _add_tools(commands: Any) -> None:

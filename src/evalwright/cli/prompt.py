@@ -8,17 +8,20 @@ from typing import Any
 
 from evalwright import jsontext
 from evalwright.api.preview import PreviewItem, preview
-from evalwright.errors import printable
+from evalwright.errors import ConfigError, printable
 
 
 def run(args: argparse.Namespace) -> int:
     """Print each selected case as JSON or as readable sections."""
+    if args.rendered and not args.target:
+        raise ConfigError("--rendered needs --target NAME: the target whose server renders")
     objects = preview(
         args.eval_file,
         args.target,
         eval_id=tuple(args.eval_id or ()),
         mode=args.mode,
         targets_file=args.targets,
+        rendered=args.rendered,
     )
     if args.json:
         if len(objects) == 1:
@@ -57,6 +60,8 @@ def format_case(item: PreviewItem) -> str:
         parts.append(_section(f"wire request ({item.get('target')})", wire))
         notes = [f"{n['rule']}: {n['detail']}" for n in item.get("delivery_notes", [])]
         parts.append(_section("delivery notes", "\n".join(notes) or "(none: lossless)"))
+    if "rendered" in item:
+        parts.append(_section(f"rendered prompt ({item.get('target')})", item["rendered"]))
     return "\n".join(parts)
 
 

@@ -105,19 +105,25 @@ class TargetCaller:
             hit = await self.cache.get(key, prepared)
             if hit is not None:
                 notes = provider.answer_notes(hit.wire_request, hit.usage)
-                return dataclasses.replace(hit, delivery_notes=(*hit.delivery_notes, *notes)), "hit"
+                # Checked on a hit too, so that a cached row says what a fresh one would.
+                checked = await provider.template_notes(prepared)
+                notes = (*hit.delivery_notes, *notes, *checked)
+                return dataclasses.replace(hit, delivery_notes=notes), "hit"
         if name in self.unreachable:
             raise TargetUnreachable(self._given_up(name), sent=False)
         async with self._limit(name):
             if name in self.unreachable:  # given up while this call waited for a slot
                 raise TargetUnreachable(self._given_up(name), sent=False)
+            # Rendered once per request, not per attempt: every attempt sends the same body.
+            checked = await provider.template_notes(prepared)
             response, attempts = await with_retries(
                 lambda attempt: self._attempt(name, provider, prepared.for_attempt(attempt)),
                 provider.retry,
                 provider.timeout,
             )
-        if attempts != response.attempts:
-            response = dataclasses.replace(response, attempts=attempts)
+        if attempts != response.attempts or checked:
+            notes = (*response.delivery_notes, *checked)
+            response = dataclasses.replace(response, attempts=attempts, delivery_notes=notes)
         if key is None or self.cache is None:
             return response, "off"
         if accept is None or accept(response):

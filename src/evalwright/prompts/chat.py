@@ -21,6 +21,8 @@ NoteRule = Literal[
     "conversation_start_inserted",
     "assistant_prefill",
     "output_limit_ignored",
+    "template_dropped_content",
+    "template_not_checked",
 ]
 
 
@@ -53,7 +55,7 @@ class ChatMessage:
 
 
 class DeliveryNote(RecordModel):
-    """A change an API forced on the conversation (docs/delivery.md#the-six-delivery-notes);
+    """A change an API forced on the conversation (docs/delivery.md#the-eight-delivery-notes);
     recorded as ``{rule, detail}`` on the row and in ``prompt --json``."""
 
     rule: NoteRule

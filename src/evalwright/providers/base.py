@@ -179,5 +179,11 @@ class Provider(ABC):
         del wire, usage
         return ()
 
+    async def template_notes(self, prepared: PreparedRequest) -> tuple[DeliveryNote, ...]:
+        """Notes on what the model's chat template drops of ``prepared``, where the target asks
+        for that check (docs/targets.md#check_template); none by default. Never raises."""
+        del prepared
+        return ()
+
     async def aclose(self) -> None:  # noqa: B027 - most providers hold nothing to close
         """Release what the provider holds (the HTTP pool is closed by its owner)."""

@@ -161,6 +161,20 @@ class OpenAITarget(_OpenAIWire):
     provider: Literal["openai"] = "openai"
     model: NonEmptyStr
     base_url: ApiUrl | None = None
+    check_template: bool = False
+    """Render each case's request with the server's chat template and note what it drops
+    (docs/targets.md#check_template); needs ``base_url``."""
+
+    @model_validator(mode="after")
+    def _template_needs_server(self) -> OpenAITarget:
+        if self.check_template and self.base_url is None:
+            raise field_error(
+                "check_template",
+                "check_template needs base_url: only a local OpenAI-compatible server renders "
+                "its chat template",
+                "check_template",
+            )
+        return self
 
 
 def _azure_schema(schema: dict[str, Any]) -> None:

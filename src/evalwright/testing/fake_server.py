@@ -15,6 +15,7 @@ from collections.abc import Callable, Generator, Mapping
 from types import TracebackType
 from typing import Self
 
+from evalwright.jsontext import JsonValue
 from evalwright.testing.actions import Action, Drop, Flood, Stall, Text, Verdict, verdict_json
 from evalwright.testing.apis import error_body, not_found, render
 from evalwright.testing.common import dumps
@@ -67,6 +68,9 @@ class FakeServer:
             None if judge_verdict is None else dict(judge_verdict)
         )
         """The verdict judge requests get when nothing is queued (None: no special case)."""
+        self.chat_template: Callable[[JsonValue], str] | None = None
+        """Renders the ``messages`` of ``POST /apply-template`` as llama.cpp's server does
+        (answering ``{"prompt": ...}``); None: that route answers 404, as other servers do."""
         self.responder: Responder | None = None
         """Consulted first for every API request; None from it falls through."""
         self.requests: list[ReceivedRequest] = []
@@ -242,6 +246,8 @@ class FakeServer:
         """The reply to ``request``, or None to close the connection without one."""
         if request.api == "health":
             return _HEALTH
+        if request.api == "apply_template":
+            return self._apply_template(request)
         if request.api == "unknown":
             return not_found(request)
         action = self._choose(request)
@@ -259,6 +265,14 @@ class FakeServer:
         if latency_ms > 0:
             await asyncio.sleep(latency_ms / 1000)
         return render(action, request)
+
+    def _apply_template(self, request: ReceivedRequest) -> Reply:
+        """llama.cpp's ``/apply-template``, when :attr:`chat_template` is set."""
+        if self.chat_template is None:
+            return not_found(request)
+        body: JsonValue = request.json
+        messages = body.get("messages") if isinstance(body, dict) else None
+        return Reply(200, dumps({"prompt": self.chat_template(messages)}))
 
     def _choose(self, request: ReceivedRequest) -> Action:
         responder = self.responder

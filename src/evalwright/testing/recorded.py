@@ -13,7 +13,7 @@ from evalwright.jsontext import JsonValue
 from evalwright.testing.http11 import RawRequest
 
 ApiName: TypeAlias = Literal[
-    "openai", "azure", "anthropic", "gemini", "responses", "health", "unknown"
+    "openai", "azure", "anthropic", "gemini", "responses", "health", "apply_template", "unknown"
 ]
 """Which API a request spoke, judged from its method and path."""
 
@@ -99,6 +99,8 @@ def classify(method: str, path: str) -> ApiName:
         return "health" if method == "GET" else "unknown"
     if method != "POST":
         return "unknown"
+    if path == "/apply-template":
+        return "apply_template"
     if _AZURE.match(path):
         return "azure"
     if path.endswith("/chat/completions"):

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
 from urllib.parse import urlsplit
 
 from evalwright.prompts import DeliveryNote
-from evalwright.providers.base import ProviderContext, ProviderRequest, with_defaults
+from evalwright.providers.base import (
+    PreparedRequest,
+    ProviderContext,
+    ProviderRequest,
+    with_defaults,
+)
 from evalwright.providers.chat import ChatProvider, Parsed
 from evalwright.providers.openai.convert import parse_reply, request_body
+from evalwright.providers.openai.template import (
+    TemplateUnavailable,
+    dropped_content,
+    not_checked,
+    render_template,
+)
 from evalwright.providers.wire import ChatWireRequest, Usage, WireRequest
 from evalwright.targets.models import OpenAITarget
 
@@ -61,7 +73,7 @@ class OpenAIProvider(ChatProvider):
 
     def answer_notes(self, wire: WireRequest, usage: Usage | None) -> tuple[DeliveryNote, ...]:
         """``output_limit_ignored`` when the answer is longer than the limit sent
-        (docs/delivery.md#the-six-delivery-notes)."""
+        (docs/delivery.md#the-eight-delivery-notes)."""
         field = self.openai.max_tokens_field
         limit = wire.body.get(field) if isinstance(wire, ChatWireRequest) else None
         used = usage.output_tokens if usage else None
@@ -77,6 +89,25 @@ class OpenAIProvider(ChatProvider):
             f"the server ignores that field; {fix}"
         )
         return (DeliveryNote(rule="output_limit_ignored", detail=detail),)
+
+    async def template_notes(self, prepared: PreparedRequest) -> tuple[DeliveryNote, ...]:
+        """``template_dropped_content`` for what the server's chat template drops of a
+        candidate request, with ``check_template: true``; a failed render is noted as
+        ``template_not_checked`` and the case goes on."""
+        wire = prepared.wire
+        if not self.openai.check_template or prepared.request.purpose != "candidate":
+            return ()
+        if not isinstance(wire, ChatWireRequest):
+            return ()
+        try:
+            rendered = await asyncio.wait_for(
+                render_template(self.pool, self.openai, wire), self.timeout
+            )
+        except TemplateUnavailable as exc:
+            return (not_checked(str(exc)),)
+        except TimeoutError:
+            return (not_checked(f"the chat template was not rendered within {self.timeout:g} s"),)
+        return tuple(dropped_content(wire, rendered))
 
     def parse(self, data: object) -> Parsed:
         """The chat.completion answer."""
