@@ -253,8 +253,8 @@ def test_prompt_target_shows_the_settings_and_the_notes(
     result = run_cli("prompt", path, "--target", "anthropic", "--json")
 
     assert result.code == 0, result.err
-    output: Any = result.json()
-    shown: dict[str, Any] = output[0] if isinstance(output, list) else output
+    output = result.json()
+    shown = cast(dict[str, Any], output[0] if isinstance(output, list) else output)
     body: dict[str, Any] = shown["wire_request"]["body"]
     assert body["thinking"] == {"type": "enabled", "budget_tokens": 2048}
     assert body["stop_sequences"] == ["END", "STOP"]
