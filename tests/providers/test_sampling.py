@@ -298,7 +298,8 @@ def test_settings_on_an_agent_target_are_an_error(project: ProjectDir) -> None:
 def test_a_string_stop_stays_a_string_for_openai_and_a_list_elsewhere(
     project: ProjectDir, server: FakeServer
 ) -> None:
-    assert _sent(project, server, "openai", {"stop": "END"})["body"]["stop"] == "END"
+    # A blank line is a usual stop sequence: whitespace is text like any other here.
+    assert _sent(project, server, "openai", {"stop": "\n\n"})["body"]["stop"] == "\n\n"
     server.clear()
     body = _sent(project, server, "anthropic", {"stop": "END"})["body"]
     assert body["stop_sequences"] == ["END"]

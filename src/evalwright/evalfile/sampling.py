@@ -9,9 +9,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, JsonValue
 
-from evalwright.evalfile.base import FileModel, NonEmptyStr
+from evalwright.evalfile.base import FileModel
 
 ReasoningEffort = Literal["minimal", "low", "medium", "high"]
+StopSequence = Annotated[str, Field(min_length=1)]
+"""Any non-empty text: whitespace such as a blank line is a common stop sequence."""
 
 
 class SamplingSettings(FileModel):
@@ -22,7 +24,7 @@ class SamplingSettings(FileModel):
     max_output_tokens: Annotated[int, Field(gt=0)] | None = None
     top_p: Annotated[float, Field(ge=0, le=1)] | None = None
     seed: int | None = None
-    stop: NonEmptyStr | Annotated[list[NonEmptyStr], Field(min_length=1)] | None = None
+    stop: StopSequence | Annotated[list[StopSequence], Field(min_length=1)] | None = None
     presence_penalty: float | None = None
     frequency_penalty: float | None = None
     reasoning_effort: ReasoningEffort | None = None
