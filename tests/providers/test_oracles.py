@@ -41,7 +41,7 @@ def _openapi() -> dict[str, Any]:
 
 
 @cache
-def _validator(schema_name: str) -> Any:
+def openapi_validator(schema_name: str) -> Any:
     # The whole document is one resource, so "#/components/schemas/..." references resolve.
     registry_type: Any = Registry
     registry = registry_type().with_resource("urn:openai-openapi", Resource.opaque(_openapi()))
@@ -91,7 +91,7 @@ def _requests(cases: list[LoadedCase], api: str, tuning: dict[str, Any]) -> list
 def test_openai_bodies_satisfy_the_openapi_document(
     api: str, tuning: dict[str, Any], cases: list[LoadedCase]
 ) -> None:
-    validator = _validator("CreateChatCompletionRequest")
+    validator = openapi_validator("CreateChatCompletionRequest")
     for sent in _requests(cases, api, tuning):
         errors = [e.message for e in validator.iter_errors(sent)]
         assert not errors, (errors, sent)
@@ -101,18 +101,18 @@ def test_openai_bodies_satisfy_the_openapi_document(
 
 
 def test_the_openapi_check_rejects_a_bad_body() -> None:
-    validator = _validator("CreateChatCompletionRequest")
+    validator = openapi_validator("CreateChatCompletionRequest")
     bad = {"model": "m", "messages": [{"role": "tool", "content": "x"}]}  # no tool_call_id
     assert list(validator.iter_errors(bad))
     assert list(validator.iter_errors({"model": "m", "messages": []}))
 
 
-def _materialize(value: Any) -> Any:
+def materialize(value: Any) -> Any:
     """Consume pydantic's lazy iterables so every item is validated."""
     if isinstance(value, dict):
-        return {k: _materialize(v) for k, v in cast(dict[str, Any], value).items()}
+        return {k: materialize(v) for k, v in cast(dict[str, Any], value).items()}
     if isinstance(value, list | tuple) or type(value).__name__ == "ValidatorIterator":
-        return [_materialize(v) for v in cast(list[Any], value)]
+        return [materialize(v) for v in cast(list[Any], value)]
     return value
 
 
@@ -125,7 +125,7 @@ def test_anthropic_bodies_satisfy_the_sdk_type(
     adapter: TypeAdapter[Any] = TypeAdapter(MessageCreateParamsNonStreaming)
     for sent in _requests(cases, "anthropic", tuning):
         # TypedDicts drop unknown keys: an unchanged round trip means every key is known.
-        assert _materialize(adapter.validate_python(sent)) == sent
+        assert materialize(adapter.validate_python(sent)) == sent
 
 
 def test_the_anthropic_check_rejects_an_unknown_key() -> None:
@@ -139,7 +139,7 @@ def test_the_anthropic_check_rejects_an_unknown_key() -> None:
             {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1", "x": 1}]}
         ],
     }
-    assert _materialize(adapter.validate_python(sent)) != sent
+    assert materialize(adapter.validate_python(sent)) != sent
 
 
 @pytest.mark.parametrize("tuning", [{}, {"temperature": 0.1, "max_output_tokens": 64}])
@@ -192,4 +192,4 @@ def test_an_assistant_tool_call_turn_without_text_carries_an_empty_content(api: 
     turn = body["messages"][1]
     assert turn["role"] == "assistant"
     assert turn["content"] == ""
-    assert not list(_validator("CreateChatCompletionRequest").iter_errors(body))
+    assert not list(openapi_validator("CreateChatCompletionRequest").iter_errors(body))

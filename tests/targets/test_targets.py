@@ -67,6 +67,7 @@ CHAT_KEYS = (
     "system_prompt",
     "max_output_tokens",
     "structured_output",
+    "settings",
 )
 
 

@@ -22,8 +22,9 @@ from evalwright.evalfile.source import Positions
 from evalwright.evalfile.variables import Environment
 from evalwright.orchestrator.plan import DEFAULT_TARGET
 from evalwright.prompts import build_prompt
+from evalwright.providers.sampling import unsupported_settings
 from evalwright.targets.load import load_targets_located
-from evalwright.targets.models import CliTarget, TargetsFile, split_command
+from evalwright.targets.models import ChatTarget, CliTarget, TargetsFile, split_command
 from evalwright.targets.resolve import unset_variables
 
 PROMPT_ARG_LIMIT = 100 * 1024
@@ -77,6 +78,22 @@ class _ProjectCheck:
         """The names the targets file defines (None when there is no usable file)."""
         return {t.name for t in self.targets.targets} if self.targets else None
 
+    def settings_warnings(self, suite: LoadedSuite) -> list[Diagnostic]:
+        """A case's sampling setting its target cannot take (docs/targets.md#settings)."""
+        found: list[Diagnostic] = []
+        for case in suite.cases:
+            target = self.targets.get(case.target or DEFAULT_TARGET) if self.targets else None
+            if target is None:
+                continue
+            for key, why in unsupported_settings(target.kind.name, case.spec.settings):
+                message = (
+                    f"case {case.id!r}: settings.{key} is not sent to target '{target.name}': {why}"
+                )
+                found.append(
+                    Diagnostic(suite.display_path, case.line, 1, "warning", "settings", message)
+                )
+        return found
+
     def prompt_warnings(self, suite: LoadedSuite) -> list[Diagnostic]:
         """A ``cli`` target given an over-long ``{PROMPT}`` (use ``{PROMPT_FILE}``)."""
         found: list[Diagnostic] = []
@@ -118,6 +135,8 @@ def check_targets_file(
         for index, target in enumerate(targets.targets):
             if isinstance(target, CliTarget):
                 _warn_shell_placeholders(target, index, positions, report)
+            if isinstance(target, ChatTarget):
+                _warn_settings(target, index, positions, report)
             for field_path, name in unset_variables(target, env):
                 full = ("targets", index, *field_path)
                 line, col = positions.value(full)
@@ -126,6 +145,14 @@ def check_targets_file(
     result.diagnostics.extend(sorted(report.items, key=lambda d: (d.line, d.col)))
     result.files += 1
     return loaded[0] if loaded else None
+
+
+def _warn_settings(target: ChatTarget, index: int, positions: Positions, report: Report) -> None:
+    """A target's sampling setting its API cannot take: noted on every request, so said now."""
+    for key, why in unsupported_settings(target.kind.name, target.settings):
+        at = ("targets", index, "settings", key)
+        line, col = positions.key(at)
+        report.warning(line, col, format_field(at), f"not sent: {why}")
 
 
 def _warn_shell_placeholders(
@@ -187,6 +214,7 @@ def validate_paths(paths: Iterable[str]) -> ValidationResult:
         result.diagnostics.extend(diagnostics)
         if suite is not None:
             result.diagnostics.extend(check.prompt_warnings(suite))
+            result.diagnostics.extend(check.settings_warnings(suite))
         result.files += 1
     if not result.files and not result.diagnostics:
         shown = ", ".join(display_path(p) for p in paths)

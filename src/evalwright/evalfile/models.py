@@ -15,6 +15,7 @@ from evalwright.evalfile.base import FileModel, NonEmptyStr, Pattern, field_erro
 from evalwright.evalfile.evaluator_specs import EvaluatorList
 from evalwright.evalfile.globs import GlobSet
 from evalwright.evalfile.messages import Message
+from evalwright.evalfile.sampling import SamplingSettings
 
 CaseId = Annotated[str, Pattern(r"[A-Za-z0-9._-]+", "case id")]
 DEFAULT_GUIDELINE_PATTERNS = ("**/*.instructions.md",)
@@ -44,6 +45,8 @@ class EvalCase(FileModel):
     conversation_id: str | None = None
     execution: Execution | None = None
     metadata: dict[str, JsonValue] | None = None
+    settings: SamplingSettings | None = None
+    """Sampling settings for this case; they win over the target's, key by key."""
     outcome: str | None = Field(default=None, deprecated=_legacy("expected_outcome"))
     evaluators: EvaluatorList | None = Field(
         default=None, deprecated=_legacy("execution.evaluators")

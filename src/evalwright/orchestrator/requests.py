@@ -23,4 +23,5 @@ def candidate_request(case: LoadedCase, inputs: BuiltPrompt, attempt: int = 1) -
         notes=inputs.notes,
         inputs=inputs,
         attempt=attempt,
+        settings=case.spec.settings,
     )

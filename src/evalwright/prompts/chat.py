@@ -23,6 +23,7 @@ NoteRule = Literal[
     "output_limit_ignored",
     "template_dropped_content",
     "template_not_checked",
+    "setting_unsupported",
 ]
 
 
@@ -55,7 +56,7 @@ class ChatMessage:
 
 
 class DeliveryNote(RecordModel):
-    """A change an API forced on the conversation (docs/delivery.md#the-eight-delivery-notes);
+    """A change an API forced on the conversation (docs/delivery.md#the-nine-delivery-notes);
     recorded as ``{rule, detail}`` on the row and in ``prompt --json``."""
 
     rule: NoteRule

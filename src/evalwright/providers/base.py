@@ -11,19 +11,20 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Any, ClassVar, Literal
 
 from evalwright.errors import ProviderError, ResponseTooLarge
 from evalwright.evalfile.reading import FileTooLarge, UnreadableFile, read_limited
+from evalwright.evalfile.sampling import SamplingSettings
 from evalwright.prompts import BuiltPrompt, ChatMessage, DeliveryNote
 from evalwright.prompts.render import Mode
 from evalwright.providers.http import HttpPool
 from evalwright.providers.process import ChildEnvironment
+from evalwright.providers.sampling import unsupported_notes
 from evalwright.providers.wire import TraceEntry, Usage, WireRequest
-from evalwright.targets.models import ChatTarget, RetrySettings, Target
+from evalwright.targets.models import RetrySettings, Target
 
 Purpose = Literal["candidate", "judge"]
-ChatTargetT = TypeVar("ChatTargetT", bound=ChatTarget)
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,18 +43,8 @@ class ProviderRequest:
     """Sent when the target sets no ``max_output_tokens`` (a judge's default)."""
     temperature: float | None = None
     """Sent when the target sets no ``temperature``, where it has one (a judge's default)."""
-
-
-def with_defaults(target: ChatTargetT, request: ProviderRequest) -> ChatTargetT:
-    """``target`` with the request's output limit and temperature where it sets none."""
-    update: dict[str, Any] = {}
-    if request.max_output_tokens is not None and target.max_output_tokens is None:
-        update["max_output_tokens"] = request.max_output_tokens
-    # Anthropic targets have no temperature key, so there is nothing to fill in.
-    unset = target.__dict__.get("temperature", 0) is None
-    if request.temperature is not None and unset:
-        update["temperature"] = request.temperature
-    return target.model_copy(update=update) if update else target
+    settings: SamplingSettings | None = None
+    """The case's sampling settings (docs/eval-files.md#settings); they win over the target's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +175,11 @@ class Provider(ABC):
         for that check (docs/targets.md#check_template); none by default. Never raises."""
         del prepared
         return ()
+
+    def request_notes(self, request: ProviderRequest) -> tuple[DeliveryNote, ...]:
+        """The case's notes, then one ``setting_unsupported`` per sampling setting this
+        target cannot take (an agent or the mock takes none)."""
+        return (*request.notes, *unsupported_notes(self.kind, request.settings))
 
     async def aclose(self) -> None:  # noqa: B027 - most providers hold nothing to close
         """Release what the provider holds (the HTTP pool is closed by its owner)."""

@@ -33,6 +33,7 @@ from evalwright.evalfile.base import (
     still_required,
 )
 from evalwright.evalfile.commands import PLACEHOLDER, script_problem, shell_scripts
+from evalwright.evalfile.sampling import SamplingSettings
 from evalwright.targets.kinds import PROVIDER_KINDS, ProviderKind, provider_kind
 
 TargetName = Annotated[str, Pattern(r"[A-Za-z0-9._-]+", "target name")]
@@ -147,6 +148,9 @@ class _ChatTarget(_Target):
     system_prompt: str | None = None
     max_output_tokens: Annotated[int, Field(gt=0)] | None = None
     structured_output: StructuredOutput = "json_schema"
+    settings: SamplingSettings | None = None
+    """Sampling settings (docs/targets.md#settings); they win over the top-level
+    ``temperature`` and ``max_output_tokens``, and a case's own settings win over them."""
 
 
 class _OpenAIWire(_ChatTarget):

@@ -6,8 +6,9 @@ from urllib.parse import urlsplit
 
 from evalwright.prompts import DeliveryNote
 from evalwright.providers.anthropic.convert import parse_reply, request_body
-from evalwright.providers.base import ProviderContext, ProviderRequest, with_defaults
+from evalwright.providers.base import ProviderContext, ProviderRequest
 from evalwright.providers.chat import ChatProvider, Parsed
+from evalwright.providers.sampling import effective_settings
 from evalwright.providers.wire import ChatWireRequest
 from evalwright.targets.models import AnthropicTarget
 
@@ -35,7 +36,9 @@ class AnthropicProvider(ChatProvider):
 
     def convert(self, request: ProviderRequest) -> tuple[ChatWireRequest, list[DeliveryNote]]:
         """The Messages body (no structured output: the judge prompt asks for JSON)."""
-        body, notes = request_body(request.messages, with_defaults(self.anthropic, request))
+        body, notes = request_body(
+            request.messages, self.anthropic, effective_settings(self.anthropic, request)
+        )
         path = urlsplit(self.url).path
         return ChatWireRequest.model_construct(
             api=self.api, model=self.anthropic.model, url_path=path, body=body

@@ -7,10 +7,17 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from evalwright.errors import BlockedError
+from evalwright.evalfile.sampling import SamplingSettings
 from evalwright.jsontext import JsonObject, JsonValue
 from evalwright.prompts import ChatMessage, DeliveryNote
 from evalwright.providers.chat import Parsed, usage_from
 from evalwright.providers.pairing import pair_tool_calls, with_results
+from evalwright.providers.sampling import (
+    stop_list,
+    target_settings,
+    unsupported_notes,
+    with_extra_body,
+)
 from evalwright.targets.models import AnthropicTarget
 
 DEFAULT_MAX_TOKENS = 4096
@@ -46,8 +53,11 @@ def _tool_result(result: ChatMessage) -> JsonValue:
 def request_body(
     messages: Sequence[ChatMessage],
     target: AnthropicTarget,
+    settings: SamplingSettings | None = None,
 ) -> tuple[JsonObject, list[DeliveryNote]]:
-    """The whole Messages body: top-level ``system``, the turns, and declared tools."""
+    """The whole Messages body: top-level ``system``, the turns, declared tools, and the
+    sampling fields ``settings`` (by default the target's own) set, ``extra_body`` last."""
+    settings = target_settings(target) if settings is None else settings
     paired, notes = pair_tool_calls(messages)
     system = paired[0].content if paired and paired[0].role == "system" else None
     turns = paired[1:] if system is not None else paired
@@ -68,8 +78,9 @@ def request_body(
         )
     body: JsonObject = {
         "model": target.model,
-        "max_tokens": target.max_output_tokens or DEFAULT_MAX_TOKENS,
+        "max_tokens": settings.max_output_tokens or DEFAULT_MAX_TOKENS,
     }
+    body.update(_sampling(settings))
     if system is not None:
         body["system"] = system
     body["messages"] = list[JsonValue](wire)  # the same messages, as a JSON list
@@ -77,7 +88,23 @@ def request_body(
     if names:
         body["tools"] = [{"name": n, "input_schema": {"type": "object"}} for n in names]
         body["tool_choice"] = {"type": "none"}
-    return body, notes
+    notes.extend(unsupported_notes("anthropic", settings))
+    return with_extra_body(body, settings), notes
+
+
+def _sampling(settings: SamplingSettings) -> JsonObject:
+    """The Messages sampling fields; a thinking budget of 0 turns thinking off."""
+    fields: JsonObject = {
+        "temperature": settings.temperature,
+        "top_p": settings.top_p,
+        "stop_sequences": list[JsonValue](stop) if (stop := stop_list(settings)) else None,
+    }
+    budget = settings.thinking_budget_tokens
+    if budget is not None:
+        fields["thinking"] = (
+            {"type": "enabled", "budget_tokens": budget} if budget else {"type": "disabled"}
+        )
+    return {key: value for key, value in fields.items() if value is not None}
 
 
 def start_note(index: int) -> DeliveryNote:

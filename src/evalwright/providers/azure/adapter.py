@@ -5,9 +5,10 @@ from __future__ import annotations
 from urllib.parse import quote, urlsplit
 
 from evalwright.prompts import DeliveryNote
-from evalwright.providers.base import ProviderContext, ProviderRequest, with_defaults
+from evalwright.providers.base import ProviderContext, ProviderRequest
 from evalwright.providers.chat import ChatProvider, Parsed
 from evalwright.providers.openai.convert import parse_reply, request_body
+from evalwright.providers.sampling import effective_settings
 from evalwright.providers.wire import ChatWireRequest
 from evalwright.targets.models import AzureTarget
 
@@ -37,9 +38,10 @@ class AzureProvider(ChatProvider):
         """The Chat Completions body; ``model`` names the deployment."""
         body, notes = request_body(
             request.messages,
-            with_defaults(self.azure, request),
+            self.azure,
             self.azure.deployment,
             request.response_schema,
+            effective_settings(self.azure, request),
         )
         parts = urlsplit(self.url)
         path = f"{parts.path}?{parts.query}"

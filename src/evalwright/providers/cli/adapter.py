@@ -82,7 +82,7 @@ class CliProvider(Provider):
             argv = self._argv(request, PREVIEW_FILES)
         except ProviderError:
             argv = list(self.argv)  # shown unfilled; running it fails with the reason
-        return PreparedRequest(request, self._wire(argv), request.notes)
+        return PreparedRequest(request, self._wire(argv), self.request_notes(request))
 
     async def send(self, prepared: PreparedRequest) -> ProviderResponse:
         """Run the command once in a scratch directory holding the placeholder files (the

@@ -59,7 +59,7 @@ class CodexProvider(Provider):
             cwd=SCRATCH,
             prompt_document=prompt_document(request.inputs),
         )
-        return PreparedRequest(request, wire, request.notes)
+        return PreparedRequest(request, wire, self.request_notes(request))
 
     async def send(self, prepared: PreparedRequest) -> ProviderResponse:
         """Run one ``codex exec`` in a new workspace and read its final message."""

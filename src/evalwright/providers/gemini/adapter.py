@@ -5,9 +5,10 @@ from __future__ import annotations
 from urllib.parse import quote, urlsplit
 
 from evalwright.prompts import DeliveryNote
-from evalwright.providers.base import ProviderContext, ProviderRequest, with_defaults
+from evalwright.providers.base import ProviderContext, ProviderRequest
 from evalwright.providers.chat import ChatProvider, Parsed
 from evalwright.providers.gemini.convert import parse_reply, request_body
+from evalwright.providers.sampling import effective_settings
 from evalwright.providers.wire import ChatWireRequest
 from evalwright.targets.models import GeminiTarget
 
@@ -37,7 +38,10 @@ class GeminiProvider(ChatProvider):
     def convert(self, request: ProviderRequest) -> tuple[ChatWireRequest, list[DeliveryNote]]:
         """The generateContent body."""
         body, notes = request_body(
-            request.messages, with_defaults(self.gemini, request), request.response_schema
+            request.messages,
+            self.gemini,
+            request.response_schema,
+            effective_settings(self.gemini, request),
         )
         path = urlsplit(self.url).path
         return ChatWireRequest.model_construct(

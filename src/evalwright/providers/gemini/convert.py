@@ -8,11 +8,18 @@ from typing import Any, TypeAlias, cast
 
 from evalwright.errors import BlockedError
 from evalwright.evalfile.messages import ToolCall
+from evalwright.evalfile.sampling import SamplingSettings
 from evalwright.jsontext import JsonObject, JsonValue
 from evalwright.prompts import ChatMessage, DeliveryNote
 from evalwright.providers.anthropic.convert import CONVERSATION_START, start_note
 from evalwright.providers.chat import Parsed, usage_from
 from evalwright.providers.pairing import pair_tool_calls, with_results
+from evalwright.providers.sampling import (
+    stop_list,
+    target_settings,
+    unsupported_notes,
+    with_extra_body,
+)
 from evalwright.targets.models import GeminiTarget
 
 # Google's documented signature for function calls in history the model did not produce.
@@ -70,8 +77,11 @@ def request_body(
     messages: Sequence[ChatMessage],
     target: GeminiTarget,
     response_schema: JsonObject | None,
+    settings: SamplingSettings | None = None,
 ) -> tuple[JsonObject, list[DeliveryNote]]:
-    """The whole generateContent body."""
+    """The whole generateContent body: sampling in ``generationConfig`` where ``settings``
+    (by default the target's own) set it, ``extra_body`` merged last."""
+    settings = target_settings(target) if settings is None else settings
     paired, notes = pair_tool_calls(messages)
     system = paired[0].content if paired and paired[0].role == "system" else None
     turns = paired[1:] if system is not None else paired
@@ -83,18 +93,36 @@ def request_body(
     if system is not None:
         body["systemInstruction"] = {"parts": [{"text": system}]}
     body["contents"] = list[JsonValue](contents)  # the same contents, as a JSON list
-    config: JsonObject = {}
-    if target.temperature is not None:
-        config["temperature"] = target.temperature
-    if target.max_output_tokens is not None:
-        config["maxOutputTokens"] = target.max_output_tokens
+    config = _generation_config(settings)
     if response_schema is not None and target.structured_output != "none":
         config["responseMimeType"] = "application/json"
         if target.structured_output == "json_schema":
             config["responseJsonSchema"] = response_schema
     if config:
         body["generationConfig"] = config
-    return body, notes
+    notes.extend(unsupported_notes("gemini", settings))
+    return with_extra_body(body, settings), notes
+
+
+def _generation_config(settings: SamplingSettings) -> JsonObject:
+    """The ``generationConfig`` sampling fields; ``reasoning_effort`` is Gemini's
+    ``thinkingLevel``, ``thinking_budget_tokens`` its ``thinkingBudget``."""
+    stop = stop_list(settings)
+    fields: JsonObject = {
+        "temperature": settings.temperature,
+        "topP": settings.top_p,
+        "seed": settings.seed,
+        "stopSequences": list[JsonValue](stop) if stop else None,
+        "presencePenalty": settings.presence_penalty,
+        "frequencyPenalty": settings.frequency_penalty,
+        "maxOutputTokens": settings.max_output_tokens,
+    }
+    thinking: JsonObject = {
+        "thinkingBudget": settings.thinking_budget_tokens,
+        "thinkingLevel": settings.reasoning_effort,
+    }
+    fields["thinkingConfig"] = {k: v for k, v in thinking.items() if v is not None} or None
+    return {key: value for key, value in fields.items() if value is not None}
 
 
 def parse_reply(data: Any) -> Parsed:

@@ -33,7 +33,7 @@ class MockProvider(Provider):
         """The messages as the wire request: no API mapping, so no notes of its own."""
         body: dict[str, Any] = {"messages": [m.to_json() for m in request.messages]}
         wire = MockWireRequest.model_construct(api="mock", model="mock", url_path=None, body=body)
-        return PreparedRequest(request, wire, request.notes)
+        return PreparedRequest(request, wire, self.request_notes(request))
 
     def answer(self, request: ProviderRequest) -> str:
         """The configured text for this request."""

@@ -10,7 +10,6 @@ from evalwright.providers.base import (
     PreparedRequest,
     ProviderContext,
     ProviderRequest,
-    with_defaults,
 )
 from evalwright.providers.chat import ChatProvider, Parsed
 from evalwright.providers.openai.convert import parse_reply, request_body
@@ -20,6 +19,7 @@ from evalwright.providers.openai.template import (
     not_checked,
     render_template,
 )
+from evalwright.providers.sampling import effective_settings
 from evalwright.providers.wire import ChatWireRequest, Usage, WireRequest
 from evalwright.targets.models import OpenAITarget
 
@@ -63,9 +63,10 @@ class OpenAIProvider(ChatProvider):
         """The Chat Completions body."""
         body, notes = request_body(
             request.messages,
-            with_defaults(self.openai, request),
+            self.openai,
             self.openai.model,
             request.response_schema,
+            effective_settings(self.openai, request),
         )
         return ChatWireRequest.model_construct(
             api=self.api, model=self.openai.model, url_path=urlsplit(self.url).path, body=body
@@ -73,7 +74,7 @@ class OpenAIProvider(ChatProvider):
 
     def answer_notes(self, wire: WireRequest, usage: Usage | None) -> tuple[DeliveryNote, ...]:
         """``output_limit_ignored`` when the answer is longer than the limit sent
-        (docs/delivery.md#the-eight-delivery-notes)."""
+        (docs/delivery.md#the-nine-delivery-notes)."""
         field = self.openai.max_tokens_field
         limit = wire.body.get(field) if isinstance(wire, ChatWireRequest) else None
         used = usage.output_tokens if usage else None

@@ -10,11 +10,13 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from evalwright.errors import BlockedError
+from evalwright.evalfile.sampling import SamplingSettings
 from evalwright.jsontext import JsonObject, JsonValue
 from evalwright.prompts import ChatMessage, DeliveryNote
 from evalwright.prompts.render import tool_arguments
 from evalwright.providers.chat import Parsed, usage_from
 from evalwright.providers.pairing import pair_tool_calls
+from evalwright.providers.sampling import target_settings, unsupported_notes, with_extra_body
 from evalwright.targets.models import AzureTarget, OpenAITarget
 
 VERDICT_SCHEMA_NAME = "verdict"
@@ -56,19 +58,40 @@ def request_body(
     target: OpenAITarget | AzureTarget,
     model: str,
     response_schema: JsonObject | None,
+    settings: SamplingSettings | None = None,
 ) -> tuple[JsonObject, list[DeliveryNote]]:
-    """The whole request body; sampling keys only when the target sets them."""
+    """The whole request body; sampling keys only where ``settings`` (by default the
+    target's own) set them, ``extra_body`` merged last."""
+    settings = target_settings(target) if settings is None else settings
     wire_messages, notes = to_messages(messages, target.system_role)
     body: JsonObject = {"model": model, "messages": wire_messages}
-    if target.temperature is not None:
-        body["temperature"] = target.temperature
-    if target.max_output_tokens is not None:
-        body[target.max_tokens_field] = target.max_output_tokens
+    body.update(_sampling(settings, target.max_tokens_field))
     if response_schema is not None:
         response_format = _response_format(target.structured_output, response_schema)
         if response_format is not None:
             body["response_format"] = response_format
-    return body, notes
+    notes.extend(unsupported_notes(target.kind.name, settings))
+    return with_extra_body(body, settings), notes
+
+
+def _sampling(settings: SamplingSettings, max_tokens_field: str) -> JsonObject:
+    """The Chat Completions sampling fields (no thinking budget: reasoning_effort instead)."""
+    fields: JsonObject = {
+        "temperature": settings.temperature,
+        "top_p": settings.top_p,
+        "seed": settings.seed,
+        # One string stays a string: the API takes either form, and the wire shows what was written.
+        "stop": settings.stop if isinstance(settings.stop, str) else _strings(settings.stop),
+        "presence_penalty": settings.presence_penalty,
+        "frequency_penalty": settings.frequency_penalty,
+        "reasoning_effort": settings.reasoning_effort,
+        max_tokens_field: settings.max_output_tokens,
+    }
+    return {key: value for key, value in fields.items() if value is not None}
+
+
+def _strings(values: list[str] | None) -> JsonValue:
+    return list[JsonValue](values) if values else None
 
 
 def _response_format(mode: str, schema: JsonObject) -> JsonObject | None:

@@ -107,7 +107,7 @@ def _present(text: str, rendered: str) -> bool:
 
 def dropped_content(wire: ChatWireRequest, rendered: str) -> list[DeliveryNote]:
     """One ``template_dropped_content`` note per message text or tool call of ``wire`` that
-    the rendered prompt lacks (docs/delivery.md#the-eight-delivery-notes)."""
+    the rendered prompt lacks (docs/delivery.md#the-nine-delivery-notes)."""
     seen = _squash(rendered)
     notes: list[str] = []
     for index, message in enumerate(cast(list[dict[str, Any]], wire.body["messages"])):

@@ -77,7 +77,7 @@ class VSCodeProvider(Provider):
         if request.inputs is None:
             raise ProviderError("a vscode target needs the case's prompt inputs")
         wire = self._wire(prompt_document(request.inputs), PREVIEW_WORKSPACE)
-        return PreparedRequest(request, wire, request.notes)
+        return PreparedRequest(request, wire, self.request_notes(request))
 
     async def send(self, prepared: PreparedRequest) -> ProviderResponse:
         """Dispatch the case in a new workspace and wait for the agent's answer."""

@@ -1,0 +1,62 @@
+"""Sampling settings, written on a target and on an eval case (docs/targets.md#settings).
+
+One model for both places: a case's settings win over its target's, key by key.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, JsonValue
+
+from evalwright.evalfile.base import FileModel
+
+ReasoningEffort = Literal["minimal", "low", "medium", "high"]
+StopSequence = Annotated[str, Field(min_length=1)]
+"""Any non-empty text: whitespace such as a blank line is a common stop sequence."""
+
+
+class SamplingSettings(FileModel):
+    """How a chat API samples its answer; each key is sent as the API's own field, or noted
+    where the API has no such field (docs/delivery.md#the-nine-delivery-notes)."""
+
+    temperature: Annotated[float, Field(ge=0)] | None = None
+    max_output_tokens: Annotated[int, Field(gt=0)] | None = None
+    top_p: Annotated[float, Field(ge=0, le=1)] | None = None
+    seed: int | None = None
+    stop: StopSequence | Annotated[list[StopSequence], Field(min_length=1)] | None = None
+    presence_penalty: float | None = None
+    frequency_penalty: float | None = None
+    reasoning_effort: ReasoningEffort | None = None
+    thinking_budget_tokens: Annotated[int, Field(ge=0)] | None = None
+    extra_body: dict[str, JsonValue] | None = None
+    """Merged into the request body last: mappings key by key, anything else replaced."""
+
+    def given(self) -> dict[str, Any]:
+        """The keys that are set, in declaration order."""
+        return {k: v for k, v in self.__dict__.items() if v is not None}
+
+    def over(self, base: SamplingSettings | None) -> SamplingSettings:
+        """These settings where set, else ``base``'s; ``extra_body`` merged (these win)."""
+        if base is None:
+            return self
+        merged = {**base.given(), **self.given()}
+        if base.extra_body is not None and self.extra_body is not None:
+            merged["extra_body"] = merge_json(base.extra_body, self.extra_body)
+        return SamplingSettings.model_construct(**merged)
+
+
+def merge_json(base: dict[str, JsonValue], top: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    """``top`` merged into ``base``: mappings merged key by key, anything else replaced."""
+    out = dict(base)
+    for key, value in top.items():
+        below = out.get(key)
+        if isinstance(below, dict) and isinstance(value, dict):
+            out[key] = merge_json(below, value)
+        else:
+            out[key] = value
+    return out
+
+
+NO_SETTINGS = SamplingSettings()
+"""Nothing set."""

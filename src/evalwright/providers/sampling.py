@@ -1,0 +1,103 @@
+"""Which sampling settings a request carries, and which of them an API cannot take
+(docs/targets.md#settings, docs/delivery.md#the-nine-delivery-notes).
+
+The converters map each setting to their API's own field; a setting the API has no field for
+is never dropped silently: it is a ``setting_unsupported`` note here, and a ``validate``
+warning from the same table.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from evalwright.evalfile.sampling import NO_SETTINGS, SamplingSettings, merge_json
+from evalwright.jsontext import JsonObject
+from evalwright.prompts import DeliveryNote
+from evalwright.targets.models import AnthropicTarget, ChatTarget
+
+if TYPE_CHECKING:
+    from evalwright.providers.base import ProviderRequest
+
+API_NAMES = {
+    "openai": "OpenAI Chat Completions",
+    "azure": "Azure OpenAI Chat Completions",
+    "anthropic": "Anthropic Messages",
+    "gemini": "Gemini generateContent",
+}
+"""The API each chat provider kind speaks, as notes and warnings name it."""
+
+UNSUPPORTED: dict[str, dict[str, str]] = {
+    "openai": {"thinking_budget_tokens": "use reasoning_effort"},
+    "azure": {"thinking_budget_tokens": "use reasoning_effort"},
+    "anthropic": {
+        "seed": "",
+        "presence_penalty": "",
+        "frequency_penalty": "",
+        "reasoning_effort": "use thinking_budget_tokens",
+    },
+    "gemini": {},
+}
+"""Per chat provider kind: the settings its API has no field for, with a hint."""
+
+
+def unsupported_settings(kind: str, settings: SamplingSettings | None) -> list[tuple[str, str]]:
+    """The set settings that ``kind`` cannot send, each with the reason (every one for an
+    agent or the mock: they take no sampling settings)."""
+    if settings is None:
+        return []
+    given = [key for key in settings.given() if key != "extra_body" or kind not in API_NAMES]
+    if kind not in API_NAMES:
+        reason = f"a {kind} target takes no sampling settings"
+        return [(key, reason) for key in given]
+    table = UNSUPPORTED[kind]
+    found: list[tuple[str, str]] = []
+    for key in given:
+        if key in table:
+            hint = f"; {table[key]}" if table[key] else ""
+            found.append((key, f"{API_NAMES[kind]} has no such field{hint}"))
+    return found
+
+
+def unsupported_notes(kind: str, settings: SamplingSettings | None) -> list[DeliveryNote]:
+    """One ``setting_unsupported`` note per setting ``kind`` cannot send."""
+    return [
+        DeliveryNote(rule="setting_unsupported", detail=f"settings.{key}: {why}; not sent")
+        for key, why in unsupported_settings(kind, settings)
+    ]
+
+
+def target_settings(target: ChatTarget) -> SamplingSettings:
+    """A target's own settings: ``settings:`` over its top-level ``temperature`` and
+    ``max_output_tokens``."""
+    legacy = SamplingSettings.model_construct(
+        temperature=target.__dict__.get("temperature"),
+        max_output_tokens=target.max_output_tokens,
+    )
+    return target.settings.over(legacy) if target.settings else legacy
+
+
+def effective_settings(target: ChatTarget, request: ProviderRequest) -> SamplingSettings:
+    """What ``request`` is sent with: the case's settings over the target's, then the
+    request's own defaults (a judge's) where neither sets the key."""
+    settings = (request.settings or NO_SETTINGS).over(target_settings(target))
+    update: dict[str, object] = {}
+    if request.max_output_tokens is not None and settings.max_output_tokens is None:
+        update["max_output_tokens"] = request.max_output_tokens
+    # Anthropic targets have never been sent a judge's default temperature: keep it so.
+    keeps_default = isinstance(target, AnthropicTarget)
+    if request.temperature is not None and settings.temperature is None and not keeps_default:
+        update["temperature"] = request.temperature
+    return settings.model_copy(update=update) if update else settings
+
+
+def with_extra_body(body: JsonObject, settings: SamplingSettings) -> JsonObject:
+    """``body`` with ``extra_body`` merged in last (mappings key by key)."""
+    if not settings.extra_body:
+        return body
+    return merge_json(body, settings.extra_body)
+
+
+def stop_list(settings: SamplingSettings) -> list[str] | None:
+    """``stop`` as a list (APIs that take only lists)."""
+    stop = settings.stop
+    return [stop] if isinstance(stop, str) else stop
