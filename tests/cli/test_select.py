@@ -318,11 +318,13 @@ def test_only_failed_reads_rows_written_before_tags(
 ) -> None:
     assert _eval(project, "first.jsonl", "--target", "a").code == 1
     first = project.root / "first.jsonl"
-    old = [{k: v for k, v in row.items() if k != "tags"} for row in _rows(first)]
-    first.write_text("".join(json.dumps(row) + "\n" for row in old), encoding="utf-8")
+    rows = [{k: v for k, v in row.items() if k != "tags"} for row in _rows(first)]
+    # Outside the project: the suite checks every results file in it against today's schema.
+    old = project.root.parent / "old.jsonl"
+    old.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     server.requests.clear()
 
-    again = _eval(project, "again.jsonl", "--only-failed", str(first))
+    again = _eval(project, "again.jsonl", "--only-failed", str(old))
 
     assert again.code == 1, again.err
     assert _asked(server) == [("gpt-a", "Q invoice"), ("gpt-a", "Q login")]
