@@ -31,6 +31,7 @@ TARGETS = f"""targets:
 """
 SCORE = "import json, sys; json.load(sys.stdin); print(json.dumps({'score': 0.5, 'hits': ['h']}))"
 SUITE = f"""description: every kind of row
+tags: [suite]
 execution:
   evaluators:
     - {{name: says-4, type: contains, value: "4"}}
@@ -40,6 +41,7 @@ evalcases:
     expected_outcome: Says 4.
     input: What is 2+2?
     metadata: {{level: 1, tags: [a, b], nested: {{x: null}}}}
+    tags: [smoke, suite]
   - id: chat
     conversation_id: conv-1
     expected_outcome: Says 4.

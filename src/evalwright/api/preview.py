@@ -16,8 +16,8 @@ from evalwright.evalfile.loader import load_eval_file
 from evalwright.evalfile.models import EvalCase
 from evalwright.evalfile.resolved import LoadedCase, SuiteInfo
 from evalwright.evalfile.suite import Suite, load_resolved
-from evalwright.orchestrator.plan import eval_id_option, selected
 from evalwright.orchestrator.requests import candidate_request, case_prompt
+from evalwright.orchestrator.select import Selection
 from evalwright.prompts import BuiltPrompt, ChatMessage
 from evalwright.prompts import build_prompt as build_case_prompt
 from evalwright.prompts.render import Mode
@@ -46,13 +46,11 @@ class PreviewItem(TypedDict):
     rendered: NotRequired[str]
 
 
-def select_cases(
-    cases: Sequence[LoadedCase], shown: str, eval_ids: Sequence[str]
-) -> list[LoadedCase]:
-    """The cases whose id matches any of the globs ``eval_ids`` (all when none)."""
-    chosen = [case for case in cases if selected(case, eval_ids)]
+def select_cases(cases: Sequence[LoadedCase], shown: str, selection: Selection) -> list[LoadedCase]:
+    """The cases ``selection`` selects (docs/running.md#selecting-cases)."""
+    chosen = [case for case in cases if selection.matches(case)]
     if not chosen:
-        raise ConfigError(f"no case of {shown} matches {eval_id_option(eval_ids)}")
+        raise ConfigError(f"no case of {shown} matches {selection.describe()}")
     return chosen
 
 
@@ -68,6 +66,8 @@ def preview_suite(
     source: Suite | Path,
     *,
     eval_id: Sequence[str] = (),
+    tags: Sequence[str] = (),
+    skip_tags: Sequence[str] = (),
     mode: Mode = "lm",
     target: str | Target | None = None,
     targets_file: Path | None = None,
@@ -79,12 +79,15 @@ def preview_suite(
     With ``target``, the case is built in that target's mode with its system prompt, and
     the object adds the exact ``wire_request`` and the ``delivery_notes`` (the target comes
     from ``targets_file`` when given, else the project's). A case matching any of the
-    ``eval_id`` globs is selected (every case when there are none). With ``rendered`` (and a
+    ``eval_id`` globs is selected (every case when there are none), if it has any of
+    ``tags`` (when given) and none of ``skip_tags``. With ``rendered`` (and a
     target), the target's server renders its chat template for each request: the one call
     over the network (docs/local-models.md#seeing-what-the-model-sees).
     """
     info, cases = _open(source)
-    chosen = select_cases(cases, info.display_path, eval_id)
+    chosen = select_cases(
+        cases, info.display_path, Selection(tuple(eval_id), tuple(tags), tuple(skip_tags))
+    )
     if target is None:
         return [preview_case(info, case, mode) for case in chosen]
     given = (target,) if not isinstance(target, str) else ()
@@ -161,13 +164,16 @@ def preview(
     *,
     mode: Mode = "lm",
     eval_id: str | Sequence[str] = (),
+    tags: str | Sequence[str] = (),
+    skip_tags: str | Sequence[str] = (),
     targets_file: PathArg | None = None,
     base_dir: PathArg | None = None,
     rendered: bool = False,
 ) -> list[PreviewItem]:
     """What each case would send, with no network: the objects ``evalwright prompt --json``
     prints. With ``target``, built in that target's mode with its exact wire request and
-    delivery notes. ``source`` is a case, a suite or an eval file; ``target`` is a name in
+    delivery notes; ``eval_id``, ``tags`` and ``skip_tags`` select cases as ``eval`` does.
+    ``source`` is a case, a suite or an eval file; ``target`` is a name in
     the targets file or a target object. ``rendered`` adds the text the target's server renders
     with its chat template (a network call; docs/local-models.md#seeing-what-the-model-sees)."""
     opened: Suite | Path
@@ -180,9 +186,16 @@ def preview(
         opened = Path(os.fspath(source))
     return preview_suite(
         opened,
-        eval_id=(eval_id,) if isinstance(eval_id, str) else tuple(eval_id),
+        eval_id=_strings(eval_id),
+        tags=_strings(tags),
+        skip_tags=_strings(skip_tags),
         mode=mode,
         target=target,
         targets_file=Path(targets_file) if targets_file is not None else None,
         rendered=rendered,
     )
+
+
+def _strings(value: str | Sequence[str]) -> tuple[str, ...]:
+    """One option's values: a string alone, or several."""
+    return (value,) if isinstance(value, str) else tuple(value)

@@ -79,6 +79,12 @@ class RunSettings(TypedDict, total=False):
     targets_file: str | os.PathLike[str] | None
     eval_id: str | Sequence[str]
     """Globs: a case runs when its id matches any of them."""
+    tags: str | Sequence[str]
+    """A case runs when it has any of these tags (docs/eval-files.md#tags)."""
+    skip_tags: str | Sequence[str]
+    """A case with any of these tags does not run, whatever ``tags`` says."""
+    only_failed: str | os.PathLike[str] | None
+    """Run only the (case, target) pairs that failed or errored in this results file."""
     workers: int
     out: str | os.PathLike[str] | None
     resume: str | os.PathLike[str] | None
@@ -98,6 +104,7 @@ def options_for(suites: SuiteSource | Sequence[SuiteSource], settings: RunSettin
     targets = settings.get("targets", ())
     chosen = [targets] if isinstance(targets, str | BaseModel) else list(targets)
     eval_id = settings.get("eval_id", ())
+    tags, skip_tags = settings.get("tags", ()), settings.get("skip_tags", ())
     return RunOptions(
         paths=[os.fspath(s) for s in given if not isinstance(s, Suite)],
         suites=tuple(s for s in given if isinstance(s, Suite)),
@@ -105,6 +112,9 @@ def options_for(suites: SuiteSource | Sequence[SuiteSource], settings: RunSettin
         given_targets=tuple(t for t in chosen if not isinstance(t, str)),
         targets_file=_path(settings.get("targets_file")),
         eval_id=(eval_id,) if isinstance(eval_id, str) else tuple(eval_id),
+        tags=(tags,) if isinstance(tags, str) else tuple(tags),
+        skip_tags=(skip_tags,) if isinstance(skip_tags, str) else tuple(skip_tags),
+        only_failed=_path(settings.get("only_failed")),
         workers=settings.get("workers", 8),
         out=_path(settings.get("out")),
         resume=_path(settings.get("resume")),
@@ -225,9 +235,9 @@ def run(suites: SuiteSource | Sequence[SuiteSource], **settings: Unpack[RunSetti
     """Run eval files, directories and suites against targets; return the rows and summary.
 
     Options are those of ``evalwright eval``: ``targets`` (names), ``targets_file``,
-    ``eval_id`` (globs), ``workers``, ``out``, ``resume``, ``cache``, ``dry_run``,
-    ``pass_mark``, ``threshold``. A mistake in the files or options raises
-    :class:`ConfigError` before anything runs; a failing target only marks its rows.
+    ``eval_id`` (globs), ``tags``, ``skip_tags``, ``only_failed``, ``workers``, ``out``,
+    ``resume``, ``cache``, ``dry_run``, ``pass_mark``, ``threshold``. A mistake in the files or
+    options raises :class:`ConfigError` before anything runs; a failing target only marks its rows.
     """
     handle = run_async(suites, **settings)
     try:

@@ -82,6 +82,24 @@ def _add_eval(commands: Any) -> None:
         help="run only cases whose id matches (repeatable: any of the globs)",
     )
     run.add_argument(
+        "--tag",
+        action="append",
+        metavar="TAG",
+        help="run only cases with this tag (repeatable: any of the tags)",
+    )
+    run.add_argument(
+        "--skip-tag",
+        action="append",
+        metavar="TAG",
+        help="leave out cases with this tag (repeatable; wins over --tag)",
+    )
+    run.add_argument(
+        "--only-failed",
+        metavar="RESULTS",
+        help="run only the cases and targets that failed or errored in this earlier results "
+        "file, into a new results file",
+    )
+    run.add_argument(
         "--workers",
         type=_positive,
         default=8,
@@ -165,6 +183,18 @@ def _add_checks(commands: Any) -> None:
         action="append",
         metavar="GLOB",
         help="select cases whose id matches (repeatable: any of the globs)",
+    )
+    prompt.add_argument(
+        "--tag",
+        action="append",
+        metavar="TAG",
+        help="select only cases with this tag (repeatable: any of the tags)",
+    )
+    prompt.add_argument(
+        "--skip-tag",
+        action="append",
+        metavar="TAG",
+        help="leave out cases with this tag (repeatable; wins over --tag)",
     )
     prompt.add_argument(
         "--mode",

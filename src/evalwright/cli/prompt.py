@@ -19,6 +19,8 @@ def run(args: argparse.Namespace) -> int:
         args.eval_file,
         args.target,
         eval_id=tuple(args.eval_id or ()),
+        tags=tuple(args.tag or ()),
+        skip_tags=tuple(args.skip_tag or ()),
         mode=args.mode,
         targets_file=args.targets,
         rendered=args.rendered,

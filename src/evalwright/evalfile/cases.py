@@ -4,7 +4,7 @@ evaluators prepared, and every warning of ``validate`` recorded."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from evalwright.evalfile.diagnostics import Report, format_field
@@ -17,7 +17,7 @@ from evalwright.evalfile.messages import (
     ToolMessage,
     UserMessage,
 )
-from evalwright.evalfile.models import EvalCase, FileModel, raw_field
+from evalwright.evalfile.models import EvalCase, FileModel, merged_tags, raw_field
 from evalwright.evalfile.references import FileResolver, ReferenceProblem
 from evalwright.evalfile.resolved import (
     CaseMessage,
@@ -150,8 +150,10 @@ class CaseBuilder:
         where: Located,
         defaults: tuple[Evaluator, ...],
         file_target: str | None,
+        file_tags: Sequence[str] | None = None,
     ) -> LoadedCase | None:
-        """Build one case; ``None`` when it has an error (already reported)."""
+        """Build one case; ``None`` when it has an error (already reported). Its tags are
+        ``file_tags`` and its own."""
         errors_before = len(self.report.errors)
         self._legacy_warnings(spec, where)
         displays: dict[str, str] = {}
@@ -178,6 +180,7 @@ class CaseBuilder:
             target=(execution.target if execution and execution.target else file_target),
             conversation_id=spec.conversation_id,
             metadata=spec.metadata,
+            tags=merged_tags(file_tags, spec.tags),
             line=where.positions.line(where.path),
             spec=spec,
         )

@@ -141,7 +141,8 @@ class SuiteReader:
             self.report.error(line, col, format_field((*where.path, "id")), message)
         self._ids.setdefault(spec.id, where.positions.line((*where.path, "id")))
         errors = len(self.report.errors)
-        case = self.builder.build(spec, where, self._defaults, self._target)
+        tags = self.header.tags if self.header else None
+        case = self.builder.build(spec, where, self._defaults, self._target, tags)
         return case if len(self.report.errors) == errors else None
 
 

@@ -7,6 +7,7 @@ loader warns "legacy key X: use Y" for each one it meets.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, JsonValue, model_validator
@@ -20,6 +21,9 @@ from evalwright.evalfile.sampling import SamplingSettings
 CaseId = Annotated[str, Pattern(r"[A-Za-z0-9._-]+", "case id")]
 DEFAULT_GUIDELINE_PATTERNS = ("**/*.instructions.md",)
 DEFAULT_MAX_FILE_BYTES = 1024 * 1024
+Tags = list[NonEmptyStr]
+"""``tags:`` on a case or a file: names ``--tag`` and ``--skip-tag`` select by
+(docs/eval-files.md#tags)."""
 
 
 class Execution(FileModel):
@@ -43,6 +47,7 @@ class EvalCase(FileModel):
     expected_messages: list[Message] | None = None
     expected_output: str | None = None
     conversation_id: str | None = None
+    tags: Tags | None = None
     execution: Execution | None = None
     metadata: dict[str, JsonValue] | None = None
     settings: SamplingSettings | None = None
@@ -68,6 +73,11 @@ class EvalCase(FileModel):
         return self
 
 
+def merged_tags(*groups: Sequence[str] | None) -> tuple[str, ...]:
+    """The union of tag lists, each tag once, in the order first given."""
+    return tuple(dict.fromkeys(tag for group in groups if group for tag in group))
+
+
 def raw_field(spec: FileModel, key: str) -> object:
     """A field's value, read without the warning pydantic gives for deprecated (AgentV) keys."""
     return spec.__dict__[key]
@@ -89,6 +99,8 @@ class _FileHeader(FileModel):
     description: str | None = None
     dataset: NonEmptyStr | None = None
     target: NonEmptyStr | None = None
+    tags: Tags | None = None
+    """Tags every case of the file has, besides its own."""
     execution: Execution | None = None
     evaluator: Literal["llm_judge"] | None = Field(
         default=None, deprecated=_legacy("execution.evaluators")

@@ -87,6 +87,8 @@ class LoadedCase:
     target: str | None
     conversation_id: str | None
     metadata: dict[str, JsonValue] | None
+    tags: tuple[str, ...]
+    """The case's tags and its file's (docs/eval-files.md#tags)."""
     line: int
     spec: EvalCase = field(repr=False)
 

@@ -19,7 +19,7 @@ from evalwright.evalfile.cases import CaseBuilder, Located
 from evalwright.evalfile.diagnostics import Report, format_field
 from evalwright.evalfile.evaluator_specs import EvaluatorList, EvaluatorSpec, default_judge
 from evalwright.evalfile.loader import SuiteReader
-from evalwright.evalfile.models import EvalCase
+from evalwright.evalfile.models import EvalCase, merged_tags
 from evalwright.evalfile.positions import Positions
 from evalwright.evalfile.project import Project, display_path, find_project_root
 from evalwright.evalfile.references import FileResolver
@@ -102,6 +102,12 @@ def load_suite(path: str | os.PathLike[str]) -> Suite:
     specs = tuple(case.spec for case in reader.cases())
     reader.report.raise_if_errors()
     header = reader.header
+    if header is not None and header.tags:
+        # A suite has no file-level tags: each case takes its file's (docs/eval-files.md#tags).
+        specs = tuple(
+            spec.model_copy(update={"tags": list(merged_tags(header.tags, spec.tags))})
+            for spec in specs
+        )
     evaluators = None
     if header is not None and header.execution is not None:
         evaluators = header.execution.evaluators

@@ -137,6 +137,7 @@ class CaseRunner:
             dataset=item.suite.dataset,
             conversation_id=case.conversation_id,
             metadata=case.metadata,
+            tags=case.tags,
             target=item.target,
             provider=provider,
             expected_outcome=case.expected_outcome,

@@ -8,8 +8,7 @@ never sits in memory; an error met on a later line stops the run with the rows s
 
 from __future__ import annotations
 
-import fnmatch
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +21,8 @@ from evalwright.evalfile.project import Project, display_path, find_project_root
 from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.resolved import LoadedCase, SuiteInfo
 from evalwright.evalfile.suite import Suite, open_suite
+from evalwright.orchestrator.select import Selection
+from evalwright.results.failed import FailedRows, read_failed
 from evalwright.targets.models import Target
 from evalwright.targets.registry import DEFAULT_TARGET, TargetRegistry
 
@@ -39,6 +40,12 @@ class RunOptions:
     targets_file: Path | None = None
     eval_id: tuple[str, ...] = ()
     """``--eval-id`` globs: a case runs when its id matches any of them (all when empty)."""
+    tags: tuple[str, ...] = ()
+    """``--tag``: a case runs when it has any of them (all when empty)."""
+    skip_tags: tuple[str, ...] = ()
+    """``--skip-tag``: a case with any of them does not run (whatever ``tags`` says)."""
+    only_failed: Path | None = None
+    """``--only-failed``: run only the pairs that failed or errored in this results file."""
     workers: int = 8
     out: Path | None = None
     resume: Path | None = None
@@ -46,6 +53,11 @@ class RunOptions:
     dry_run: bool = False
     pass_mark: float = 0.5
     threshold: float | None = None
+
+    @property
+    def selection(self) -> Selection:
+        """The cases ``eval_id``, ``tags`` and ``skip_tags`` select."""
+        return Selection(self.eval_id, self.tags, self.skip_tags)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +97,10 @@ class Plan:
     estimated: int = 0
     exact: bool = True
     config_warnings: list[Diagnostic] = field(default_factory=list[Diagnostic])
+    failed: FailedRows | None = None
+    """``--only-failed``'s pairs, when given."""
+    selection_warnings: list[Diagnostic] = field(default_factory=list[Diagnostic])
+    """Failed pairs ``--only-failed`` cannot rerun: their case or eval file is gone."""
     _told: dict[int, int] = field(default_factory=dict[int, int])
 
     def new_warnings(self) -> list[Diagnostic]:
@@ -93,6 +109,7 @@ class Plan:
         sources = [
             self.config_warnings,
             self.registry.warnings,
+            self.selection_warnings,
             *(source.report.items for source in self.sources),
         ]
         found: list[Diagnostic] = []
@@ -116,17 +133,68 @@ class Plan:
         """The work, lazily, in file and case order; raise on a load or target error."""
         produced = 0
         for source in self.sources:
+            seen: set[str] = set()
             for case in source.cases:
                 _raise_errors(source.report)
-                if not selected(case, self.options.eval_id):
-                    continue
-                for target in targets_of(case, self.options):
+                seen.add(case.id)
+                for target in self.targets_of(source.info, case):
                     self._check(case, target)
                     produced += 1
                     yield WorkItem(source.info, case, target)
             _raise_errors(source.report)
+            self._gone(source.info, seen)
+        if self.failed is not None:
+            self._gone_files()
         if produced == 0:
-            raise ConfigError(f"no case matches {eval_id_option(self.options.eval_id)}")
+            raise ConfigError(self._nothing_selected())
+
+    def targets_of(self, info: SuiteInfo, case: LoadedCase) -> list[str]:
+        """The targets ``case`` runs on: none when the selection leaves it out; with
+        ``--only-failed`` those it failed on (and ``--target`` names, when given)."""
+        if not self.options.selection.matches(case):
+            return []
+        chosen = targets_of(case, self.options)
+        if self.failed is None:
+            return chosen
+        failed = self.failed.targets(info.relative_path, case.id)
+        return [t for t in failed if t in chosen] if self.options.targets else failed
+
+    def _gone(self, info: SuiteInfo, seen: set[str]) -> None:
+        """Warn of each failed pair of this eval file whose case is no longer in it."""
+        if self.failed is None:
+            return
+        for (eval_file, case_id), rows in self.failed.by_case.items():
+            if eval_file == info.relative_path and case_id not in seen:
+                for row in rows:
+                    self._warn(row.line, f"case {case_id!r} is no longer in {eval_file}")
+
+    def _gone_files(self) -> None:
+        """Warn once for each eval file of failed rows that this run does not include."""
+        assert self.failed is not None
+        run_files = {info.relative_path for info in self.suites}
+        first: dict[str, int] = {}
+        for (eval_file, _), rows in self.failed.by_case.items():
+            if eval_file not in run_files:
+                first.setdefault(eval_file, rows[0].line)
+        for eval_file, line in first.items():
+            self._warn(line, f"{eval_file} is not among this run's eval files")
+
+    def _warn(self, line: int, why: str) -> None:
+        assert self.failed is not None
+        message = f"{why}: its failed row is not rerun"
+        self.selection_warnings.append(
+            Diagnostic(self.failed.shown, line, 1, "warning", "", message)
+        )
+
+    def _nothing_selected(self) -> str:
+        """Why the run has no work: what selected nothing (docs/running.md#selecting-cases)."""
+        options = self.options
+        if self.failed is not None and not self.failed.by_case:
+            return f"nothing to rerun: no row of {self.failed.shown} failed or errored"
+        given = options.selection.describe()
+        if self.failed is not None:
+            given = f"{given} --only-failed {self.failed.shown}".strip()
+        return f"no case matches {given}" if given else "no case to run"
 
     def _check(self, case: LoadedCase, name: str) -> None:
         """Resolve the case's target and check each of its judges (once, in the registry)."""
@@ -134,17 +202,6 @@ class Plan:
         for evaluator in case.evaluators:
             if isinstance(evaluator.spec, LlmJudgeSpec):
                 self.registry.check_judge(name, evaluator.spec.target)
-
-
-def selected(case: LoadedCase, eval_ids: Sequence[str]) -> bool:
-    """Whether ``--eval-id`` (globs, any of which may match; none for every case) selects
-    ``case``."""
-    return not eval_ids or any(fnmatch.fnmatchcase(case.id, glob) for glob in eval_ids)
-
-
-def eval_id_option(eval_ids: Sequence[str]) -> str:
-    """The globs as they were given, for messages: ``--eval-id 'a*' --eval-id 'b'``."""
-    return " ".join(f"--eval-id {glob!r}" for glob in eval_ids)
 
 
 def _raise_errors(report: Report) -> None:
@@ -194,6 +251,10 @@ def load_plan(options: RunOptions) -> Plan:
         given=options.given_targets,
     )
     plan = Plan(project, sources, registry, options, config_warnings=config_warnings)
+    if options.only_failed is not None:
+        if options.resume is not None:
+            raise ConfigError("give --resume or --only-failed, not both")
+        plan.failed = read_failed(options.only_failed, options.pass_mark)
     for source in sources:
         _survey(plan, source)
     return plan
@@ -205,13 +266,12 @@ def _survey(plan: Plan, source: _Source) -> None:
     options = plan.options
     if isinstance(source.cases, list):
         for case in source.cases:
-            if selected(case, options.eval_id):
-                for target in targets_of(case, options):
-                    plan._check(case, target)  # pyright: ignore[reportPrivateUsage]
-                    plan.estimated += 1
+            for target in plan.targets_of(source.info, case):
+                plan._check(case, target)  # pyright: ignore[reportPrivateUsage]
+                plan.estimated += 1
         return
     plan.estimated += source.estimated * max(1, len(options.targets))
-    plan.exact = plan.exact and not options.eval_id
+    plan.exact = plan.exact and not options.selection.narrowed and plan.failed is None
     for name in options.targets or [source.default_target or DEFAULT_TARGET]:
         plan.registry.target(name)
 

@@ -134,14 +134,17 @@ def _pending(
     summary instead); counts the exact total. Rows of other cases and targets in the file are
     not the run's, and are not counted."""
     total = 0
-    for item in plan.items():
-        _tell_warnings(plan, reporter)  # a streamed file's warnings, as its cases are read
-        total += 1
-        kept = previous.get(_key(item)) if previous is not None else None
-        if kept is not None and kept.ok:
-            summary.count(kept)
-            continue
-        yield item
+    try:
+        for item in plan.items():
+            _tell_warnings(plan, reporter)  # a streamed file's warnings, as its cases are read
+            total += 1
+            kept = previous.get(_key(item)) if previous is not None else None
+            if kept is not None and kept.ok:
+                summary.count(kept)
+                continue
+            yield item
+    finally:
+        _tell_warnings(plan, reporter)  # those found once every case was read (--only-failed)
     summary.total = total
     summary.exact_total = True
 

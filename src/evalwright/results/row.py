@@ -113,6 +113,8 @@ class ResultRow(RecordModel):
     dataset: str
     conversation_id: str | None
     metadata: dict[str, JsonValue] | None
+    tags: tuple[str, ...] = ()
+    """The case's tags, its file's included (absent from rows written before tags: none)."""
     target: str
     provider: str | None
     status: Status
@@ -142,8 +144,12 @@ ROW_KEYS = tuple(ResultRow.model_fields)
 
 def results_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of one line of a results file."""
+    schema = ResultRow.model_json_schema()
+    # Every row evalwright writes has every key; ``tags`` has a default only so that rows
+    # written before it existed still read (for --resume, compare and the report).
+    schema["required"] = [key for key in ROW_KEYS if key in {*schema["required"], "tags"}]
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        **ResultRow.model_json_schema(),
+        **schema,
         "title": "evalwright result row (one line of a results file)",
     }

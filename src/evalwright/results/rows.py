@@ -60,6 +60,7 @@ class RowIdentity:
     dataset: str
     conversation_id: str | None
     metadata: dict[str, JsonValue] | None
+    tags: tuple[str, ...]
     target: str
     provider: str | None
     expected_outcome: str
@@ -154,6 +155,7 @@ def _row(
         dataset=who.dataset,
         conversation_id=who.conversation_id,
         metadata=who.metadata,
+        tags=who.tags,
         target=who.target,
         provider=who.provider,
         status="error" if error else "ok",
