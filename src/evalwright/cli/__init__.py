@@ -255,6 +255,24 @@ def _add_compare(commands: Any) -> None:
     _add_pass_mark(compare)
 
 
+def _add_init(commands: Any) -> None:
+    init = _command(
+        commands,
+        "init",
+        "write a working example project to start from",
+        "Write a targets file (an offline mock and commented real targets), config.yaml and an "
+        "example eval file with a guideline, an attached file and three kinds of evaluator. "
+        "Nothing is overwritten: exit 2 naming a file that exists, with nothing written.",
+    )
+    init.add_argument(
+        "directory",
+        nargs="?",
+        default=".",
+        metavar="DIR",
+        help="where to write the project (default: the current directory)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full option parser."""
     parser = argparse.ArgumentParser(
@@ -267,6 +285,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_checks(commands)
     _add_tools(commands)
     _add_report(commands)
+    _add_init(commands)
     return parser
 
 
