@@ -137,6 +137,12 @@ def _add_eval_output(run: Any) -> None:
         default=0,
         help="log retries and failing healthchecks on stderr; -vv also each request",
     )
+    run.add_argument(
+        "--watch",
+        action="store_true",
+        help="after the run, rerun whenever an eval file or a file it uses changes "
+        "(with the cache on: only what changed is sent again); Ctrl-C stops",
+    )
 
 
 def _add_checks(commands: Any) -> None:
