@@ -68,6 +68,8 @@ _EXPORTS: dict[str, str] = {
     "results_dataframe": "evalwright.results.reading",
     "write_report": "evalwright.report",
     "compare": "evalwright.api.compare",
+    # starting a project
+    "init_project": "evalwright.api.init",
     # errors
     "EvalwrightError": "evalwright.errors",
     "ConfigError": "evalwright.errors",
@@ -123,6 +125,7 @@ __all__ = [
     "assistant",
     "build_prompt",
     "compare",
+    "init_project",
     "load_suite",
     "preview",
     "read_results",
@@ -153,6 +156,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from evalwright.api.compare import compare
+    from evalwright.api.init import init_project
     from evalwright.api.preview import build_prompt, preview
     from evalwright.api.run import AsyncRun, RunResult, RunSettings, run, run_async
     from evalwright.api.validate import validate

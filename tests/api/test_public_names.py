@@ -63,6 +63,8 @@ EXPORTED = {
     "results_dataframe",
     "write_report",
     "compare",
+    # starting a project
+    "init_project",
     # errors
     "EvalwrightError",
     "ConfigError",

@@ -155,6 +155,12 @@ def _add_eval_output(run: Any) -> None:
         default=0,
         help="log retries and failing healthchecks on stderr; -vv also each request",
     )
+    run.add_argument(
+        "--watch",
+        action="store_true",
+        help="after the run, rerun whenever an eval file or a file it uses changes "
+        "(with the cache on: only what changed is sent again); Ctrl-C stops",
+    )
 
 
 def _add_checks(commands: Any) -> None:
@@ -285,6 +291,24 @@ def _add_compare(commands: Any) -> None:
     _add_pass_mark(compare)
 
 
+def _add_init(commands: Any) -> None:
+    init = _command(
+        commands,
+        "init",
+        "write a working example project to start from",
+        "Write a targets file (an offline mock and commented real targets), config.yaml and an "
+        "example eval file with a guideline, an attached file and three kinds of evaluator. "
+        "Nothing is overwritten: exit 2 naming a file that exists, with nothing written.",
+    )
+    init.add_argument(
+        "directory",
+        nargs="?",
+        default=".",
+        metavar="DIR",
+        help="where to write the project (default: the current directory)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full option parser."""
     parser = argparse.ArgumentParser(
@@ -297,6 +321,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_checks(commands)
     _add_tools(commands)
     _add_report(commands)
+    _add_init(commands)
     return parser
 
 

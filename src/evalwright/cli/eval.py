@@ -53,7 +53,17 @@ class _Reporter(Progress):
 
 def run(args: argparse.Namespace) -> int:
     """Run, print the summary table, and exit 0 (all ran and passed), 1, or 130
-    (docs/running.md#exit-status)."""
+    (docs/running.md#exit-status); with ``--watch``, run again after each change until
+    Ctrl-C (docs/running.md#watching)."""
+    if getattr(args, "watch", False):
+        from evalwright.cli.watch import watch
+
+        return watch(args, run_once)
+    return run_once(args)
+
+
+def run_once(args: argparse.Namespace) -> int:
+    """One run: the summary table, the report and CI outputs asked for, and the exit code."""
     outputs = CiOutputs.checked(args.junit, args.summary_md, os.environ)
     reporter = _Reporter(sys.stderr, quiet=args.quiet)
     try:
