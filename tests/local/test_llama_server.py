@@ -23,8 +23,9 @@ TOOL_HISTORY = [s for s in SCENARIOS if any(m.get("tool_calls") for m in s.messa
 
 
 def targets(url: str) -> str:
-    """A llama.cpp target, answers kept short, judged by the same server at the judge's
-    default output limit."""
+    """A llama.cpp target, answers kept short and deterministic, judged by the same server at
+    the judge's default output limit. A 135M judge rambles inside the verdict's strings until
+    the limit; llama.cpp's own ``repeat_penalty`` (through ``extra_body``) stops that."""
     return f"""targets:
   - name: default
     provider: openai
@@ -32,6 +33,7 @@ def targets(url: str) -> str:
     base_url: {url}/v1
     api_key: sk-local-unused
     max_output_tokens: 24
+    temperature: 0
     workers: 4
     judge_target: judge
     retry: {{max_retries: 1, initial_delay_ms: 50, max_delay_ms: 100}}
@@ -41,6 +43,7 @@ def targets(url: str) -> str:
     base_url: {url}/v1
     api_key: sk-local-unused
     workers: 4
+    settings: {{extra_body: {{repeat_penalty: 1.3}}}}
 """
 
 
