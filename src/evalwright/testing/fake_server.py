@@ -30,6 +30,7 @@ from evalwright.testing.http11 import (
     encode_stream_head,
     read_request,
 )
+from evalwright.testing.loop_thread import LoopThread
 from evalwright.testing.recorded import ApiName, ReceivedRequest, record
 
 JUDGE_PROMPT_PREFIX = "You are an evaluation judge"
@@ -166,7 +167,7 @@ class FakeServer:
             default_text=default_text,
             judge_verdict=judge_verdict,
         )
-        loop_thread = _LoopThread(server)
+        loop_thread = LoopThread(server)
         loop_thread.start()
         try:
             yield server
@@ -360,49 +361,3 @@ async def _client_leaves(reader: asyncio.StreamReader, seconds: float | None) ->
     except TimeoutError:
         return False
     return True
-
-
-class _LoopThread:
-    """Runs a :class:`FakeServer` on a fresh event loop in a daemon thread."""
-
-    def __init__(self, server: FakeServer) -> None:
-        self._server = server
-        self._ready = threading.Event()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._stopping: asyncio.Event | None = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(
-            target=self._run, name="evalwright-fake-server", daemon=True
-        )
-
-    def start(self) -> None:
-        self._thread.start()
-        if not self._ready.wait(timeout=30):
-            raise RuntimeError("the fake server thread did not start within 30 s")
-        if self._error is not None:
-            raise self._error
-
-    def stop(self) -> None:
-        loop, stopping = self._loop, self._stopping
-        if loop is not None and stopping is not None and not loop.is_closed():
-            with contextlib.suppress(RuntimeError):  # the loop may have just finished
-                loop.call_soon_threadsafe(stopping.set)
-        self._thread.join(timeout=30)
-
-    def _run(self) -> None:
-        asyncio.run(self._main())
-
-    async def _main(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._stopping = asyncio.Event()
-        try:
-            await self._server.start()
-        except BaseException as exc:
-            self._error = exc
-            return
-        finally:
-            self._ready.set()
-        try:
-            await self._stopping.wait()
-        finally:
-            await self._server.stop()
