@@ -12,7 +12,7 @@ from evalwright.providers.base import (
     ProviderRequest,
 )
 from evalwright.providers.chat import ChatProvider, Parsed
-from evalwright.providers.openai.convert import parse_reply, request_body
+from evalwright.providers.openai.convert import bearer_headers, parse_reply, request_body
 from evalwright.providers.openai.template import (
     TemplateUnavailable,
     dropped_content,
@@ -57,7 +57,7 @@ class OpenAIProvider(ChatProvider):
 
     def auth_headers(self) -> dict[str, str]:
         """A bearer token."""
-        return {"authorization": f"Bearer {self.openai.api_key or ''}"}
+        return bearer_headers(self.openai)
 
     def convert(self, request: ProviderRequest) -> tuple[ChatWireRequest, list[DeliveryNote]]:
         """The Chat Completions body."""

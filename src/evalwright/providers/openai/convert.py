@@ -22,6 +22,11 @@ from evalwright.targets.models import AzureTarget, OpenAITarget
 VERDICT_SCHEMA_NAME = "verdict"
 
 
+def bearer_headers(target: OpenAITarget) -> dict[str, str]:
+    """The headers that carry an OpenAI (or compatible) target's key: a bearer token."""
+    return {"authorization": f"Bearer {target.api_key or ''}"}
+
+
 def to_messages(
     messages: Sequence[ChatMessage],
     system_role: str,

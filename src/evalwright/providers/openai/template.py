@@ -18,6 +18,7 @@ from evalwright import jsontext
 from evalwright.errors import ConfigError, ProviderError
 from evalwright.prompts import DeliveryNote
 from evalwright.providers.http import Endpoint, HttpPool
+from evalwright.providers.openai.convert import bearer_headers
 from evalwright.providers.wire import ChatWireRequest, WireRequest
 from evalwright.targets.models import OpenAITarget, Target
 
@@ -53,9 +54,7 @@ def template_body(wire: ChatWireRequest) -> dict[str, Any]:
 async def render_template(pool: HttpPool, target: OpenAITarget, wire: ChatWireRequest) -> str:
     """The text the model sees for ``wire``, rendered by the target's server."""
     url = template_root(target) + TEMPLATE_PATH
-    endpoint = Endpoint(
-        url, {"authorization": f"Bearer {target.api_key or ''}"}, target.max_response_bytes
-    )
+    endpoint = Endpoint(url, bearer_headers(target), target.max_response_bytes)
     try:
         result = await pool.post_json(endpoint, template_body(wire))
     except ProviderError as exc:
