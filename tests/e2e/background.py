@@ -4,6 +4,7 @@ polling helpers with deadlines instead of fixed sleeps."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -72,3 +73,24 @@ def max_in_flight(requests: Iterable[ReceivedRequest], latency_seconds: float) -
         (sum(1 for other in arrivals if other <= at < other + span) for at in arrivals),
         default=0,
     )
+
+
+def interrupt_after_rows(
+    path: Path,
+    count: int,
+    process: subprocess.Popen[str],
+    *,
+    timeout: float = 20,
+    stop_within: float = 30,
+) -> str:
+    """Ctrl-C ``process`` once ``path`` holds ``count`` rows; its stderr once it ended, which
+    must be within ``stop_within`` s (it is killed if it outlives that or the test fails)."""
+    try:
+        wait_for_rows(path, count, process, timeout=timeout)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=stop_within)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    return err

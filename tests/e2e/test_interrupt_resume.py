@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from evalwright.testing import Fault, Text
-from tests.e2e.background import complete_lines, start_eval, wait_for_rows
+from tests.e2e.background import complete_lines, interrupt_after_rows, start_eval, wait_for_rows
 from tests.e2e.harness import E2E
 
 CASES = 10
@@ -206,15 +206,8 @@ def test_an_interrupted_resume_keeps_the_file_whole(e2e: E2E) -> None:
     def beside() -> list[str]:
         return sorted(p.name for p in e2e.root.iterdir() if p.name.startswith(f".{RESULTS}."))
 
-    try:
-        # The rerun row is appended to the results file itself, after the errored row.
-        wait_for_rows(path, len(kept) + 2, process)
-        process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=10)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.communicate()
+    # The rerun row is appended to the results file itself, after the errored row.
+    err = interrupt_after_rows(path, len(kept) + 2, process, stop_within=10)
     assert process.returncode == 130, err
     assert "Traceback" not in err
     assert beside() == [], "no temporary or lock file is left"

@@ -5,7 +5,6 @@ accepted, the cache asks nothing twice, and Ctrl-C then ``--resume`` loses and r
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +12,7 @@ from typing import Any
 
 from evalwright.evaluators.texts import SCORES
 from tests.conftest import CliResult, ProjectDir, run_cli
-from tests.e2e.background import wait_for_rows
+from tests.e2e.background import interrupt_after_rows
 from tests.e2e.harness import base_env, environment
 from tests.local.llama import LlamaServer
 from tests.local.proxy import counting_proxy
@@ -155,14 +154,7 @@ def test_ctrl_c_then_resume_completes_without_duplicates(
         stderr=subprocess.PIPE,
         text=True,
     )
-    try:
-        wait_for_rows(path, 2, process, timeout=60)
-        process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=30)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.communicate()
+    err = interrupt_after_rows(path, 2, process, timeout=60)
     assert process.returncode == 130, err
     assert "Traceback" not in err
     interrupted = _rows(path)
