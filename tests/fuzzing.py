@@ -25,6 +25,7 @@ from types import FrameType
 
 MEMORY_LIMIT = 2 * 1024**3
 COMMAND_SECONDS = 20
+YAML_BREAK = re.compile(rb"\r\n|\r|\n|\xc2\x85|\xe2\x80[\xa8\xa9]")
 LOCATED = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (error|warning): ")
 
 SEED_YAML = [
@@ -452,6 +453,13 @@ def _unlocated(text: str, path: Path, lines: int) -> list[str]:
     return bad
 
 
+def _line_count(data: bytes) -> int:
+    """Lines as an editor counts them: YAML (and editors) also break at a lone CR, NEL, LS and
+    PS, JSON Lines only at LF; an error may be located by either count."""
+    yaml_breaks = len(YAML_BREAK.findall(data))
+    return max(data.count(b"\n"), yaml_breaks) + 1
+
+
 def _parse_json_output(out: str) -> None:
     """``prompt --json`` prints one indented object, or one object per line."""
     try:
@@ -465,7 +473,7 @@ def _parse_json_output(out: str) -> None:
 def check(path: Path, target: str | None) -> list[str]:
     """Every problem ``validate`` and ``prompt --json`` show with the file at ``path``."""
     data = path.read_bytes() if path.is_file() else b""
-    lines = data.count(b"\n") + 1
+    lines = _line_count(data)
     problems: list[str] = []
     code, out, err, crash = _run("validate", str(path))
     if crash:
