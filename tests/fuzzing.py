@@ -25,7 +25,7 @@ from types import FrameType
 
 MEMORY_LIMIT = 2 * 1024**3
 COMMAND_SECONDS = 20
-YAML_BREAK = re.compile(rb"\r\n|\r|\n|\xc2\x85|\xe2\x80[\xa8\xa9]")
+YAML_BREAK = re.compile(rb"\r\n|\r|\n")
 LOCATED = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (error|warning): ")
 
 SEED_YAML = [
@@ -454,8 +454,8 @@ def _unlocated(text: str, path: Path, lines: int) -> list[str]:
 
 
 def _line_count(data: bytes) -> int:
-    """Lines as an editor counts them: YAML (and editors) also break at a lone CR, NEL, LS and
-    PS, JSON Lines only at LF; an error may be located by either count."""
+    """Lines as an editor counts them: YAML 1.2 (and editors) also break at a lone CR, JSON
+    Lines only at LF; an error may be located by either count."""
     yaml_breaks = len(YAML_BREAK.findall(data))
     return max(data.count(b"\n"), yaml_breaks) + 1
 
