@@ -102,8 +102,8 @@ class _Target(FileModel):
         if self.price == "lookup" and self.kind.family != "chat":
             raise field_error(
                 "price",
-                "price: lookup needs a chat API target (openai, azure, anthropic, gemini): "
-                "give this target its own price {input: X, output: Y}",
+                "'lookup' needs a chat API target (openai, azure, anthropic, gemini): give "
+                "this target its own prices {input: X, output: Y} (USD per million tokens)",
                 "price",
             )
         return self

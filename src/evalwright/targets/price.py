@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Discriminator, Field, Tag
 
 from evalwright.evalfile.base import FileModel
 
@@ -26,5 +26,13 @@ class Price(FileModel):
         return self.input if self.cached_input is None else self.cached_input
 
 
-PriceSetting = Price | Literal["lookup"]
+def _form(value: object) -> str:
+    # One error for a wrong price, not one per form it might have meant.
+    return "lookup" if isinstance(value, str) else "prices"
+
+
+PriceSetting = Annotated[
+    Annotated[Price, Tag("prices")] | Annotated[Literal["lookup"], Tag("lookup")],
+    Discriminator(_form),
+]
 """A target's ``price:``: its own prices, or ``lookup`` (docs/targets.md#price)."""
