@@ -78,8 +78,9 @@ class Usage(RecordModel):
     output_tokens: int | None
     cache_read_tokens: int | None = None
     """Input tokens read from the API's prompt cache: OpenAI's and Azure's
-    ``prompt_tokens_details.cached_tokens`` and Gemini's ``cachedContentTokenCount`` (both
-    part of ``input_tokens``), Anthropic's ``cache_read_input_tokens`` (not part of it)."""
+    ``prompt_tokens_details.cached_tokens``, Codex's ``cached_input_tokens`` and Gemini's
+    ``cachedContentTokenCount`` (all part of ``input_tokens``), Anthropic's
+    ``cache_read_input_tokens`` (not part of it)."""
     cache_write_tokens: int | None = None
     """Anthropic's ``cache_creation_input_tokens``: input written to the cache (not part of
     ``input_tokens``)."""
