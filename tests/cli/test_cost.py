@@ -291,6 +291,23 @@ def test_max_cost_stops_starting_cases_at_the_budget_and_resume_runs_the_rest(
     assert "cost: $0.010000 in total, $0.005000 spent by this run" in done.out
 
 
+def test_max_cost_warns_of_the_calls_it_could_not_count(
+    project: ProjectDir, server: FakeServer
+) -> None:
+    _targets(project, _openai("local", server.url, "gpt-4o"))
+    server.responder = lambda _: ANSWER
+
+    result = _eval(project, "local", "--max-cost", "0.01")
+
+    assert result.code == 0, result.err
+    assert (
+        "evalwright: warning: --max-cost counts only calls of known price; 1 to 'local' had "
+        "none (give the target a price:, docs/targets.md#price)"
+    ) in result.err
+    assert "stopped" not in result.err
+    assert "warning" not in _eval(project, "local", out="again.jsonl").err, "only with --max-cost"
+
+
 @pytest.mark.parametrize("value", ["0", "-1", "abc", "inf", "nan"])
 def test_max_cost_must_be_a_positive_number(project: ProjectDir, value: str) -> None:
     project.write("evals/greet.yaml", EVAL)

@@ -183,6 +183,18 @@ def budget_message(summary: RunSummary) -> str:
     )
 
 
+def unpriced_warning(summary: RunSummary) -> str | None:
+    """With ``--max-cost``, the calls it could not count, or ``None``
+    (docs/running.md#--max-cost)."""
+    if summary.max_cost is None or not summary.unpriced:
+        return None
+    calls = ", ".join(f"{count} to '{name}'" for name, count in summary.unpriced.items())
+    return (
+        f"evalwright: warning: --max-cost counts only calls of known price; {calls} had "
+        "none (give the target a price:, docs/targets.md#price)"
+    )
+
+
 def _verdicts(summary: RunSummary) -> list[str]:
     """What decides the exit status (docs/running.md#exit-status): each target's mean against
     ``--threshold``, or else the rows below the pass mark."""

@@ -41,6 +41,8 @@ class TargetCaller:
         self._ids = itertools.count()
         self.spent = 0.0
         """USD the run's calls cost, cache hits left out (calls of unknown price count 0)."""
+        self.unpriced: dict[str, int] = {}
+        """Per target, the calls sent whose cost is unknown (the offline mock's left out)."""
 
     def in_flight(self) -> Iterator[tuple[str, int, float]]:
         """Each target with requests in flight: its name, how many, and when the oldest was
@@ -107,6 +109,8 @@ class TargetCaller:
         response, state = await self._ask(name, request, use_cache=use_cache, accept=accept)
         cost = call_cost(self.registry.target(name), response.usage)
         if cost is None:
+            if state != "hit" and self.registry.provider(name).kind != "mock":
+                self.unpriced[name] = self.unpriced.get(name, 0) + 1
             return response, state
         if state != "hit":
             self.spent += cost

@@ -111,6 +111,7 @@ async def _execute(plan: Plan, reporter: Reporter, redact: Redactor) -> RunSumma
         finally:
             summary.unreachable = dict(caller.unreachable)
             summary.spent_usd = caller.spent
+            summary.unpriced = dict(caller.unpriced)
     except asyncio.CancelledError:
         summary.interrupted = True
         raise

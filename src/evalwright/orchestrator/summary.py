@@ -65,6 +65,9 @@ class RunSummary:
     """``--max-cost``: the budget after which no new case starts."""
     not_run: int = 0
     """Cases not started because the budget was spent (docs/running.md#--max-cost)."""
+    unpriced: dict[str, int] = field(default_factory=dict[str, int])
+    """Per target, the calls this run sent whose cost is unknown (not counted in
+    ``spent_usd``)."""
 
     def add(self, row: ResultRow) -> None:
         """Count one finished row."""
