@@ -145,7 +145,7 @@ def test_rows_are_complete_and_match_what_the_server_received(e2e: E2E) -> None:
 def _check_row(
     row: dict[str, Any], candidates: list[ReceivedRequest], judges: dict[str, ReceivedRequest]
 ) -> None:
-    assert set(row) == SPEC_KEYS | {"metadata", "tags"}
+    assert set(row) == SPEC_KEYS | {"metadata", "tags", "cost_usd", "judge_cost_usd"}
     assert list(row) == list(ROW_KEYS)
     assert row["status"] == "ok", row["error"]
     assert row["error"] is None
@@ -154,6 +154,7 @@ def _check_row(
     assert row["provider"] == {"oa": "openai", "an": "anthropic", "ge": "gemini"}[row["target"]]
     assert row["candidate_answer"].startswith("answer ")
     assert row["usage"] == {"input_tokens": 11, "output_tokens": 5}
+    assert (row["cost_usd"], row["judge_cost_usd"]) == (None, None), "no price for a test server"
     assert (row["attempts"], row["cache"]) == (1, "off")
     assert row["eval_file"] == "evals/e2e.yaml"
     assert row["dataset"] == "e2e"

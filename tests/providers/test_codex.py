@@ -234,7 +234,7 @@ def test_codex_argv_prompt_document_workspace_answer_trace_usage_and_judge(
         assert row["provider"] == "codex"
         assert row["candidate_answer"] == "Final."  # the last agent message
         assert row["finish_reason"] == "completed"
-        assert row["usage"] == {"input_tokens": 10, "output_tokens": 3}
+        assert row["usage"] == {"input_tokens": 10, "output_tokens": 3, "cache_read_tokens": 0}
         commands = [t for t in row["trace"] if t["type"] == "command"]
         assert len(commands) == 1
         assert commands[0]["command"] == COMMAND

@@ -64,6 +64,32 @@ class RunResult:
         return self.summary.mean
 
     @property
+    def cost_usd(self) -> float | None:
+        """What the target calls of the rows cost in USD, rows kept from a resumed file and
+        cache hits included (``None`` when no row's cost is known; docs/running.md#cost)."""
+        return self.summary.cost_usd
+
+    @property
+    def judge_cost_usd(self) -> float | None:
+        """What the rows' judge calls cost in USD, likewise."""
+        return self.summary.judge_cost_usd
+
+    @property
+    def total_cost_usd(self) -> float | None:
+        """Target and judge calls together, likewise."""
+        return self.summary.total_cost_usd
+
+    @property
+    def spent_usd(self) -> float:
+        """What this run's calls cost in USD: cache misses only, target and judge."""
+        return self.summary.spent_usd
+
+    @property
+    def not_run(self) -> int:
+        """Cases ``max_cost`` left unstarted (``--resume`` runs them)."""
+        return self.summary.not_run
+
+    @property
     def passed(self) -> bool:
         """Whether every case ran and passed (with a threshold: each target's mean meets it),
         ``eval``'s exit 0 (docs/running.md#exit-status)."""
@@ -92,6 +118,9 @@ class RunSettings(TypedDict, total=False):
     dry_run: bool
     pass_mark: float
     threshold: float | None
+    max_cost: float | None
+    """Once the run has spent this many USD (target and judge calls, cache hits free), no new
+    case starts (docs/running.md#--max-cost)."""
     reporter: Reporter | None
     """Told when the run starts, each row, each warning, and the end."""
 
@@ -122,6 +151,7 @@ def options_for(suites: SuiteSource | Sequence[SuiteSource], settings: RunSettin
         dry_run=settings.get("dry_run", False),
         pass_mark=settings.get("pass_mark", 0.5),
         threshold=settings.get("threshold"),
+        max_cost=settings.get("max_cost"),
     )
 
 
@@ -236,8 +266,9 @@ def run(suites: SuiteSource | Sequence[SuiteSource], **settings: Unpack[RunSetti
 
     Options are those of ``evalwright eval``: ``targets`` (names), ``targets_file``,
     ``eval_id`` (globs), ``tags``, ``skip_tags``, ``only_failed``, ``workers``, ``out``,
-    ``resume``, ``cache``, ``dry_run``, ``pass_mark``, ``threshold``. A mistake in the files or
-    options raises :class:`ConfigError` before anything runs; a failing target only marks its rows.
+    ``resume``, ``cache``, ``dry_run``, ``pass_mark``, ``threshold``, ``max_cost``. A mistake
+    in the files or options raises :class:`ConfigError` before anything runs; a failing target
+    only marks its rows.
     """
     handle = run_async(suites, **settings)
     try:

@@ -41,6 +41,16 @@ def _positive(text: str) -> int:
     return value
 
 
+def _budget(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of US dollars, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of US dollars, got {text}")
+    return value
+
+
 def _add_pass_mark(parser: Any) -> None:
     """``--pass-mark X``: what eval, report and compare count as a passing case."""
     parser.add_argument(
@@ -115,6 +125,13 @@ def _add_eval(commands: Any) -> None:
         type=_fraction,
         metavar="X",
         help="gate on each target's mean score being at least X, not on each case passing",
+    )
+    run.add_argument(
+        "--max-cost",
+        type=_budget,
+        metavar="USD",
+        help="start no new case once this run has spent USD on target and judge calls "
+        "(cache hits are free); exit 1, and --resume continues",
     )
     _add_eval_output(run)
 

@@ -11,7 +11,7 @@ from collections.abc import Generator
 from evalwright import logs
 from evalwright.api.run import RunSettings
 from evalwright.api.run import run as run_evals
-from evalwright.cli.progress import Progress, summary_table
+from evalwright.cli.progress import Progress, budget_message, summary_table, unpriced_warning
 from evalwright.errors import printable
 from evalwright.orchestrator.run import Reporter
 from evalwright.orchestrator.summary import RunSummary
@@ -37,6 +37,7 @@ def settings_from(args: argparse.Namespace, reporter: Reporter) -> RunSettings:
         "dry_run": args.dry_run,
         "pass_mark": args.pass_mark,
         "threshold": args.threshold,
+        "max_cost": args.max_cost,
         "reporter": reporter,
     }
 
@@ -85,6 +86,11 @@ def run_once(args: argparse.Namespace) -> int:
             ),
             file=sys.stderr,
         )
+    unpriced = unpriced_warning(result.summary)
+    if unpriced is not None:
+        print(printable(unpriced, one_line=True), file=sys.stderr)
+    if result.summary.over_budget:
+        print(printable(budget_message(result.summary), one_line=True), file=sys.stderr)
     if args.report is not None:
         # Imported here: a run without --report never pays for the report's modules.
         from evalwright.report import write_report

@@ -139,15 +139,60 @@ def summary_table(summary: RunSummary) -> str:
                 f"{summary.target_wall(name):.1f}s",
             )
         )
-    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    total_cost = summary.total_cost_usd
+    if total_cost is not None:  # a run that knows no price shows no cost column
+        rows = _with_costs(rows, summary)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = [
         "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows
     ]
     verdict = "interrupted" if summary.interrupted else f"wall time {summary.wall_seconds:.1f}s"
     lines.append(f"{summary.done} of {summary.total} case(s) run, {verdict}")
+    if total_cost is not None:
+        lines.append(
+            f"cost: {usd(total_cost)} in total, {usd(summary.spent_usd)} spent by this run "
+            "(cache hits and resumed rows cost nothing)"
+        )
     lines.extend(_verdicts(summary))
     lines.append(f"results: {display_path(summary.results_path)}")
     return printable("\n".join(lines))
+
+
+def usd(value: float | None) -> str:
+    """A cost as the summary shows it: cents above a dollar, six decimals below; ``-`` when
+    unknown."""
+    if value is None:
+        return "-"
+    return f"${value:.2f}" if value >= 1 else f"${value:.6f}"
+
+
+def _with_costs(rows: list[tuple[str, ...]], summary: RunSummary) -> list[tuple[str, ...]]:
+    """The table with each target's cost: its own calls, and its rows' judge calls."""
+    costed = [(*rows[0], "cost", "judge cost")]
+    for row, stats in zip(rows[1:], summary.targets.values(), strict=True):
+        costed.append((*row, usd(stats.cost_usd), usd(stats.judge_cost_usd)))
+    return costed
+
+
+def budget_message(summary: RunSummary) -> str:
+    """What ``--max-cost`` did (docs/running.md#--max-cost)."""
+    return (
+        f"evalwright: stopped: spent {usd(summary.spent_usd)} of the "
+        f"{usd(summary.max_cost)} budget; {summary.not_run} case(s) not run; rerun with "
+        f"--resume {display_path(summary.results_path)} to continue"
+    )
+
+
+def unpriced_warning(summary: RunSummary) -> str | None:
+    """With ``--max-cost``, the calls it could not count, or ``None``
+    (docs/running.md#--max-cost)."""
+    if summary.max_cost is None or not summary.unpriced:
+        return None
+    calls = ", ".join(f"{count} to '{name}'" for name, count in summary.unpriced.items())
+    return (
+        f"evalwright: warning: --max-cost counts only calls of known price; {calls} had "
+        "none (give the target a price:, docs/targets.md#price)"
+    )
 
 
 def _verdicts(summary: RunSummary) -> list[str]:

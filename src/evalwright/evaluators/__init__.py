@@ -46,9 +46,10 @@ async def evaluate(evaluators: tuple[Evaluator, ...], ctx: EvalContext) -> list[
 async def _run(evaluator: Evaluator, ctx: EvalContext) -> EvaluatorResult:
     spec = evaluator.spec
     raw: EvaluatorRequest | None = None
+    cost: float | None = None
     try:
         if isinstance(spec, LlmJudgeSpec):
-            verdict, raw = await run_judge(spec, evaluator.template, ctx)
+            verdict, raw, cost = await run_judge(spec, evaluator.template, ctx)
         elif isinstance(spec, CodeSpec):
             verdict, raw = await run_script(spec, evaluator.cwd or ".", ctx)
         else:
@@ -65,12 +66,13 @@ async def _run(evaluator: Evaluator, ctx: EvalContext) -> EvaluatorResult:
             reasoning=str(exc),
             raw_request=exc.raw_request,
             **({} if exc.reply is None else {"reply": exc.reply}),
+            cost_usd=exc.cost_usd,
         )
-    return _result(evaluator, verdict, raw)
+    return _result(evaluator, verdict, raw, cost)
 
 
 def _result(
-    evaluator: Evaluator, verdict: Verdict, raw: EvaluatorRequest | None
+    evaluator: Evaluator, verdict: Verdict, raw: EvaluatorRequest | None, cost: float | None
 ) -> EvaluatorResult:
     spec = evaluator.spec
     return EvaluatorResult(
@@ -83,6 +85,7 @@ def _result(
         misses=tuple(verdict.misses),
         reasoning=verdict.reasoning,
         raw_request=raw,
+        cost_usd=cost,
     )
 
 

@@ -87,12 +87,18 @@ class EvaluatorFailure(Exception):
     """An evaluator could not produce a verdict; the message says why."""
 
     def __init__(
-        self, message: str, raw_request: EvaluatorRequest | None = None, reply: str | None = None
+        self,
+        message: str,
+        raw_request: EvaluatorRequest | None = None,
+        reply: str | None = None,
+        cost_usd: float | None = None,
     ) -> None:
         super().__init__(message)
         self.raw_request = raw_request
         self.reply = reply
         """A judge's last reply that was no verdict, bounded (docs/running.md)."""
+        self.cost_usd = cost_usd
+        """What the judge's answers cost before it failed (docs/running.md#cost)."""
 
 
 @dataclass(frozen=True, slots=True)

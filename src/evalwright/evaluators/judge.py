@@ -101,27 +101,40 @@ def _cut_off(response: ProviderResponse) -> str | None:
 
 async def run_judge(
     spec: LlmJudgeSpec, template: Template | None, ctx: EvalContext
-) -> tuple[Verdict, WireRequest]:
+) -> tuple[Verdict, WireRequest, float | None]:
     """Ask the judge, retrying once on a reply that is not a verdict; a reply cut off at the
-    output limit is not retried, since the same request would be cut off again."""
+    output limit is not retried, since the same request would be cut off again.
+
+    Also returns what the judge's answers cost together (``None`` when any cost is unknown;
+    docs/running.md#cost); a failure carries it too."""
     target = spec.target or ctx.judge_target
     if ctx.judge is None or target is None:
         raise EvaluatorFailure("no judge target is configured")
     request = judge_request(template, ctx)
     problem, reply = "", ""
     raw: WireRequest | None = None
+    costs: list[float | None] = []
     for attempt in (1, 2):
         try:
             response = await ctx.judge(target, request, use_cache=attempt == 1, accept=_acceptable)
         except ProviderError as exc:
-            raise EvaluatorFailure(f"judge target '{target}' failed: {exc}", raw) from None
+            message = f"judge target '{target}' failed: {exc}"
+            raise EvaluatorFailure(message, raw, cost_usd=_total(costs)) from None
         raw, reply = response.wire_request, response.text
+        costs.append(response.cost_usd)
         try:
-            return read_verdict(reply), raw
+            return read_verdict(reply), raw, _total(costs)
         except ValueError as exc:
             problem = str(exc)
         cut_off = _cut_off(response)
         if cut_off is not None:
-            raise EvaluatorFailure(cut_off, raw, kept_reply(reply))
+            raise EvaluatorFailure(cut_off, raw, kept_reply(reply), _total(costs))
     message = f"the judge gave no valid verdict in two tries: {problem}"
-    raise EvaluatorFailure(message, raw, kept_reply(reply))
+    raise EvaluatorFailure(message, raw, kept_reply(reply), _total(costs))
+
+
+def _total(costs: list[float | None]) -> float | None:
+    """The sum of the answers' costs; ``None`` with none, or when one is unknown."""
+    if not costs or any(cost is None for cost in costs):
+        return None
+    return sum(cost for cost in costs if cost is not None)

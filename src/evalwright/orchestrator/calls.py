@@ -15,6 +15,7 @@ from contextlib import AbstractAsyncContextManager
 from evalwright.errors import ProviderError, TargetUnreachable
 from evalwright.orchestrator.retry import with_retries
 from evalwright.providers.base import PreparedRequest, Provider, ProviderRequest, ProviderResponse
+from evalwright.providers.pricing import call_cost
 from evalwright.providers.wire import ChatWireRequest
 from evalwright.results.cache import ResponseCache, cache_key
 from evalwright.results.rows import CacheState
@@ -38,6 +39,10 @@ class TargetCaller:
         # Per target, when each request now in flight was sent (monotonic seconds).
         self._in_flight: dict[str, dict[int, float]] = {}
         self._ids = itertools.count()
+        self.spent = 0.0
+        """USD the run's calls cost, cache hits left out (calls of unknown price count 0)."""
+        self.unpriced: dict[str, int] = {}
+        """Per target, the calls sent whose cost is unknown (the offline mock's left out)."""
 
     def in_flight(self) -> Iterator[tuple[str, int, float]]:
         """Each target with requests in flight: its name, how many, and when the oldest was
@@ -96,7 +101,29 @@ class TargetCaller:
         use_cache: bool = True,
         accept: Callable[[ProviderResponse], bool] | None = None,
     ) -> tuple[ProviderResponse, CacheState]:
-        """Ask target ``name``; a cached answer costs no request (``latency_ms`` 0)."""
+        """Ask target ``name``; a cached answer costs no request (``latency_ms`` 0).
+
+        The answer carries its cost; a cache hit carries the cost of the answer it replays
+        but adds nothing to :attr:`spent` (docs/running.md#cost).
+        """
+        response, state = await self._ask(name, request, use_cache=use_cache, accept=accept)
+        cost = call_cost(self.registry.target(name), response.usage)
+        if cost is None:
+            if state != "hit" and self.registry.provider(name).kind != "mock":
+                self.unpriced[name] = self.unpriced.get(name, 0) + 1
+            return response, state
+        if state != "hit":
+            self.spent += cost
+        return dataclasses.replace(response, cost_usd=cost), state
+
+    async def _ask(
+        self,
+        name: str,
+        request: ProviderRequest,
+        *,
+        use_cache: bool,
+        accept: Callable[[ProviderResponse], bool] | None,
+    ) -> tuple[ProviderResponse, CacheState]:
         provider = self.registry.provider(name)
         # Prepared once: the same request gives the cache key and goes out on every attempt.
         prepared = provider.prepare(request)

@@ -8,6 +8,7 @@ never sits in memory; an error met on a later line stops the run with the rows s
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,6 +54,9 @@ class RunOptions:
     dry_run: bool = False
     pass_mark: float = 0.5
     threshold: float | None = None
+    max_cost: float | None = None
+    """``--max-cost``: once this run has spent this many USD, no new case starts
+    (docs/running.md#--max-cost)."""
 
     @property
     def selection(self) -> Selection:
@@ -230,6 +234,17 @@ def expand_paths(paths: list[str]) -> list[Path]:
     return found
 
 
+def budget_problem(max_cost: object) -> str | None:
+    """Why ``max_cost`` cannot be a budget in USD, or ``None`` (no budget is fine)."""
+    if max_cost is None:
+        return None
+    if isinstance(max_cost, bool) or not isinstance(max_cost, int | float):
+        return f"expected a number of US dollars, got {max_cost!r}"
+    if not math.isfinite(max_cost) or max_cost <= 0:
+        return f"expected a positive number of US dollars, got {max_cost:g}"
+    return None
+
+
 def load_plan(options: RunOptions) -> Plan:
     """Open everything a run needs; raise ConfigError (or LoadError) on a mistake."""
     files = expand_paths(options.paths) if options.paths or not options.suites else []
@@ -237,6 +252,9 @@ def load_plan(options: RunOptions) -> Plan:
     if len(roots) > 1:
         shown = ", ".join(sorted(display_path(r) for r in roots))
         raise ConfigError(f"the eval files of one run must share one project root (found {shown})")
+    problem = budget_problem(options.max_cost)
+    if problem is not None:
+        raise ConfigError(f"max_cost: {problem}")
     project, config_report = Project.load(roots.pop())
     if config_report is not None and config_report.errors:
         raise LoadError(config_report.errors)

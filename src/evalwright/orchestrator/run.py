@@ -94,6 +94,7 @@ async def _execute(plan: Plan, reporter: Reporter, redact: Redactor) -> RunSumma
         options.pass_mark,
         options.threshold,
         exact_total=plan.exact,
+        max_cost=options.max_cost,
     )
     started = time.perf_counter()
     try:
@@ -109,6 +110,8 @@ async def _execute(plan: Plan, reporter: Reporter, redact: Redactor) -> RunSumma
             await pipeline.run(_pending(plan, results.previous, summary, reporter))
         finally:
             summary.unreachable = dict(caller.unreachable)
+            summary.spent_usd = caller.spent
+            summary.unpriced = dict(caller.unpriced)
     except asyncio.CancelledError:
         summary.interrupted = True
         raise
@@ -167,6 +170,7 @@ class _Pipeline:
         reporter: Reporter,
     ) -> None:
         self.runner = runner
+        self.max_cost = options.max_cost
         self.workers = options.workers
         self.writer = writer
         self.summary = summary
@@ -215,6 +219,9 @@ class _Pipeline:
 
     async def _work(self) -> None:
         while (item := await self.queue.get()) is not None:
+            if self._over_budget():  # counted, not started: --resume runs it
+                self.summary.not_run += 1
+                continue
             # Names the case in what is logged while it is asked and finished (this task's
             # context, copied into a finishing task).
             logs.set_context(f"{item.case.id} on {item.target}")
@@ -230,6 +237,11 @@ class _Pipeline:
             self.finishing.add(task)
             task.add_done_callback(self.finishing.discard)
 
+    def _over_budget(self) -> bool:
+        """Whether ``--max-cost`` is spent: what the calls so far cost, cache hits left out
+        (docs/running.md#--max-cost)."""
+        return self.max_cost is not None and self.runner.caller.spent >= self.max_cost
+
     async def _finish(self, asked: AnsweredCase) -> None:
         try:
             row = await self.runner.finish(asked)
@@ -243,6 +255,7 @@ class _Pipeline:
         # The row as written: redacted, or an error row when it could not be written.
         row = self.writer.write(row)
         self.last_row = time.monotonic()
+        self.summary.spent_usd = self.runner.caller.spent
         self.summary.add(row)
         self.reporter.row(row, self.summary)
 

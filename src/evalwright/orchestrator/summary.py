@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +23,11 @@ class TargetStats:
     cached: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    cost_usd: float | None = None
+    """What the target's calls cost, summed over the rows whose cost is known (``None``
+    when no row's is; docs/running.md#cost)."""
+    judge_cost_usd: float | None = None
+    """What the judge calls of its rows cost, summed likewise."""
     last_row_at: float = 0.0
     """``time.monotonic()`` when this target's last row was written."""
 
@@ -52,6 +58,16 @@ class RunSummary:
     """False while ``total`` is only an estimate (a streamed suite with ``--eval-id``)."""
     unreachable: dict[str, str] = field(default_factory=dict[str, str])
     """The targets the run gave up on, each with its last connection failure."""
+    spent_usd: float = 0.0
+    """What this run's calls cost, target and judge, cache hits left out (rows kept from a
+    resumed file cost nothing this run)."""
+    max_cost: float | None = None
+    """``--max-cost``: the budget after which no new case starts."""
+    not_run: int = 0
+    """Cases not started because the budget was spent (docs/running.md#--max-cost)."""
+    unpriced: dict[str, int] = field(default_factory=dict[str, int])
+    """Per target, the calls this run sent whose cost is unknown (not counted in
+    ``spent_usd``)."""
 
     def add(self, row: ResultRow) -> None:
         """Count one finished row."""
@@ -70,6 +86,8 @@ class RunSummary:
         stats.cached += row.cached
         stats.input_tokens += row.input_tokens
         stats.output_tokens += row.output_tokens
+        stats.cost_usd = _plus(stats.cost_usd, row.cost_usd)
+        stats.judge_cost_usd = _plus(stats.judge_cost_usd, row.judge_cost_usd)
         stats.last_row_at = time.monotonic()
 
     def target_wall(self, name: str) -> float:
@@ -97,6 +115,27 @@ class RunSummary:
         """``ok`` rows scoring below the pass mark."""
         return sum(s.ok - s.passed for s in self.targets.values())
 
+    @property
+    def cost_usd(self) -> float | None:
+        """What every target's calls cost (rows of unknown cost left out; ``None`` when no
+        row's cost is known)."""
+        return _sum(s.cost_usd for s in self.targets.values())
+
+    @property
+    def judge_cost_usd(self) -> float | None:
+        """What every judge call cost, likewise."""
+        return _sum(s.judge_cost_usd for s in self.targets.values())
+
+    @property
+    def total_cost_usd(self) -> float | None:
+        """Target and judge calls together, likewise."""
+        return _sum((self.cost_usd, self.judge_cost_usd))
+
+    @property
+    def over_budget(self) -> bool:
+        """Whether ``--max-cost`` stopped the run before every case started."""
+        return self.not_run > 0
+
     def below_threshold(self) -> list[str]:
         """The targets whose mean score is below ``--threshold`` (or that have no scored row);
         none when no threshold was given (docs/running.md#exit-status)."""
@@ -112,8 +151,23 @@ class RunSummary:
         """1 when a row errored or did not run, or the gate fails: without ``--threshold`` a
         row scoring below the pass mark, with it a target's mean below the threshold; else 0
         (docs/running.md#exit-status)."""
-        if self.errors or self.interrupted or self.done < self.total:
+        if self.errors or self.interrupted or self.over_budget or self.done < self.total:
             return 1
         if self.threshold is not None:
             return 1 if self.below_threshold() else 0
         return 1 if self.failed else 0
+
+
+def _plus(total: float | None, cost: float | None) -> float | None:
+    """``total`` with ``cost`` added; an unknown cost adds nothing."""
+    if cost is None:
+        return total
+    return cost if total is None else total + cost
+
+
+def _sum(costs: Iterable[float | None]) -> float | None:
+    """The sum of the known costs, ``None`` when none is known."""
+    total: float | None = None
+    for cost in costs:
+        total = _plus(total, cost)
+    return total

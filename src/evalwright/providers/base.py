@@ -83,6 +83,9 @@ class ProviderResponse:
     delivery_notes: tuple[DeliveryNote, ...]
     attempts: int = 1
     trace: tuple[TraceEntry, ...] = field(default=())
+    cost_usd: float | None = None
+    """What the answer cost at its target's price, set by the run around every call
+    (``None`` when unknown; docs/running.md#cost)."""
 
 
 def _unchanged(text: str) -> str:

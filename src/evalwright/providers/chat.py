@@ -25,17 +25,28 @@ Parsed = tuple[str, str | None, Usage | None]
 """What a chat API answered: the text parts joined, its own finish value, and usage."""
 
 
-def usage_from(data: Any, input_key: str, output_key: str) -> Usage | None:
-    """Token counts from an API's usage object, if it has one."""
+def usage_from(
+    data: Any, input_key: str, output_key: str, **extra: str | tuple[str, str]
+) -> Usage | None:
+    """Token counts from an API's usage object, if it has one.
+
+    ``extra`` maps further :class:`Usage` keys (the cache counts) to the API's key, or to a
+    ``(object, key)`` path inside it; each is set only when the API reported it.
+    """
     if not isinstance(data, dict):
         return None
     usage = cast(dict[str, Any], data)
 
-    def count(key: str) -> int | None:
-        value = usage.get(key)
+    def count(path: str | tuple[str, str]) -> int | None:
+        if isinstance(path, tuple):
+            inner = usage.get(path[0])
+            value = cast(dict[str, Any], inner).get(path[1]) if isinstance(inner, dict) else None
+        else:
+            value = usage.get(path)
         return value if isinstance(value, int) else None
 
-    return Usage(input_tokens=count(input_key), output_tokens=count(output_key))
+    given = {key: value for key, path in extra.items() if (value := count(path)) is not None}
+    return Usage(input_tokens=count(input_key), output_tokens=count(output_key), **given)
 
 
 class ChatProvider(Provider):

@@ -68,10 +68,30 @@ WireRequest = Annotated[
 
 
 class Usage(RecordModel):
-    """Token counts as the API reported them (``None`` where it did not)."""
+    """Token counts as the API reported them (``None`` where it did not).
+
+    The cache and thinking counts are written only where the API reported them, so a row of
+    an API without them reads as before (docs/running.md#cost).
+    """
 
     input_tokens: int | None
     output_tokens: int | None
+    cache_read_tokens: int | None = None
+    """Input tokens read from the API's prompt cache: OpenAI's and Azure's
+    ``prompt_tokens_details.cached_tokens``, Codex's ``cached_input_tokens`` and Gemini's
+    ``cachedContentTokenCount`` (all part of ``input_tokens``), Anthropic's
+    ``cache_read_input_tokens`` (not part of it)."""
+    cache_write_tokens: int | None = None
+    """Anthropic's ``cache_creation_input_tokens``: input written to the cache (not part of
+    ``input_tokens``)."""
+    thoughts_tokens: int | None = None
+    """Gemini's ``thoughtsTokenCount``: thinking tokens, billed as output but not part of
+    ``output_tokens``."""
+
+    @model_serializer(mode="wrap")
+    def _given_keys(self, handler: SerializerFunctionWrapHandler) -> dict[str, JsonValue]:
+        data: dict[str, JsonValue] = handler(self)
+        return {key: value for key, value in data.items() if key in self.model_fields_set}
 
 
 class TraceEntry(RecordModel):

@@ -32,6 +32,8 @@ class RowFacts:
     input_tokens: int
     output_tokens: int
     timestamp: str
+    cost_usd: float | None = None
+    judge_cost_usd: float | None = None
 
     @classmethod
     def of(cls, row: ResultRow) -> RowFacts:
@@ -46,6 +48,8 @@ class RowFacts:
             input_tokens=(usage.input_tokens or 0) if usage else 0,
             output_tokens=(usage.output_tokens or 0) if usage else 0,
             timestamp=row.timestamp,
+            cost_usd=row.cost_usd,
+            judge_cost_usd=row.judge_cost_usd,
         )
 
 

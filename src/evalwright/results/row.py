@@ -62,6 +62,8 @@ class EvaluatorResult(RecordModel):
     raw_request: EvaluatorRequest | None
     reply: Annotated[str | None, Field(exclude_if=lambda value: value is None)] = None
     """A judge's last reply when it gave no verdict (at most 4 KB), else left out."""
+    cost_usd: Annotated[float | None, Field(exclude_if=lambda value: value is None)] = None
+    """What a judge's answers cost (docs/running.md#cost), else left out."""
 
 
 class _GivenKeys(RecordModel):
@@ -132,6 +134,12 @@ class ResultRow(RecordModel):
     trace: tuple[TraceEntry, ...] | None
     evaluator_results: tuple[EvaluatorResult, ...] | None
     usage: Usage | None
+    cost_usd: float | None = None
+    """The target call's cost in USD, null when unknown (docs/running.md#cost); absent from
+    rows written before costs."""
+    judge_cost_usd: float | None = None
+    """The row's judge calls' cost in USD, null without a judge call or when one's price is
+    unknown."""
     latency_ms: float | None
     attempts: int
     cache: CacheState
@@ -145,9 +153,11 @@ ROW_KEYS = tuple(ResultRow.model_fields)
 def results_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of one line of a results file."""
     schema = ResultRow.model_json_schema()
-    # Every row evalwright writes has every key; ``tags`` has a default only so that rows
-    # written before it existed still read (for --resume, compare and the report).
-    schema["required"] = [key for key in ROW_KEYS if key in {*schema["required"], "tags"}]
+    # Every row evalwright writes has every key; ``tags``, ``cost_usd`` and ``judge_cost_usd``
+    # have defaults only so that rows written before them still read (for --resume, compare
+    # and the report).
+    given = {*schema["required"], "tags", "cost_usd", "judge_cost_usd"}
+    schema["required"] = [key for key in ROW_KEYS if key in given]
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         **schema,

@@ -104,6 +104,8 @@ def answered_row(
         trace=trace,
         evaluator_results=tuple(results),
         usage=usage,
+        cost_usd=response.cost_usd,
+        judge_cost_usd=judge_cost(results),
         latency_ms=round(response.latency_ms, 3),
         attempts=response.attempts,
         cache=cache,
@@ -142,6 +144,8 @@ def _row(
     trace: tuple[TraceEntry, ...] = (),
     evaluator_results: tuple[EvaluatorResult, ...] = (),
     usage: Usage | None = None,
+    cost_usd: float | None = None,
+    judge_cost_usd: float | None = None,
     latency_ms: float | None = None,
     attempts: int = 0,
     cache: CacheState = "off",
@@ -173,11 +177,22 @@ def _row(
         trace=trace,
         evaluator_results=evaluator_results,
         usage=usage,
+        cost_usd=cost_usd,
+        judge_cost_usd=judge_cost_usd,
         latency_ms=latency_ms,
         attempts=attempts,
         cache=cache,
         error=error,
     )
+
+
+def judge_cost(results: Sequence[EvaluatorResult]) -> float | None:
+    """What the row's judges cost together: ``None`` without a judge, or when one judge's
+    cost is unknown (docs/running.md#cost)."""
+    costs = [r.cost_usd for r in results if r.type == "llm_judge"]
+    if not costs or any(cost is None for cost in costs):
+        return None
+    return sum(cost for cost in costs if cost is not None)
 
 
 def _aggregate(results: Sequence[EvaluatorResult]) -> tuple[tuple[str, ...], tuple[str, ...], str]:

@@ -35,6 +35,7 @@ from evalwright.evalfile.base import (
 from evalwright.evalfile.commands import PLACEHOLDER, script_problem, shell_scripts
 from evalwright.evalfile.sampling import SamplingSettings
 from evalwright.targets.kinds import PROVIDER_KINDS, ProviderKind, provider_kind
+from evalwright.targets.price import PriceSetting
 
 TargetName = Annotated[str, Pattern(r"[A-Za-z0-9._-]+", "target name")]
 DEFAULT_RETRYABLE = (408, 429, 500, 502, 503, 504, 529)
@@ -93,6 +94,19 @@ class _Target(FileModel):
     judge_target: TargetName | None = None
     workers: Annotated[int, Field(gt=0)] | None = None
     timeout_seconds: Annotated[float, Field(gt=0)] | None = None
+    price: PriceSetting | None = None
+    """USD per million tokens, or ``lookup`` (docs/targets.md#price)."""
+
+    @model_validator(mode="after")
+    def _lookup_needs_api(self) -> _Target:
+        if self.price == "lookup" and self.kind.family != "chat":
+            raise field_error(
+                "price",
+                "'lookup' needs a chat API target (openai, azure, anthropic, gemini): give "
+                "this target its own prices {input: X, output: Y} (USD per million tokens)",
+                "price",
+            )
+        return self
 
     @property
     def kind(self) -> ProviderKind:

@@ -15,7 +15,9 @@ class Text:
     """Answer with ``text``; ``finish_reason`` defaults to the API's normal stop value.
 
     Token counts default to an estimate from the request and the text; ``latency_ms``
-    overrides the server's latency for this one answer.
+    overrides the server's latency for this one answer. ``cache_read_tokens`` and
+    ``cache_write_tokens`` add the API's prompt-cache counts (OpenAI and Gemini count cache
+    reads inside the input tokens, Anthropic besides them; only Anthropic reports writes).
     """
 
     text: str
@@ -23,6 +25,8 @@ class Text:
     input_tokens: int | None = None
     output_tokens: int | None = None
     latency_ms: float | None = None
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
 
 
 @dataclass(frozen=True)
@@ -34,10 +38,17 @@ class Verdict:
     misses: tuple[str, ...] = ()
     reasoning: str = "Fake verdict from the evalwright test server."
     latency_ms: float | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
 
     def to_text(self) -> Text:
         """The :class:`Text` answer whose text is this verdict as JSON."""
-        return Text(verdict_json(self.as_dict()), latency_ms=self.latency_ms)
+        return Text(
+            verdict_json(self.as_dict()),
+            latency_ms=self.latency_ms,
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+        )
 
     def as_dict(self) -> JsonObject:
         """``{"score", "hits", "misses", "reasoning"}``."""

@@ -106,6 +106,7 @@ def _openai_chat(answer: Text | FunctionCall | Blocked, request: ReceivedRequest
             "prompt_tokens": prompt,
             "completion_tokens": completion,
             "total_tokens": prompt + completion,
+            **_cache_counts(answer, read=("prompt_tokens_details", "cached_tokens")),
         },
         "system_fingerprint": None,
     }
@@ -132,7 +133,13 @@ def _anthropic(answer: Text | FunctionCall | Blocked, request: ReceivedRequest) 
         "content": content,
         "stop_reason": stop,
         "stop_sequence": None,
-        "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
+        "usage": {
+            "input_tokens": input_tokens,
+            "output_tokens": output_tokens,
+            **_cache_counts(
+                answer, read="cache_read_input_tokens", write="cache_creation_input_tokens"
+            ),
+        },
     }
 
 
@@ -143,6 +150,7 @@ def _gemini(answer: Text | FunctionCall | Blocked, request: ReceivedRequest) -> 
             "promptTokenCount": prompt,
             "candidatesTokenCount": candidates,
             "totalTokenCount": prompt + candidates,
+            **_cache_counts(answer, read="cachedContentTokenCount"),
         },
         "modelVersion": request.model or "fake-model",
         "responseId": new_id(""),
@@ -235,3 +243,25 @@ _GOOGLE_STATUSES = {
 
 def _google_status(status: int) -> str:
     return _GOOGLE_STATUSES.get(status, "UNKNOWN")
+
+
+def _cache_counts(
+    answer: Text | FunctionCall | Blocked,
+    *,
+    read: str | tuple[str, str],
+    write: str | None = None,
+) -> Body:
+    """The prompt-cache counts a :class:`Text` asks for, at the API's keys (``read`` is a key,
+    or an object and its key)."""
+    if not isinstance(answer, Text):
+        return {}
+    counts: Body = {}
+    if answer.cache_read_tokens is not None:
+        value: JsonValue = answer.cache_read_tokens
+        if isinstance(read, tuple):
+            counts[read[0]] = {read[1]: value}
+        else:
+            counts[read] = value
+    if write is not None and answer.cache_write_tokens is not None:
+        counts[write] = answer.cache_write_tokens
+    return counts

@@ -126,4 +126,11 @@ def parse_reply(data: Any) -> Parsed:
     stop = body.get("stop_reason")
     if stop == "refusal" and not text:
         raise BlockedError("the model refused to answer (stop_reason: refusal)")
-    return text, stop, usage_from(body.get("usage"), "input_tokens", "output_tokens")
+    usage = usage_from(
+        body.get("usage"),
+        "input_tokens",
+        "output_tokens",
+        cache_read_tokens="cache_read_input_tokens",
+        cache_write_tokens="cache_creation_input_tokens",
+    )
+    return text, stop, usage

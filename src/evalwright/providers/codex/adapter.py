@@ -149,7 +149,10 @@ def _usage(transcript: Transcript) -> Usage | None:
     usage = transcript.usage
     if usage is None:
         return None
-    return Usage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens)
+    # Codex counts cached input inside input_tokens, as OpenAI's APIs do.
+    cached = usage.cached_input_tokens
+    extra = {} if cached is None else {"cache_read_tokens": cached}
+    return Usage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens, **extra)
 
 
 def _safe(name: str) -> str:

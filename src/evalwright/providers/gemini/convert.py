@@ -140,5 +140,11 @@ def parse_reply(data: Any) -> Parsed:
     finish = candidate.get("finishReason")
     if finish in BLOCK_FINISH_REASONS and not text:
         raise BlockedError(f"the API blocked the answer (finishReason: {finish})")
-    usage = usage_from(body.get("usageMetadata"), "promptTokenCount", "candidatesTokenCount")
+    usage = usage_from(
+        body.get("usageMetadata"),
+        "promptTokenCount",
+        "candidatesTokenCount",
+        cache_read_tokens="cachedContentTokenCount",
+        thoughts_tokens="thoughtsTokenCount",
+    )
     return text, finish, usage

@@ -124,7 +124,13 @@ def parse_reply(data: Any) -> Parsed:
         raise BlockedError("the API filtered the answer (finish_reason: content_filter)")
     if not text and message.get("refusal"):
         raise BlockedError(f"the model refused: {message['refusal']}")
-    return text, finish, usage_from(body.get("usage"), "prompt_tokens", "completion_tokens")
+    usage = usage_from(
+        body.get("usage"),
+        "prompt_tokens",
+        "completion_tokens",
+        cache_read_tokens=("prompt_tokens_details", "cached_tokens"),
+    )
+    return text, finish, usage
 
 
 def _text_parts(content: Any) -> str:

@@ -1,0 +1,110 @@
+"""What one call cost in USD, from the usage its API reported (docs/running.md#cost).
+
+A target's own ``price:`` wins; otherwise the price database of the ``genai-prices`` package
+is asked, by the target's provider and model, but only for a target that calls the vendor's
+own API: a server behind another ``base_url`` may answer to the same model name without being
+that model (a local server called ``gpt-4o`` costs nothing at OpenAI's rates). An unknown
+price, or a call without usage, has no cost (``None``), never a guess.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from evalwright.providers.wire import Usage
+from evalwright.targets.models import AzureTarget, ChatTarget, Target
+from evalwright.targets.price import Price
+
+PRICE_PROVIDERS = {
+    "openai": "openai",
+    "azure": "azure",
+    "anthropic": "anthropic",
+    "gemini": "google",
+}
+"""Each chat API's provider id in the price database."""
+OFFICIAL_HOSTS = {
+    "openai": "api.openai.com",
+    "anthropic": "api.anthropic.com",
+    "gemini": "generativelanguage.googleapis.com",
+}
+"""The vendor's own API host: a ``base_url`` elsewhere is not priced unless ``price:`` says."""
+_MILLION = 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class Tokens:
+    """Usage in the price database's terms: ``input`` counts every input token, cached ones
+    included; ``output`` every output token, thinking included."""
+
+    input: int
+    output: int
+    cache_read: int
+    cache_write: int
+
+
+def billed_tokens(provider: str, usage: Usage | None) -> Tokens | None:
+    """The tokens a call is billed for, or ``None`` when its usage is not known.
+
+    Anthropic reports cache reads and writes besides ``input_tokens``; OpenAI, Azure and
+    Gemini count cache reads inside it. Gemini reports thinking besides its output.
+    """
+    if usage is None or usage.input_tokens is None or usage.output_tokens is None:
+        return None
+    read, write = usage.cache_read_tokens or 0, usage.cache_write_tokens or 0
+    total_input = usage.input_tokens + (read + write if provider == "anthropic" else 0)
+    output = usage.output_tokens + (usage.thoughts_tokens or 0)
+    return Tokens(total_input, output, read, write)
+
+
+def looked_up(target: Target) -> bool:
+    """Whether the price database prices this target's calls: ``price: lookup``, an Azure
+    deployment, or a chat target on its vendor's own API host."""
+    if target.price == "lookup":
+        return True
+    if target.price is not None or target.kind.name not in PRICE_PROVIDERS:
+        return False
+    if isinstance(target, AzureTarget):
+        return True
+    base_url: str | None = getattr(target, "base_url", None)
+    return base_url is None or urlsplit(base_url).hostname == OFFICIAL_HOSTS[target.kind.name]
+
+
+def call_cost(target: Target, usage: Usage | None) -> float | None:
+    """USD for one call of ``target`` that reported ``usage``; ``None`` when unknown."""
+    tokens = billed_tokens(target.kind.name, usage)
+    if tokens is None:
+        return None
+    if isinstance(target.price, Price):
+        return own_cost(target.price, tokens)
+    if not looked_up(target):
+        return None
+    assert isinstance(target, ChatTarget)  # looked_up holds only for the chat APIs
+    model = target.deployment if isinstance(target, AzureTarget) else target.model
+    return database_cost(PRICE_PROVIDERS[target.kind.name], model, tokens)
+
+
+def own_cost(price: Price, tokens: Tokens) -> float:
+    """USD at a target's own price: cache reads at ``cached_input``, every other input
+    token (cache writes too) at ``input``."""
+    fresh = tokens.input - tokens.cache_read
+    spent = fresh * price.input + tokens.cache_read * price.cached_rate
+    return (spent + tokens.output * price.output) / _MILLION
+
+
+def database_cost(provider_id: str, model: str, tokens: Tokens) -> float | None:
+    """USD by the ``genai-prices`` database, or ``None`` when it does not know the model."""
+    # Imported here: it takes a third of a second, paid only by a run that needs a price.
+    import genai_prices
+
+    usage = genai_prices.Usage(
+        input_tokens=tokens.input,
+        output_tokens=tokens.output,
+        cache_read_tokens=tokens.cache_read,
+        cache_write_tokens=tokens.cache_write,
+    )
+    try:
+        price = genai_prices.calc_price(usage, model, provider_id=provider_id)
+    except (LookupError, ValueError):  # a model it does not know, or usage it cannot price
+        return None
+    return float(price.total_price)
