@@ -139,15 +139,42 @@ def summary_table(summary: RunSummary) -> str:
                 f"{summary.target_wall(name):.1f}s",
             )
         )
-    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
-    lines = [
-        "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows
-    ]
+    lines = _aligned(rows)
+    if summary.repeated:
+        lines.extend(["", *_aligned(_reliability_rows(summary)), ""])
     verdict = "interrupted" if summary.interrupted else f"wall time {summary.wall_seconds:.1f}s"
     lines.append(f"{summary.done} of {summary.total} case(s) run, {verdict}")
     lines.extend(_verdicts(summary))
     lines.append(f"results: {display_path(summary.results_path)}")
     return printable("\n".join(lines))
+
+
+def _aligned(rows: list[tuple[str, ...]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return [
+        "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows
+    ]
+
+
+def _reliability_rows(summary: RunSummary) -> list[tuple[str, ...]]:
+    """Per target, over its cases' k repeats: pass@1, pass@k, pass^k, the mean with its 95%
+    confidence interval, the spread across repeats, and the flaky cases
+    (docs/running.md#repeats-and-reliability)."""
+    head = ("target", "k", "pass@1", "pass@k", "pass^k", "mean ±95% CI", "std dev", "flaky")
+    rows: list[tuple[str, ...]] = [head]
+    for name, stats in summary.targets.items():
+        r = stats.reliability
+        k = r.repeats
+        mean = _number(r.mean)
+        if r.mean is not None and r.ci95 is not None:
+            mean += f" ±{r.ci95[1] - r.mean:.3f}"
+        cells = (_number(r.pass_at(1)), _number(r.pass_at(k)), _number(r.pass_hat(k)))
+        rows.append((name, str(k), *cells, mean, _number(r.std_dev), str(r.flaky)))
+    return rows
+
+
+def _number(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
 
 
 def _verdicts(summary: RunSummary) -> list[str]:
