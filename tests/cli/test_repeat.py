@@ -349,3 +349,14 @@ def test_a_bad_repeat_flag_is_a_usage_error(
     assert result.code == 2
     assert "--repeat" in result.err
     assert server.requests == []
+
+
+def test_the_schemas_know_repeat() -> None:
+    case = run_cli("schema", "eval").json()["$defs"]["EvalCase"]["properties"]["repeat"]
+    config = run_cli("schema", "config").json()["properties"]["repeat"]
+    results = run_cli("schema", "results").json()
+
+    for schema in (case, config):
+        assert {"type": "integer", "minimum": 1, "maximum": 1000} in schema["anyOf"]
+    assert results["properties"]["repeat"]["type"] == "integer"
+    assert results["required"][results["required"].index("target") + 1] == "repeat"
