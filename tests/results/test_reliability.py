@@ -76,7 +76,7 @@ def test_t_table() -> None:
     assert t_975(30) == 2.042
     assert t_975(31) == t_975(1000) == 1.96
     assert all(t_975(df) > t_975(df + 1) for df in range(1, 30))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="at least 1"):
         t_975(0)
 
 
