@@ -40,7 +40,7 @@ def _write(path: Path, rows: list[dict[str, Any]], tail: str = "") -> list[int]:
     return offsets
 
 
-def _winner(path: Path, key: tuple[str, str, str] = KEY) -> int:
+def _winner(path: Path, key: tuple[str, str, str, int] = KEY) -> int:
     previous = read_previous(path)
     entry = previous.index.entries[key]
     return entry.offset
