@@ -340,14 +340,21 @@ def test_a_bad_config_repeat_is_a_located_error(project: ProjectDir, server: Fak
     assert server.requests == []
 
 
-@pytest.mark.parametrize("value", ["0", "1001", "two"])
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("0", "expected at least 1, got 0"),
+        ("1001", "expected at most 1000, got 1001"),
+        ("two", "expected a whole number, got 'two'"),
+    ],
+)
 def test_a_bad_repeat_flag_is_a_usage_error(
-    project: ProjectDir, server: FakeServer, value: str
+    project: ProjectDir, server: FakeServer, value: str, problem: str
 ) -> None:
     result = _eval(project, "r.jsonl", "--repeat", value)
 
     assert result.code == 2
-    assert "--repeat" in result.err
+    assert f"argument --repeat: {problem}" in result.err
     assert server.requests == []
 
 
