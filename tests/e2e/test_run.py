@@ -145,7 +145,7 @@ def test_rows_are_complete_and_match_what_the_server_received(e2e: E2E) -> None:
 def _check_row(
     row: dict[str, Any], candidates: list[ReceivedRequest], judges: dict[str, ReceivedRequest]
 ) -> None:
-    assert set(row) == SPEC_KEYS | {"metadata", "tags", "cost_usd", "judge_cost_usd"}
+    assert set(row) == SPEC_KEYS | {"metadata", "tags", "repeat", "cost_usd", "judge_cost_usd"}
     assert list(row) == list(ROW_KEYS)
     assert row["status"] == "ok", row["error"]
     assert row["error"] is None

@@ -15,7 +15,7 @@ from evalwright.errors import ConfigError
 from evalwright.results.resume import first_run_id, leftovers, read_previous
 from tests.results.samples import sample_row
 
-KEY = ("evals/a.yaml", "a", "t")
+KEY = ("evals/a.yaml", "a", "t", 0)
 
 
 def _row(eval_id: str, status: str, timestamp: str, **more: Any) -> dict[str, Any]:
@@ -40,7 +40,7 @@ def _write(path: Path, rows: list[dict[str, Any]], tail: str = "") -> list[int]:
     return offsets
 
 
-def _winner(path: Path, key: tuple[str, str, str] = KEY) -> int:
+def _winner(path: Path, key: tuple[str, str, str, int] = KEY) -> int:
     previous = read_previous(path)
     entry = previous.index.entries[key]
     return entry.offset
@@ -56,7 +56,7 @@ def test_the_last_row_of_a_key_wins(tmp_path: Path) -> None:
     ]
     offsets = _write(path, rows)
     previous = read_previous(path)
-    assert list(previous.index.entries) == [KEY, ("evals/a.yaml", "b", "t")]
+    assert list(previous.index.entries) == [KEY, ("evals/a.yaml", "b", "t", 0)]
     assert previous.index.entries[KEY].offset == offsets[3]
     facts = previous.index.get(KEY)
     assert facts is not None

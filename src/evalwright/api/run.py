@@ -20,11 +20,13 @@ from typing import Any, TypedDict, Unpack
 
 from pydantic import BaseModel
 
-from evalwright.errors import Diagnostic
+from evalwright.errors import ConfigError, Diagnostic
+from evalwright.evalfile.models import MAX_REPEAT
 from evalwright.evalfile.suite import Suite
 from evalwright.orchestrator.plan import RunOptions, load_plan
 from evalwright.orchestrator.run import Reporter, SilentReporter, execute
 from evalwright.orchestrator.summary import RunSummary, TargetStats
+from evalwright.results.reliability import Reliability
 from evalwright.results.row import ResultRow
 from evalwright.targets.models import Target
 
@@ -90,6 +92,13 @@ class RunResult:
         return self.summary.not_run
 
     @property
+    def reliability(self) -> dict[str, Reliability]:
+        """Per target, how reliably its cases pass over their repeats: ``.repeats``,
+        ``.pass_at(k)``, ``.pass_hat(k)``, ``.mean``, ``.ci95``, ``.std_dev``, ``.flaky``
+        (docs/python-api.md#reliability; errored rows are left out)."""
+        return {name: stats.reliability for name, stats in self.summary.targets.items()}
+
+    @property
     def passed(self) -> bool:
         """Whether every case ran and passed (with a threshold: each target's mean meets it),
         ``eval``'s exit 0 (docs/running.md#exit-status)."""
@@ -111,6 +120,9 @@ class RunSettings(TypedDict, total=False):
     """A case with any of these tags does not run, whatever ``tags`` says."""
     only_failed: str | os.PathLike[str] | None
     """Run only the (case, target) pairs that failed or errored in this results file."""
+    repeat: int | None
+    """Run each (case, target) this many times where the case sets no ``repeat:`` (else the
+    config's, else 1; docs/running.md#repeats-and-reliability)."""
     workers: int
     out: str | os.PathLike[str] | None
     resume: str | os.PathLike[str] | None
@@ -144,6 +156,7 @@ def options_for(suites: SuiteSource | Sequence[SuiteSource], settings: RunSettin
         tags=(tags,) if isinstance(tags, str) else tuple(tags),
         skip_tags=(skip_tags,) if isinstance(skip_tags, str) else tuple(skip_tags),
         only_failed=_path(settings.get("only_failed")),
+        repeat=_repeat(settings.get("repeat")),
         workers=settings.get("workers", 8),
         out=_path(settings.get("out")),
         resume=_path(settings.get("resume")),
@@ -153,6 +166,15 @@ def options_for(suites: SuiteSource | Sequence[SuiteSource], settings: RunSettin
         threshold=settings.get("threshold"),
         max_cost=settings.get("max_cost"),
     )
+
+
+def _repeat(value: int | None) -> int | None:
+    """``repeat`` checked: a whole number from 1 to MAX_REPEAT (or None)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_REPEAT:  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise ConfigError(f"repeat: expected a whole number from 1 to {MAX_REPEAT}, got {value!r}")
+    return value
 
 
 def _path(value: str | os.PathLike[str] | None) -> Path | None:
@@ -265,10 +287,10 @@ def run(suites: SuiteSource | Sequence[SuiteSource], **settings: Unpack[RunSetti
     """Run eval files, directories and suites against targets; return the rows and summary.
 
     Options are those of ``evalwright eval``: ``targets`` (names), ``targets_file``,
-    ``eval_id`` (globs), ``tags``, ``skip_tags``, ``only_failed``, ``workers``, ``out``,
-    ``resume``, ``cache``, ``dry_run``, ``pass_mark``, ``threshold``, ``max_cost``. A mistake
-    in the files or options raises :class:`ConfigError` before anything runs; a failing target
-    only marks its rows.
+    ``eval_id`` (globs), ``tags``, ``skip_tags``, ``only_failed``, ``repeat``, ``workers``,
+    ``out``, ``resume``, ``cache``, ``dry_run``, ``pass_mark``, ``threshold``, ``max_cost``. A
+    mistake in the files or options raises :class:`ConfigError` before anything runs; a failing
+    target only marks its rows.
     """
     handle = run_async(suites, **settings)
     try:

@@ -19,6 +19,9 @@ from evalwright import __version__
 CONFIG_ERROR = 2
 INTERRUPTED = 130
 BROKEN_PIPE = 141
+MAX_REPEAT = 1000
+"""``--repeat``'s bound, that of ``repeat:`` in the files (not imported from there: the eval
+file models would slow ``--help``)."""
 
 
 def _fraction(text: str) -> float:
@@ -28,6 +31,13 @@ def _fraction(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
     if not 0 <= value <= 1:
         raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {text}")
+    return value
+
+
+def _repeat(text: str) -> int:
+    value = _positive(text)
+    if value > MAX_REPEAT:
+        raise argparse.ArgumentTypeError(f"expected at most {MAX_REPEAT}, got {value}")
     return value
 
 
@@ -108,6 +118,13 @@ def _add_eval(commands: Any) -> None:
         metavar="RESULTS",
         help="run only the cases and targets that failed or errored in this earlier results "
         "file, into a new results file",
+    )
+    run.add_argument(
+        "--repeat",
+        type=_repeat,
+        metavar="K",
+        help="run each case K times on each target and report pass@k and flaky cases "
+        "(a case's repeat: wins; default: config.yaml's repeat, else 1)",
     )
     run.add_argument(
         "--workers",

@@ -30,6 +30,7 @@ def settings_from(args: argparse.Namespace, reporter: Reporter) -> RunSettings:
         "tags": tuple(args.tag or ()),
         "skip_tags": tuple(args.skip_tag or ()),
         "only_failed": args.only_failed,
+        "repeat": args.repeat,
         "workers": args.workers,
         "out": args.out,
         "resume": args.resume,

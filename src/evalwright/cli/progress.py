@@ -142,10 +142,9 @@ def summary_table(summary: RunSummary) -> str:
     total_cost = summary.total_cost_usd
     if total_cost is not None:  # a run that knows no price shows no cost column
         rows = _with_costs(rows, summary)
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines = [
-        "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows
-    ]
+    lines = _aligned(rows)
+    if summary.repeated:
+        lines.extend(["", *_aligned(_reliability_rows(summary)), ""])
     verdict = "interrupted" if summary.interrupted else f"wall time {summary.wall_seconds:.1f}s"
     lines.append(f"{summary.done} of {summary.total} case(s) run, {verdict}")
     if total_cost is not None:
@@ -193,6 +192,34 @@ def unpriced_warning(summary: RunSummary) -> str | None:
         f"evalwright: warning: --max-cost counts only calls of known price; {calls} had "
         "none (give the target a price:, docs/targets.md#price)"
     )
+
+
+def _aligned(rows: list[tuple[str, ...]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return [
+        "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows
+    ]
+
+
+def _reliability_rows(summary: RunSummary) -> list[tuple[str, ...]]:
+    """Per target, over its cases' k repeats: pass@1, pass@k, pass^k, the mean with its 95%
+    confidence interval, the spread across repeats, and the flaky cases
+    (docs/running.md#repeats-and-reliability)."""
+    head = ("target", "k", "pass@1", "pass@k", "pass^k", "mean ±95% CI", "std dev", "flaky")
+    rows: list[tuple[str, ...]] = [head]
+    for name, stats in summary.targets.items():
+        r = stats.reliability
+        k = r.repeats
+        mean = _number(r.mean)
+        if r.mean is not None and r.ci95 is not None:
+            mean += f" ±{r.ci95[1] - r.mean:.3f}"
+        cells = (_number(r.pass_at(1)), _number(r.pass_at(k)), _number(r.pass_hat(k)))
+        rows.append((name, str(k), *cells, mean, _number(r.std_dev), str(r.flaky)))
+    return rows
+
+
+def _number(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
 
 
 def _verdicts(summary: RunSummary) -> list[str]:

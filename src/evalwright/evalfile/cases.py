@@ -183,6 +183,7 @@ class CaseBuilder:
             tags=merged_tags(file_tags, spec.tags),
             line=where.positions.line(where.path),
             spec=spec,
+            repeat=spec.repeat,
         )
 
     def _case_evaluators(

@@ -24,6 +24,10 @@ DEFAULT_MAX_FILE_BYTES = 1024 * 1024
 Tags = list[NonEmptyStr]
 """``tags:`` on a case or a file: names ``--tag`` and ``--skip-tag`` select by
 (docs/eval-files.md#tags)."""
+MAX_REPEAT = 1000
+Repeat = Annotated[int, Field(ge=1, le=MAX_REPEAT)]
+"""``repeat:`` on a case or in the config: how many times each (case, target) runs
+(docs/running.md#repeats-and-reliability)."""
 
 
 class Execution(FileModel):
@@ -52,6 +56,8 @@ class EvalCase(FileModel):
     metadata: dict[str, JsonValue] | None = None
     settings: SamplingSettings | None = None
     """Sampling settings for this case; they win over the target's, key by key."""
+    repeat: Repeat | None = None
+    """How many times the case runs on each target; wins over ``--repeat`` and the config."""
     outcome: str | None = Field(default=None, deprecated=_legacy("expected_outcome"))
     evaluators: EvaluatorList | None = Field(
         default=None, deprecated=_legacy("execution.evaluators")
@@ -142,3 +148,6 @@ class ProjectConfig(FileModel):
     )
     max_file_bytes: Annotated[int, Field(gt=0)] = DEFAULT_MAX_FILE_BYTES
     cache: bool = False
+    repeat: Repeat | None = None
+    """How many times each case runs on each target when neither the case nor ``--repeat``
+    says (docs/running.md#repeats-and-reliability)."""

@@ -90,6 +90,8 @@ class LoadedCase:
     tags: tuple[str, ...]
     """The case's tags and its file's (docs/eval-files.md#tags)."""
     line: int
+    repeat: int | None = field(default=None, kw_only=True)
+    """The case's own ``repeat:`` (docs/running.md#repeats-and-reliability)."""
     spec: EvalCase = field(repr=False)
 
 

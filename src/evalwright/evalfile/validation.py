@@ -181,14 +181,22 @@ def _message(
         return f"{error['msg']}, got {type_name(value)}{quote}"
     if kind == "finite_number":
         return f"expected a finite number, got {_show(value)}"
-    if kind in ("greater_than", "greater_than_equal"):
-        bound = _show(ctx.get("gt", ctx.get("ge")))
-        word = "greater than" if kind == "greater_than" else "at least"
-        return f"expected a number {word} {bound}, got {_show(value)}"
+    if kind in _BOUNDS:
+        word, name = _BOUNDS[kind]
+        return f"expected a number {word} {_show(ctx.get(name))}, got {_show(value)}"
     if kind == "too_short":
         return f"expected at least {ctx.get('min_length')} item(s), got none"
     message = str(error["msg"])
     return message.removeprefix("Value error, ")
+
+
+_BOUNDS = {
+    "greater_than": ("greater than", "gt"),
+    "greater_than_equal": ("at least", "ge"),
+    "less_than": ("less than", "lt"),
+    "less_than_equal": ("at most", "le"),
+}
+"""pydantic's bound errors: the words of the message, and the bound's key in the context."""
 
 
 def _show(value: object) -> str:

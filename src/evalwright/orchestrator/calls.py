@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractAsyncContextManager
 
 from evalwright.errors import ProviderError, TargetUnreachable
+from evalwright.evaluators.base import JudgeCaller
 from evalwright.orchestrator.retry import with_retries
 from evalwright.providers.base import PreparedRequest, Provider, ProviderRequest, ProviderResponse
 from evalwright.providers.pricing import call_cost
@@ -100,13 +101,17 @@ class TargetCaller:
         *,
         use_cache: bool = True,
         accept: Callable[[ProviderResponse], bool] | None = None,
+        repeat: int = 0,
     ) -> tuple[ProviderResponse, CacheState]:
-        """Ask target ``name``; a cached answer costs no request (``latency_ms`` 0).
+        """Ask target ``name``; a cached answer costs no request (``latency_ms`` 0). Each
+        ``repeat`` of a case is a request of its own, cached apart.
 
         The answer carries its cost; a cache hit carries the cost of the answer it replays
         but adds nothing to :attr:`spent` (docs/running.md#cost).
         """
-        response, state = await self._ask(name, request, use_cache=use_cache, accept=accept)
+        response, state = await self._ask(
+            name, request, use_cache=use_cache, accept=accept, repeat=repeat
+        )
         cost = call_cost(self.registry.target(name), response.usage)
         if cost is None:
             if state != "hit" and self.registry.provider(name).kind != "mock":
@@ -123,11 +128,12 @@ class TargetCaller:
         *,
         use_cache: bool,
         accept: Callable[[ProviderResponse], bool] | None,
+        repeat: int,
     ) -> tuple[ProviderResponse, CacheState]:
         provider = self.registry.provider(name)
         # Prepared once: the same request gives the cache key and goes out on every attempt.
         prepared = provider.prepare(request)
-        key = self._key(provider, prepared)
+        key = self._key(provider, prepared, repeat)
         if key is not None and use_cache and self.cache is not None:
             hit = await self.cache.get(key, prepared)
             if hit is not None:
@@ -157,13 +163,32 @@ class TargetCaller:
             await self.cache.put(key, request.purpose, response)
         return response, "miss"
 
-    def _key(self, provider: Provider, prepared: PreparedRequest) -> str | None:
+    def _key(self, provider: Provider, prepared: PreparedRequest, repeat: int) -> str | None:
         """The request's cache key, when this run caches and the provider's answers may be."""
         wire = prepared.wire
         if self.cache is None or not provider.cacheable or not isinstance(wire, ChatWireRequest):
             return None
         purpose = prepared.request.purpose
-        return cache_key(purpose, provider.kind, provider.cache_scope, wire.model, wire.body)
+        scope, model = provider.cache_scope, wire.model
+        return cache_key(purpose, provider.kind, scope, model, wire.body, repeat=repeat)
+
+    def judge_for(self, repeat: int) -> JudgeCaller:
+        """The judge caller of one repeat of a case: its judge calls are cached apart from
+        the other repeats', as its answer is."""
+
+        async def judge(
+            target: str,
+            request: ProviderRequest,
+            *,
+            use_cache: bool = True,
+            accept: Callable[[ProviderResponse], bool] | None = None,
+        ) -> ProviderResponse:
+            response, _ = await self.call(
+                target, request, use_cache=use_cache, accept=accept, repeat=repeat
+            )
+            return response
+
+        return judge
 
     async def judge(
         self,

@@ -56,7 +56,7 @@ class CaseRunner:
         try:
             inputs = case_prompt(item.case, self.plan.registry.target(item.target))
             request = candidate_request(item.case, inputs)
-            response, cache = await self.caller.call(item.target, request)
+            response, cache = await self.caller.call(item.target, request, repeat=item.repeat)
         except ProviderError as exc:
             return AnsweredCase(item, inputs, None, "off", exc)
         except Exception as exc:  # a case that cannot be sent costs its row an error
@@ -75,7 +75,7 @@ class CaseRunner:
             inputs,
             response.text,
             self.plan.registry.default_judge(item.target),
-            self.caller.judge,
+            self.caller.judge_for(item.repeat),
             self.plan.registry.child_env,
         )
         results = await evaluate(item.case.evaluators, context)
@@ -141,6 +141,7 @@ class CaseRunner:
             target=item.target,
             provider=provider,
             expected_outcome=case.expected_outcome,
+            repeat=item.repeat,
         )
 
     def _provider_kind(self, target: str) -> str | None:

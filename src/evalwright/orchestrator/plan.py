@@ -47,6 +47,9 @@ class RunOptions:
     """``--skip-tag``: a case with any of them does not run (whatever ``tags`` says)."""
     only_failed: Path | None = None
     """``--only-failed``: run only the pairs that failed or errored in this results file."""
+    repeat: int | None = None
+    """``--repeat``: runs of each (case, target) where the case sets no ``repeat:`` (else
+    the config's, else 1; docs/running.md#repeats-and-reliability)."""
     workers: int = 8
     out: Path | None = None
     resume: Path | None = None
@@ -66,11 +69,12 @@ class RunOptions:
 
 @dataclass(frozen=True, slots=True)
 class WorkItem:
-    """One case to run on one target."""
+    """One run of a case on a target: repeat ``repeat`` (from 0) of its repeats."""
 
     suite: SuiteInfo
     case: LoadedCase
     target: str
+    repeat: int = 0
 
 
 @dataclass(slots=True)
@@ -141,16 +145,38 @@ class Plan:
             for case in source.cases:
                 _raise_errors(source.report)
                 seen.add(case.id)
-                for target in self.targets_of(source.info, case):
+                for target, repeat in self.work_of(source.info, case):
                     self._check(case, target)
                     produced += 1
-                    yield WorkItem(source.info, case, target)
+                    yield WorkItem(source.info, case, target, repeat)
             _raise_errors(source.report)
             self._gone(source.info, seen)
         if self.failed is not None:
             self._gone_files()
         if produced == 0:
             raise ConfigError(self._nothing_selected())
+
+    def repeats_of(self, case: LoadedCase) -> int:
+        """How many times ``case`` runs on each target: its own ``repeat:``, else
+        ``--repeat``, else the config's, else 1 (docs/running.md#repeats-and-reliability)."""
+        config = self.project.config.repeat
+        return case.repeat or self.options.repeat or config or 1
+
+    def work_of(self, info: SuiteInfo, case: LoadedCase) -> list[tuple[str, int]]:
+        """Each (target, repeat) ``case`` runs: every repeat on each of its targets, target by
+        target; with ``--only-failed`` the repeats that failed."""
+        if self.failed is not None:
+            failed = set(self.targets_of(info, case))
+            return [
+                (target, repeat)
+                for target, repeat in self.failed.runs(info.relative_path, case.id)
+                if target in failed
+            ]
+        return [
+            (target, repeat)
+            for target in self.targets_of(info, case)
+            for repeat in range(self.repeats_of(case))
+        ]
 
     def targets_of(self, info: SuiteInfo, case: LoadedCase) -> list[str]:
         """The targets ``case`` runs on: none when the selection leaves it out; with
@@ -284,11 +310,12 @@ def _survey(plan: Plan, source: _Source) -> None:
     options = plan.options
     if isinstance(source.cases, list):
         for case in source.cases:
-            for target in plan.targets_of(source.info, case):
+            for target, _ in plan.work_of(source.info, case):
                 plan._check(case, target)  # pyright: ignore[reportPrivateUsage]
                 plan.estimated += 1
         return
-    plan.estimated += source.estimated * max(1, len(options.targets))
+    repeats = options.repeat or plan.project.config.repeat or 1
+    plan.estimated += source.estimated * max(1, len(options.targets)) * repeats
     plan.exact = plan.exact and not options.selection.narrowed and plan.failed is None
     for name in options.targets or [source.default_target or DEFAULT_TARGET]:
         plan.registry.target(name)

@@ -22,7 +22,7 @@ from evalwright.orchestrator.output import open_results
 from evalwright.orchestrator.plan import Plan, RunOptions, WorkItem
 from evalwright.orchestrator.summary import RunSummary
 from evalwright.results.cache import ResponseCache
-from evalwright.results.index import RowIndex, RowKey
+from evalwright.results.index import RowIndex, RowKey, case_label
 from evalwright.results.redact import Redactor
 from evalwright.results.row import ResultRow
 from evalwright.results.writer import ResultsWriter
@@ -73,7 +73,7 @@ STALL_SECONDS = 10.0
 
 
 def _key(item: WorkItem) -> RowKey:
-    return (item.suite.relative_path, item.case.id, item.target)
+    return (item.suite.relative_path, item.case.id, item.target, item.repeat)
 
 
 async def execute(plan: Plan, reporter: Reporter) -> RunSummary:
@@ -224,7 +224,7 @@ class _Pipeline:
                 continue
             # Names the case in what is logged while it is asked and finished (this task's
             # context, copied into a finishing task).
-            logs.set_context(f"{item.case.id} on {item.target}")
+            logs.set_context(f"{case_label(item.case.id, item.repeat)} on {item.target}")
             try:
                 asked = await self.runner.ask(item)
             except Exception as exc:  # a bug must cost one row, not the run

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalwright.results.index import RowFacts
+from evalwright.results.reliability import CaseTally, Reliability
 from evalwright.results.row import ResultRow
 
 
@@ -30,6 +31,16 @@ class TargetStats:
     """What the judge calls of its rows cost, summed likewise."""
     last_row_at: float = 0.0
     """``time.monotonic()`` when this target's last row was written."""
+    by_case: dict[tuple[str, str], CaseTally] = field(
+        default_factory=dict[tuple[str, str], CaseTally], repr=False
+    )
+    """Each case's repeats so far, by ``(eval_file, eval_id)``."""
+
+    @property
+    def reliability(self) -> Reliability:
+        """pass@k, pass^k, the mean with its confidence interval, the spread across repeats
+        and the flaky cases (docs/running.md#repeats-and-reliability)."""
+        return Reliability.of(self.by_case.values())
 
     @property
     def ok(self) -> int:
@@ -77,11 +88,14 @@ class RunSummary:
         """Count a row from its facts (a row a resumed file already holds, or a new one)."""
         stats = self.targets.setdefault(row.target, TargetStats())
         stats.cases += 1
+        passed = row.ok and row.score >= self.pass_mark
         if not row.ok:
             stats.errors += 1
         else:
             stats.score_sum += row.score
-            stats.passed += row.score >= self.pass_mark
+            stats.passed += passed
+        tally = stats.by_case.setdefault((row.eval_file, row.eval_id), CaseTally())
+        tally.add(row.ok, row.score, passed)
         stats.lossless += row.lossless
         stats.cached += row.cached
         stats.input_tokens += row.input_tokens
@@ -109,6 +123,12 @@ class RunSummary:
         """The mean score of every ``ok`` row."""
         ok = sum(s.ok for s in self.targets.values())
         return sum(s.score_sum for s in self.targets.values()) / ok if ok else None
+
+    @property
+    def repeated(self) -> bool:
+        """Whether some case ran more than once on a target (the summary then reports
+        reliability, docs/running.md#repeats-and-reliability)."""
+        return any(s.reliability.repeats > 1 for s in self.targets.values())
 
     @property
     def failed(self) -> int:

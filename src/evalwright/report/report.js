@@ -86,14 +86,35 @@
       }
     }
     const seen = new Map();
-    for (const entry of entries) {
-      const key = entry.row.eval_id + "\u0000" + entry.column;
-      seen.set(key, (seen.get(key) || 0) + 1);
-    }
-    for (const entry of entries) {
-      entry.ambiguous = seen.get(entry.row.eval_id + "\u0000" + entry.column) > 1;
-    }
+    const idKey = (e) => e.row.eval_id + "\u0000" + e.column + "\u0000" + repeatOf(e.row);
+    for (const entry of entries) seen.set(idKey(entry), (seen.get(idKey(entry)) || 0) + 1);
+    for (const entry of entries) entry.ambiguous = seen.get(idKey(entry)) > 1;
+    groupRepeats(entries);
     return entries;
+  }
+
+  // ---- repeats: the runs of one case on one column (docs/running.md#repeats-and-reliability)
+  function repeatOf(row) {
+    return row.repeat || 0;
+  }
+  function caseLabel(row) {
+    const repeat = repeatOf(row);
+    return repeat ? row.eval_id + " (repeat " + repeat + ")" : row.eval_id;
+  }
+  function groupRepeats(entries) {
+    const groups = new Map();
+    for (const entry of entries) {
+      if (entry.removed) continue;
+      const key = entry.row.eval_file + "\u0000" + entry.row.eval_id + "\u0000" + entry.column;
+      if (!groups.has(key)) groups.set(key, []);
+      groups.get(key).push(entry);
+      entry.repeats = groups.get(key);
+    }
+    for (const group of groups.values()) group.sort((a, b) => repeatOf(a.row) - repeatOf(b.row));
+  }
+  function stability(group) {
+    const ok = group.filter((e) => e.row.status === "ok");
+    return { passed: group.filter((e) => passed(e.row)).length, ok: ok.length, runs: group.length };
   }
 
   // ---- the URL fragment -------------------------------------------------------------------
@@ -107,13 +128,15 @@
   }
   function permalink(entry) {
     const params = { c: entry.row.eval_id, t: entry.column };
+    if (repeatOf(entry.row)) params.r = String(repeatOf(entry.row));
     if (entry.ambiguous) params.f = entry.row.eval_file;
     if (entry.removed) params.removed = "1";
     return hashOf(params);
   }
   function findEntry(params) {
+    const repeat = parseInt(params.r || "0", 10) || 0;
     return state.entries.find((e) => e.row.eval_id === params.c && e.column === params.t &&
-      (params.f === undefined || e.row.eval_file === params.f) &&
+      repeatOf(e.row) === repeat && (params.f === undefined || e.row.eval_file === params.f) &&
       e.removed === (params.removed === "1"));
   }
 
@@ -218,7 +241,10 @@
       if (entry.removed) continue;
       const key = entry.row.eval_file + "\u0000" + entry.row.eval_id;
       if (!keys.has(key)) keys.set(key, { file: entry.row.eval_file, id: entry.row.eval_id, cells: {} });
-      keys.get(key).cells[entry.column] = entry;
+      const cells = keys.get(key).cells;
+      if (!cells[entry.column] || repeatOf(entry.row) < repeatOf(cells[entry.column].row)) {
+        cells[entry.column] = entry;  // the first repeat stands for the cell and opens
+      }
     }
     return Array.from(keys.values());
   }
@@ -237,6 +263,7 @@
 
   function matrixCell(entry) {
     if (!entry) return el("td", { class: "empty" });
+    if (entry.repeats && entry.repeats.length > 1) return repeatsCell(entry);
     const row = entry.row;
     const text = row.status === "error" ? "error" : num(row.score, 2);
     const cell = el("td", { class: row.status === "error" ? "cell error" : "cell",
@@ -244,6 +271,22 @@
       el("a", { href: permalink(entry) }, text));
     if (row.status === "ok" && row.score !== null) {
       const [background, colour] = scoreColour(row.score);
+      cell.style.background = background;
+      cell.firstChild.style.color = colour;
+    }
+    return cell;
+  }
+
+  function repeatsCell(entry) {
+    // A repeated case: how many of its repeats passed, coloured by that share.
+    const s = stability(entry.repeats);
+    const scores = entry.repeats.map((e) => e.row.status === "error" ? "error" : num(e.row.score, 2));
+    const cell = el("td", { class: s.ok ? "cell" : "cell error", "data-case": entry.row.eval_id,
+      "data-repeats": s.runs, "data-passed": s.passed,
+      title: entry.row.eval_id + " on " + entry.column + ": " + scores.join(" ") },
+      el("a", { href: permalink(entry) }, s.passed + "/" + s.runs));
+    if (s.ok) {
+      const [background, colour] = scoreColour(s.passed / s.runs);
       cell.style.background = background;
       cell.firstChild.style.color = colour;
     }
@@ -396,7 +439,7 @@
     const row = entry.row;
     const status = entry.removed ? "removed" : row.status === "error" ? "error" : passed(row) ? "pass" : "fail";
     const cells = [
-      el("td", {}, el("a", { href: permalink(entry), class: "open" }, row.eval_id)),
+      el("td", {}, el("a", { href: permalink(entry), class: "open" }, caseLabel(row))),
       el("td", {}, row.eval_file), el("td", {}, entry.column),
       el("td", { class: "status " + status }, status),
       el("td", { class: "num" }, num(row.score, 3)), el("td", { class: "num" }, ms(row.latency_ms)),
@@ -406,7 +449,8 @@
       cells.push(el("td", { class: "change change-" + (entry.change || "none") }, entry.change || ""));
       cells.push(el("td", { class: "num" }, signed(entry.scoreDelta, 3)));
     }
-    return el("tr", { "data-case": row.eval_id, "data-target": entry.column, "data-status": status }, cells);
+    return el("tr", { "data-case": row.eval_id, "data-target": entry.column, "data-status": status,
+      "data-repeat": repeatOf(row) }, cells);
   }
 
   // ---- case detail ------------------------------------------------------------------------
@@ -429,9 +473,9 @@
     const back = state.listHash || hashOf({ v: "cases" });
     main.appendChild(el("p", { class: "crumbs" }, el("a", { href: back, id: "back" }, "‹ cases"), " · ",
       el("a", { href: permalink(entry), id: "permalink" }, "permalink")));
-    main.appendChild(el("h2", { id: "detail-title", "data-case": row.eval_id, "data-target": entry.column },
-      row.eval_id, el("small", {}, " on " + entry.column)));
-    append(main, [summaryPart(entry), errorPart(row), conversationPart(row), wirePart(row),
+    main.appendChild(el("h2", { id: "detail-title", "data-case": row.eval_id, "data-target": entry.column,
+      "data-repeat": repeatOf(row) }, caseLabel(row), el("small", {}, " on " + entry.column)));
+    append(main, [summaryPart(entry), repeatsPart(entry), errorPart(row), conversationPart(row), wirePart(row),
       answerPart(entry), expectedPart(row), evaluatorsPart(row), tracePart(row), metadataPart(row)]);
   }
 
@@ -448,6 +492,24 @@
       ["attempts", row.attempts], ["cache", row.cache], ["tokens", usage], ["run", row.run_id],
       ["time", row.timestamp], ["dataset", row.dataset], ["conversation", row.conversation_id],
     ]));
+  }
+
+  function repeatsPart(entry) {
+    // How stable the case is over its repeats: passes, and each repeat's score (a link).
+    const group = entry.repeats;
+    if (!group || group.length < 2) return null;
+    const s = stability(group);
+    const items = group.map((e) => {
+      const score = e.row.status === "error" ? "error" : num(e.row.score, 3);
+      const verdict = e.row.status === "error" ? "error" : passed(e.row) ? "pass" : "fail";
+      const text = "#" + repeatOf(e.row) + " " + score;
+      return el("li", { "data-repeat": repeatOf(e.row), "data-status": verdict,
+        class: e === entry ? "current status " + verdict : "status " + verdict },
+        e === entry ? text : el("a", { href: permalink(e) }, text));
+    });
+    return section("repeats", el("p", { id: "repeat-stability" },
+      s.passed + "/" + s.runs + " passed" + (s.ok < s.runs ? " (" + (s.runs - s.ok) + " errored)" : "")),
+      el("ol", { class: "repeats" }, items));
   }
 
   function errorPart(row) {

@@ -44,10 +44,23 @@ CREATE TABLE IF NOT EXISTS responses (
 """
 
 
-def cache_key(namespace: str, kind: str, endpoint: str, model: str, body: dict[str, Any]) -> str:
-    """A stable hash of everything that decides the answer."""
+def cache_key(
+    namespace: str,
+    kind: str,
+    endpoint: str,
+    model: str,
+    body: dict[str, Any],
+    *,
+    repeat: int = 0,
+) -> str:
+    """A stable hash of everything that decides the answer. A repeat after the first
+    (docs/running.md#repeats-and-reliability) is its own entry; the first keeps the key a
+    run without repeats has, so turning repeats on reuses what is cached."""
+    parts: list[Any] = [namespace, kind, endpoint, model, body]
+    if repeat > 0:
+        parts.append({"repeat": repeat})
     material = json.dumps(
-        [namespace, kind, endpoint, model, body],
+        parts,
         sort_keys=True,
         ensure_ascii=False,
         separators=(",", ":"),

@@ -1,4 +1,4 @@
-"""Comparing two sets of result rows: each ``(eval_file, eval_id, target)`` marked improved,
+"""Comparing two sets of result rows: each ``(eval_file, eval_id, target, repeat)`` marked improved,
 regressed, unchanged, new or removed (docs/running.md#evalwright-compare).
 
 A row passes when it ran (``ok``) and scored at least the pass mark. A regression is a row
@@ -91,7 +91,8 @@ def _change(old: ResultRow | None, new: ResultRow | None, pass_mark: float) -> C
 def compare_rows(
     old: Iterable[ResultRow], new: Iterable[ResultRow], *, pass_mark: float = 0.5
 ) -> Comparison:
-    """Match the rows of two runs on ``(eval_file, eval_id, target)`` and classify each key."""
+    """Match the rows of two runs on ``(eval_file, eval_id, target, repeat)`` and classify
+    each key."""
     before, after = _latest(old), _latest(new)
     changes = [
         RowChange(key, _change(before.get(key), row, pass_mark), before.get(key), row, pass_mark)

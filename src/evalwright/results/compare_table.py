@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from evalwright.errors import printable
 from evalwright.results.compare import CHANGES, Change, Comparison, RowChange, passed
+from evalwright.results.index import case_label
 from evalwright.results.row import ResultRow
 
 _SHOWN: tuple[Change, ...] = tuple(change for change in CHANGES if change != "unchanged")
@@ -89,7 +90,9 @@ def _change_rows(changes: Iterable[RowChange]) -> list[tuple[str, ...]]:
     rows: list[tuple[str, ...]] = [head]
     for c in changes:
         delta = "-" if c.score_delta is None else f"{c.score_delta:+.3f}"
-        rows.append((c.change, *c.key, _score(c.old), _score(c.new), delta))
+        eval_file, eval_id, target, repeat = c.key
+        case = case_label(eval_id, repeat)
+        rows.append((c.change, eval_file, case, target, _score(c.old), _score(c.new), delta))
     return rows
 
 

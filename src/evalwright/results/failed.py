@@ -1,5 +1,5 @@
-"""``--only-failed``: which (eval file, case, target) pairs an earlier results file holds as
-failed or errored (docs/running.md#--only-failed).
+"""``--only-failed``: which (eval file, case, target, repeat) runs an earlier results file
+holds as failed or errored (docs/running.md#--only-failed).
 
 The file is read as ``--resume`` reads it (:class:`RowReader`, the same rule for which row of
 a key stands), and a row fails as the exit status decides: an error row, or a score below the
@@ -38,7 +38,13 @@ class FailedRows:
 
     def targets(self, eval_file: str, case_id: str) -> list[str]:
         """The targets the case failed or errored on, in the file's order."""
-        return [failed.key[2] for failed in self.by_case.get((eval_file, case_id), ())]
+        return list(dict.fromkeys(target for target, _ in self.runs(eval_file, case_id)))
+
+    def runs(self, eval_file: str, case_id: str) -> list[tuple[str, int]]:
+        """The (target, repeat) runs of the case that failed or errored, in the file's order."""
+        return [
+            (failed.key[2], failed.key[3]) for failed in self.by_case.get((eval_file, case_id), ())
+        ]
 
     @property
     def shown(self) -> str:

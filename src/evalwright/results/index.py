@@ -1,4 +1,4 @@
-"""Which row of a results file stands for each ``(eval_file, eval_id, target)``, without
+"""Which row of a results file stands for each ``(eval_file, eval_id, target, repeat)``, without
 holding the rows: a resumed file may hold several rows of one key (a rerun appends its row),
 and the index keeps, per key, the winner's few numbers and where its line starts.
 
@@ -12,12 +12,18 @@ from dataclasses import dataclass
 
 from evalwright.results.row import ResultRow
 
-RowKey = tuple[str, str, str]
+RowKey = tuple[str, str, str, int]
 
 
 def row_key(row: ResultRow) -> RowKey:
-    """``(eval_file, eval_id, target)``: what identifies a row across runs."""
-    return (row.eval_file, row.eval_id, row.target)
+    """``(eval_file, eval_id, target, repeat)``: what identifies a row across runs."""
+    return (row.eval_file, row.eval_id, row.target, row.repeat)
+
+
+def case_label(eval_id: str, repeat: int) -> str:
+    """A row's case as reports name it: its id, and its repeat when it is not the first (so a
+    run without repeats names its rows as before; docs/running.md#repeats-and-reliability)."""
+    return f"{eval_id} (repeat {repeat})" if repeat else eval_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +31,9 @@ class RowFacts:
     """What the summary counts of a row, and what decides which row of a key wins."""
 
     target: str
+    eval_file: str
+    eval_id: str
+    repeat: int
     ok: bool
     score: float
     lossless: bool
@@ -41,6 +50,9 @@ class RowFacts:
         usage = row.usage
         return cls(
             target=row.target,
+            eval_file=row.eval_file,
+            eval_id=row.eval_id,
+            repeat=row.repeat,
             ok=row.status == "ok",
             score=row.score or 0.0,
             lossless=not row.delivery_notes,

@@ -11,6 +11,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Sequence
 
+from evalwright.results.index import case_label
 from evalwright.results.outcome import outcome
 from evalwright.results.row import ResultRow
 
@@ -38,7 +39,7 @@ def _testcase(row: ResultRow, pass_mark: float) -> ET.Element:
     case = ET.Element(
         "testcase",
         classname=_text(row.eval_file),
-        name=_text(f"{row.eval_id} [{row.target}]"),
+        name=_text(f"{case_label(row.eval_id, row.repeat)} [{row.target}]"),
         time=f"{(row.latency_ms or 0.0) / 1000:.3f}",
     )
     verdict = outcome(row, pass_mark)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from evalwright.orchestrator.summary import RunSummary
+from evalwright.results.index import case_label
 from evalwright.results.outcome import outcome
 from evalwright.results.row import ResultRow
 
@@ -65,7 +66,7 @@ def _failed_table(failed: list[ResultRow]) -> list[str]:
     lines = ["| eval file | case | target | score | why |", "|---|---|---|---:|---|"]
     for row in failed[:MAX_LISTED]:
         score = "error" if row.score is None else f"{row.score:.3f}"
-        cells = (row.eval_file, row.eval_id, row.target)
+        cells = (row.eval_file, case_label(row.eval_id, row.repeat), row.target)
         lines.append(
             "| " + " | ".join(map(escape, cells)) + f" | {score} | {escape(_clip(_why(row)))} |"
         )

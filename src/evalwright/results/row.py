@@ -118,6 +118,9 @@ class ResultRow(RecordModel):
     tags: tuple[str, ...] = ()
     """The case's tags, its file's included (absent from rows written before tags: none)."""
     target: str
+    repeat: int = 0
+    """Which run of the case on the target, from 0 (docs/running.md#repeats-and-reliability;
+    absent from rows written before repeats: 0)."""
     provider: str | None
     status: Status
     score: float | None
@@ -153,10 +156,10 @@ ROW_KEYS = tuple(ResultRow.model_fields)
 def results_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of one line of a results file."""
     schema = ResultRow.model_json_schema()
-    # Every row evalwright writes has every key; ``tags``, ``cost_usd`` and ``judge_cost_usd``
-    # have defaults only so that rows written before them still read (for --resume, compare
-    # and the report).
-    given = {*schema["required"], "tags", "cost_usd", "judge_cost_usd"}
+    # Every row evalwright writes has every key; ``tags``, ``repeat``, ``cost_usd`` and
+    # ``judge_cost_usd`` have defaults only so that rows written before them still read (for
+    # --resume, compare and the report).
+    given = {*schema["required"], "tags", "repeat", "cost_usd", "judge_cost_usd"}
     schema["required"] = [key for key in ROW_KEYS if key in given]
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

@@ -64,6 +64,7 @@ class RowIdentity:
     target: str
     provider: str | None
     expected_outcome: str
+    repeat: int = 0
 
 
 def answered_row(
@@ -161,6 +162,7 @@ def _row(
         metadata=who.metadata,
         tags=who.tags,
         target=who.target,
+        repeat=who.repeat,
         provider=who.provider,
         status="error" if error else "ok",
         score=score,
