@@ -62,6 +62,7 @@ _EXPORTS: dict[str, str] = {
     "AsyncRun": "evalwright.api.run",
     "RunResult": "evalwright.api.run",
     "RunSettings": "evalwright.api.run",
+    "Reliability": "evalwright.results.reliability",
     "Reporter": "evalwright.orchestrator.run",
     # results
     "read_results": "evalwright.results.reading",
@@ -109,6 +110,7 @@ __all__ = [
     "ProviderError",
     "ProviderTimeout",
     "RegexSpec",
+    "Reliability",
     "Reporter",
     "ResponseTooLarge",
     "RunResult",
@@ -159,6 +161,7 @@ if TYPE_CHECKING:
     from evalwright.api.init import init_project
     from evalwright.api.preview import build_prompt, preview
     from evalwright.api.run import AsyncRun, RunResult, RunSettings, run, run_async
+    from evalwright.results.reliability import Reliability
     from evalwright.api.validate import validate
     from evalwright.errors import (
         BlockedError,

@@ -57,6 +57,7 @@ EXPORTED = {
     "AsyncRun",
     "RunResult",
     "RunSettings",
+    "Reliability",
     "Reporter",
     # results
     "read_results",
