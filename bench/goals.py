@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 
 @dataclass(frozen=True)
@@ -86,3 +87,21 @@ def goal_table(figures: Mapping[str, float | None], goals: Sequence[Goal] = GOAL
 def _number(value: float, unit: str) -> str:
     text = f"{value:.3g}" if abs(value) < 100 else f"{value:.0f}"
     return f"{text} {unit}" if unit else text
+
+
+def failed_runs(report: object, where: str = "") -> list[str]:
+    """Where in ``report`` a run exited non-zero or wrote error rows: its figures would not
+    measure a normal run."""
+    found: list[str] = []
+    if isinstance(report, dict):
+        figures = cast(dict[str, object], report)
+        codes = figures.get("exit_codes", [figures.get("exit_code", 0)])
+        errors = figures.get("error_rows", 0)
+        if codes != [0] or errors:
+            found.append(f"{where or 'report'}: exit codes {codes}, error rows {errors}")
+        for key, value in figures.items():
+            found += failed_runs(value, f"{where}.{key}" if where else key)
+    elif isinstance(report, list):
+        for index, value in enumerate(cast(list[object], report)):
+            found += failed_runs(value, f"{where}[{index}]")
+    return found

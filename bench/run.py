@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from goals import goal_table
+from goals import failed_runs, goal_table
 from measure import (
     baseline,
     evalwright,
@@ -142,6 +142,8 @@ def main() -> int:
     if args.all:
         report = measure_all(repeat=1 if args.quick else 3, large=not args.quick)
         print(goal_table(report["figures"]))
+        for problem in failed_runs(report):
+            print(f"warning: {problem}: its figures do not measure a normal run")
     elif args.baseline:
         report = baseline(args.cases, args.latency_ms, args.workers)
     else:

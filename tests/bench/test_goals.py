@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bench.goals import GOALS, Goal, goal_rows, goal_table
+from bench.goals import GOALS, Goal, failed_runs, goal_rows, goal_table
 
 AT_MOST = Goal("load_s", "loading", "s", 0.3)
 AT_LEAST = Goal("efficiency", "efficiency", "", 0.9, at_least=True)
@@ -46,3 +46,19 @@ def test_the_table_has_one_line_per_goal_of_the_issue() -> None:
     assert limits["startup_2000_yaml_s"] == 0.4
     assert limits["efficiency_judge"] == 0.9
     assert limits["import_ms"] == 20
+
+
+def test_a_failed_or_erroring_run_is_named_where_it_is_in_the_report() -> None:
+    report: dict[str, object] = {
+        "figures": {"help_s": 0.05},
+        "help": {"exit_codes": [0], "wall_s": 0.05},
+        "validate": {"exit_codes": [0, 1], "wall_s": 1.0},
+        "runs": [{"exit_code": 0, "error_rows": 0}, {"exit_code": 2, "error_rows": 0}],
+        "judge": {"median": {}, "runs": [{"exit_code": 0, "error_rows": 3}]},
+    }
+    assert failed_runs(report) == [
+        "validate: exit codes [0, 1], error rows 0",
+        "runs[1]: exit codes [2], error rows 0",
+        "judge.runs[0]: exit codes [0], error rows 3",
+    ]
+    assert failed_runs({"figures": {}, "runs": [{"exit_code": 0, "error_rows": 0}]}) == []
