@@ -15,23 +15,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from launch import run_measured
 from suite import VERDICT, targets_yaml, write_suite
 
 from evalwright.testing import FakeServer
-
-
-def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, float, float, int, str]:
-    """Run a command; its exit code, wall seconds, CPU seconds, peak RSS (KiB) and the end of
-    its stderr."""
-    with tempfile.TemporaryFile() as stderr:
-        started = time.monotonic()
-        process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
-        _, status, usage = os.wait4(process.pid, 0)
-        wall = time.monotonic() - started
-        stderr.seek(0)
-        tail = stderr.read()[-2000:].decode("utf-8", errors="replace")
-    code = os.waitstatus_to_exitcode(status)
-    return code, wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, tail
 
 
 def bench_env() -> dict[str, str]:
@@ -95,27 +82,26 @@ def run_eval(
         if cache_rerun:
             args.append("--cache")
         wall_offset = time.time() - time.monotonic()
-        started = time.monotonic()
-        code, wall, cpu, rss, tail = _run(evalwright(*args), root, bench_env())
+        run = run_measured(evalwright(*args), root, bench_env())
         calls = 2 if judge else 1
-        figures = _figures(cases, latency_ms, workers, calls, server, out, started, wall_offset)
+        figures = _figures(cases, latency_ms, workers, calls, server, out, run.started, wall_offset)
         figures.update(
             format="yaml" if as_yaml else "jsonl",
-            exit_code=code,
-            wall_s=round(wall, 3),
-            cpu_s=round(cpu, 3),
-            peak_rss_mib=round(rss / 1024, 1),
+            exit_code=run.code,
+            wall_s=round(run.wall, 3),
+            cpu_s=round(run.cpu, 3),
+            peak_rss_mib=round(run.rss_kib / 1024, 1),
         )
-        if code != 0:
-            figures["stderr_tail"] = tail
+        if run.code != 0:
+            figures["stderr_tail"] = run.stderr_tail
         if cache_rerun:
             out.unlink()
             seen = len(server.requests)
-            code, wall, cpu, _, _ = _run(evalwright(*args), root, bench_env())
+            rerun = run_measured(evalwright(*args), root, bench_env())
             figures["cached_rerun"] = {
-                "exit_code": code,
-                "wall_s": round(wall, 3),
-                "cpu_s": round(cpu, 3),
+                "exit_code": rerun.code,
+                "wall_s": round(rerun.wall, 3),
+                "cpu_s": round(rerun.cpu, 3),
                 "requests": len(server.requests) - seen,
             }
         return figures
@@ -190,12 +176,12 @@ def baseline(cases: int, latency_ms: float, workers: int) -> dict[str, Any]:
 
 def time_command(argv: list[str], cwd: Path, repeat: int = 5) -> dict[str, Any]:
     """The median wall seconds and peak RSS of ``repeat`` runs of a command."""
-    runs = [_run(argv, cwd, bench_env()) for _ in range(repeat)]
+    runs = [run_measured(argv, cwd, bench_env()) for _ in range(repeat)]
     return {
-        "exit_codes": sorted({run[0] for run in runs}),
-        "wall_s": round(statistics.median(run[1] for run in runs), 3),
-        "walls_s": [round(run[1], 3) for run in runs],
-        "peak_rss_mib": round(statistics.median(run[3] for run in runs) / 1024, 1),
+        "exit_codes": sorted({run.code for run in runs}),
+        "wall_s": round(statistics.median(run.wall for run in runs), 3),
+        "walls_s": [round(run.wall, 3) for run in runs],
+        "peak_rss_mib": round(statistics.median(run.rss_kib for run in runs) / 1024, 1),
     }
 
 
