@@ -108,11 +108,14 @@ def measure_all(repeat: int = 3, large: bool = True) -> dict[str, Any]:
     """Every figure of bench/README.md (noisy ones as the median of ``repeat`` runs), under
     ``figures`` for the goals table; the details of every run beside them."""
     report: dict[str, Any] = {"cores": os.cpu_count(), "repeat": repeat, "figures": {}}
+    # Wall-clock figures depend on what else runs: the load average says how busy the machine was.
+    report["load_average_at_start"] = [round(load, 2) for load in os.getloadavg()]
     measure_commands(report, repeat, large)
     measure_runs(report, repeat)
     measure_cpu(report, repeat)
     if large:
         measure_large(report)
+    report["load_average_at_end"] = [round(load, 2) for load in os.getloadavg()]
     return report
 
 
@@ -142,6 +145,8 @@ def main() -> int:
     if args.all:
         report = measure_all(repeat=1 if args.quick else 3, large=not args.quick)
         print(goal_table(report["figures"]))
+        loads = report["load_average_at_start"][0], report["load_average_at_end"][0]
+        print(f"load average (1 min) at start and end: {loads[0]}, {loads[1]}")
         for problem in failed_runs(report):
             print(f"warning: {problem}: its figures do not measure a normal run")
     elif args.baseline:
