@@ -96,15 +96,20 @@ def run_eval(
             figures["stderr_tail"] = run.stderr_tail
         if cache_rerun:
             out.unlink()
-            seen = len(server.requests)
-            rerun = run_measured(evalwright(*args), root, bench_env())
-            figures["cached_rerun"] = {
-                "exit_code": rerun.code,
-                "wall_s": round(rerun.wall, 3),
-                "cpu_s": round(rerun.cpu, 3),
-                "requests": len(server.requests) - seen,
-            }
+            figures["cached_rerun"] = _rerun(evalwright(*args), root, server)
         return figures
+
+
+def _rerun(argv: list[str], root: Path, server: FakeServer) -> dict[str, Any]:
+    """Run the same command again: its exit code, wall, CPU and the requests it made."""
+    seen = len(server.requests)
+    rerun = run_measured(argv, root, bench_env())
+    return {
+        "exit_code": rerun.code,
+        "wall_s": round(rerun.wall, 3),
+        "cpu_s": round(rerun.cpu, 3),
+        "requests": len(server.requests) - seen,
+    }
 
 
 def _figures(
@@ -120,11 +125,8 @@ def _figures(
     """The figures read from the server's requests and the rows written (``calls`` requests
     per case make the ideal ``calls * N * L / W``)."""
     requests = list(server.requests)
-    rows = (
-        [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-        if (out.exists())
-        else []
-    )
+    lines = out.read_text(encoding="utf-8").splitlines() if out.exists() else []
+    rows = [json.loads(line) for line in lines]
     figures: dict[str, Any] = {
         "cases": cases,
         "latency_ms": latency_ms,
