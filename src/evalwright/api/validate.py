@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evalwright.errors import Diagnostic
 from evalwright.evalfile.commands import scripted_placeholders
@@ -20,18 +21,20 @@ from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.resolved import LoadedSuite
 from evalwright.evalfile.source import Positions
 from evalwright.evalfile.variables import Environment
-from evalwright.orchestrator.plan import DEFAULT_TARGET
-from evalwright.prompts import build_prompt
-from evalwright.providers.sampling import unsupported_settings
-from evalwright.targets.load import load_targets_located
-from evalwright.targets.models import ChatTarget, CliTarget, TargetsFile, split_command
-from evalwright.targets.resolve import unset_variables
+
+if TYPE_CHECKING:
+    from evalwright.targets.models import ChatTarget, CliTarget, TargetsFile
+
+# The targets, prompt and provider modules are imported only where a project has a targets
+# file: checking eval files alone then starts without them (docs/cli.md#validate).
 
 PROMPT_ARG_LIMIT = 100 * 1024
 
 
 def uses_placeholder(target: CliTarget, name: str) -> bool:
     """Whether a cli target's command mentions ``{NAME}`` or ``EVALWRIGHT_NAME``."""
+    from evalwright.targets.models import split_command
+
     variable = re.compile(rf"\bEVALWRIGHT_{name}\b")
     return any(
         "{" + name + "}" in part or variable.search(part) for part in split_command(target.command)
@@ -80,6 +83,11 @@ class _ProjectCheck:
 
     def settings_warnings(self, suite: LoadedSuite) -> list[Diagnostic]:
         """A case's sampling setting its target cannot take (docs/targets.md#settings)."""
+        if self.targets is None:
+            return []
+        from evalwright.orchestrator.plan import DEFAULT_TARGET
+        from evalwright.providers.sampling import unsupported_settings
+
         found: list[Diagnostic] = []
         for case in suite.cases:
             target = self.targets.get(case.target or DEFAULT_TARGET) if self.targets else None
@@ -96,6 +104,12 @@ class _ProjectCheck:
 
     def prompt_warnings(self, suite: LoadedSuite) -> list[Diagnostic]:
         """A ``cli`` target given an over-long ``{PROMPT}`` (use ``{PROMPT_FILE}``)."""
+        if self.targets is None:
+            return []
+        from evalwright.orchestrator.plan import DEFAULT_TARGET
+        from evalwright.prompts import build_prompt
+        from evalwright.targets.models import CliTarget
+
         found: list[Diagnostic] = []
         for case in suite.cases:
             target = self.targets.get(case.target or DEFAULT_TARGET) if self.targets else None
@@ -124,6 +138,10 @@ def check_targets_file(
     checked: set[Path],
 ) -> TargetsFile | None:
     """Validate a targets file once: errors, AgentV forms, unset variables."""
+    from evalwright.targets.load import load_targets_located
+    from evalwright.targets.models import ChatTarget, CliTarget
+    from evalwright.targets.resolve import unset_variables
+
     if path in checked:
         return None
     checked.add(path)
@@ -149,6 +167,8 @@ def check_targets_file(
 
 def _warn_settings(target: ChatTarget, index: int, positions: Positions, report: Report) -> None:
     """A target's sampling setting its API cannot take: noted on every request, so said now."""
+    from evalwright.providers.sampling import unsupported_settings
+
     for key, why in unsupported_settings(target.kind.name, target.settings):
         at = ("targets", index, "settings", key)
         line, col = positions.key(at)
@@ -160,6 +180,8 @@ def _warn_shell_placeholders(
 ) -> None:
     """A placeholder inside a shell script works (it is quoted for the shell), but the
     environment variable is simpler to reason about."""
+    from evalwright.targets.models import split_command
+
     for element, names in scripted_placeholders(split_command(target.command)):
         at = ("targets", index, "command")
         line, col = positions.value((*at, element) if isinstance(target.command, list) else at)
@@ -173,6 +195,7 @@ def _warn_shell_placeholders(
 
 
 _TARGETS_KEY = re.compile(r"^targets\s*:", re.MULTILINE)
+_EVALCASES_KEY = re.compile(r"^evalcases\s*:", re.MULTILINE)
 
 
 def _project_file(path: Path) -> str | None:
@@ -185,7 +208,9 @@ def _project_file(path: Path) -> str | None:
             text = read_limited(path, MAX_EVAL_FILE_BYTES).decode("utf-8", errors="replace")
         except UnreadableFile:
             return None
-        if _TARGETS_KEY.search(text) and not re.search(r"^evalcases\s*:", text, re.MULTILINE):
+        # A plain search first: the regular expression is slow over a large eval file.
+        maybe = text.startswith("targets") or "\ntargets" in text
+        if maybe and _TARGETS_KEY.search(text) and not _EVALCASES_KEY.search(text):
             return "targets.yaml"
     return None
 
