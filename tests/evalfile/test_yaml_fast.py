@@ -180,3 +180,24 @@ def test_validating_eval_files_imports_no_run_machinery() -> None:
     ).stdout
     for package in ("orchestrator", "providers", "prompts", "targets", "results"):
         assert f"'{package}'" not in out, out
+
+
+def test_checking_a_file_without_keeping_its_cases_sees_each_and_reports_the_same(
+    project: ProjectDir,
+) -> None:
+    cases = "".join(f"  - {{id: c{i}, expected_outcome: ok, input: 'hi {i}'}}\n" for i in range(5))
+    text = "evalcases:\n" + cases + "  - {id: c1, expected_outcome: ok, input: again}\n"
+    path = project.write("evals/a.yaml", text)
+    kept, diagnostics = check_eval_file(path)
+    seen: list[str] = []
+    lean, lean_diagnostics = check_eval_file(
+        path, each=lambda case: seen.append(case.id), keep_cases=False
+    )
+    assert kept is None and lean is None  # the duplicate id is an error
+    assert lean_diagnostics == diagnostics
+    assert seen == ["c0", "c1", "c2", "c3", "c4"]
+    path.write_text("evalcases:\n" + cases)
+    kept, _ = check_eval_file(path)
+    lean, _ = check_eval_file(path, keep_cases=False)
+    assert kept is not None and len(kept.cases) == 5
+    assert lean is not None and lean.cases == ()

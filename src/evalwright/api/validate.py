@@ -18,7 +18,7 @@ from evalwright.evalfile.loader import check_eval_file
 from evalwright.evalfile.project import CONFIG_DIRS, Project, display_path, find_project_root
 from evalwright.evalfile.reading import MAX_EVAL_FILE_BYTES, UnreadableFile, read_limited
 from evalwright.evalfile.references import FileResolver
-from evalwright.evalfile.resolved import LoadedSuite
+from evalwright.evalfile.resolved import LoadedCase
 from evalwright.evalfile.source import Positions
 from evalwright.evalfile.variables import Environment
 
@@ -81,28 +81,25 @@ class _ProjectCheck:
         """The names the targets file defines (None when there is no usable file)."""
         return {t.name for t in self.targets.targets} if self.targets else None
 
-    def settings_warnings(self, suite: LoadedSuite) -> list[Diagnostic]:
+    def settings_warnings(self, display: str, case: LoadedCase) -> list[Diagnostic]:
         """A case's sampling setting its target cannot take (docs/targets.md#settings)."""
         if self.targets is None:
             return []
         from evalwright.orchestrator.plan import DEFAULT_TARGET
         from evalwright.providers.sampling import unsupported_settings
 
+        target = self.targets.get(case.target or DEFAULT_TARGET)
+        if target is None:
+            return []
         found: list[Diagnostic] = []
-        for case in suite.cases:
-            target = self.targets.get(case.target or DEFAULT_TARGET) if self.targets else None
-            if target is None:
-                continue
-            for key, why in unsupported_settings(target.kind.name, case.spec.settings):
-                message = (
-                    f"case {case.id!r}: settings.{key} is not sent to target '{target.name}': {why}"
-                )
-                found.append(
-                    Diagnostic(suite.display_path, case.line, 1, "warning", "settings", message)
-                )
+        for key, why in unsupported_settings(target.kind.name, case.spec.settings):
+            message = (
+                f"case {case.id!r}: settings.{key} is not sent to target '{target.name}': {why}"
+            )
+            found.append(Diagnostic(display, case.line, 1, "warning", "settings", message))
         return found
 
-    def prompt_warnings(self, suite: LoadedSuite) -> list[Diagnostic]:
+    def prompt_warnings(self, display: str, case: LoadedCase) -> list[Diagnostic]:
         """A ``cli`` target given an over-long ``{PROMPT}`` (use ``{PROMPT_FILE}``)."""
         if self.targets is None:
             return []
@@ -110,26 +107,33 @@ class _ProjectCheck:
         from evalwright.prompts import build_prompt
         from evalwright.targets.models import CliTarget
 
-        found: list[Diagnostic] = []
-        for case in suite.cases:
-            target = self.targets.get(case.target or DEFAULT_TARGET) if self.targets else None
-            if not isinstance(target, CliTarget) or not uses_placeholder(target, "PROMPT"):
-                continue
-            size = len(build_prompt(case).question.encode("utf-8"))
-            if size > PROMPT_ARG_LIMIT:
-                found.append(
-                    Diagnostic(
-                        suite.display_path,
-                        case.line,
-                        1,
-                        "warning",
-                        "",
-                        f"case {case.id!r}: the prompt for target '{target.name}' is {size} "
-                        f"bytes (over {PROMPT_ARG_LIMIT // 1024} KiB), too long for {{PROMPT}} "
-                        "or $EVALWRIGHT_PROMPT: use {PROMPT_FILE} or $EVALWRIGHT_PROMPT_FILE",
-                    )
-                )
-        return found
+        target = self.targets.get(case.target or DEFAULT_TARGET)
+        if not isinstance(target, CliTarget) or not uses_placeholder(target, "PROMPT"):
+            return []
+        size = len(build_prompt(case).question.encode("utf-8"))
+        if size <= PROMPT_ARG_LIMIT:
+            return []
+        message = (
+            f"case {case.id!r}: the prompt for target '{target.name}' is {size} "
+            f"bytes (over {PROMPT_ARG_LIMIT // 1024} KiB), too long for {{PROMPT}} "
+            "or $EVALWRIGHT_PROMPT: use {PROMPT_FILE} or $EVALWRIGHT_PROMPT_FILE"
+        )
+        return [Diagnostic(display, case.line, 1, "warning", "", message)]
+
+
+@dataclass(slots=True)
+class _CaseWarnings:
+    """The warnings about each case against the project's targets, gathered as the cases
+    are built (so the cases themselves need not be kept)."""
+
+    check: _ProjectCheck
+    display: str
+    prompt: list[Diagnostic] = field(default_factory=list[Diagnostic])
+    settings: list[Diagnostic] = field(default_factory=list[Diagnostic])
+
+    def __call__(self, case: LoadedCase) -> None:
+        self.prompt.extend(self.check.prompt_warnings(self.display, case))
+        self.settings.extend(self.check.settings_warnings(self.display, case))
 
 
 def check_targets_file(
@@ -233,13 +237,19 @@ def validate_paths(paths: Iterable[str]) -> ValidationResult:
             result.files += 1
             continue
         check = projects[root]
+        warned = _CaseWarnings(check, display_path(absolute)) if check.targets else None
         suite, diagnostics = check_eval_file(
-            absolute, check.project, check.resolver, target_names=check.target_names
+            absolute,
+            check.project,
+            check.resolver,
+            target_names=check.target_names,
+            each=warned,
+            keep_cases=False,
         )
         result.diagnostics.extend(diagnostics)
-        if suite is not None:
-            result.diagnostics.extend(check.prompt_warnings(suite))
-            result.diagnostics.extend(check.settings_warnings(suite))
+        if suite is not None and warned is not None:
+            result.diagnostics.extend(warned.prompt)
+            result.diagnostics.extend(warned.settings)
         result.files += 1
     if not result.files and not result.diagnostics:
         shown = ", ".join(display_path(p) for p in paths)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Literal, TypeAlias
 
@@ -53,7 +53,8 @@ class _YamlHeader(FileHeader):
 class SuiteReader:
     """Reads one eval file: its header at once, then its cases one by one.
 
-    Problems go to :attr:`report`; a case with an error is not yielded.
+    Problems go to :attr:`report`; a case with an error is not yielded. ``build_now=False``
+    builds a YAML file's cases only as they are asked for, like a JSONL file's.
     """
 
     def __init__(
@@ -63,6 +64,7 @@ class SuiteReader:
         resolver: FileResolver,
         *,
         target_names: set[str] | None = None,
+        build_now: bool = True,
     ) -> None:
         self.path = Path(os.path.abspath(path))
         self.report = Report(display_path(self.path))
@@ -82,9 +84,10 @@ class SuiteReader:
                 first = None
             self._items = itertools.chain([first] if first else [], items)
             # A YAML file is in memory already, so its cases are built at once, before the
-            # collector runs again and walks the whole parsed file; after a header error they
-            # are read only if asked for, as a JSONL file's are.
-            self._built = None if self.streams or self.report.errors else self._all_cases()
+            # collector runs again and walks the whole parsed file; after a header error (or
+            # without ``build_now``) they are read only if asked for, as a JSONL file's are.
+            eager = build_now and not self.streams and not self.report.errors
+            self._built = self._all_cases() if eager else None
         self.info = SuiteInfo(
             self.path,
             self.report.path,
@@ -291,10 +294,14 @@ def check_eval_file(
     resolver: FileResolver | None = None,
     *,
     target_names: set[str] | None = None,
+    each: Callable[[LoadedCase], None] | None = None,
+    keep_cases: bool = True,
 ) -> tuple[LoadedSuite | None, list[Diagnostic]]:
     """Read a whole eval file: the suite (``None`` on errors) and every diagnostic.
 
-    With ``target_names``, every target the file names must be one of them.
+    With ``target_names``, every target the file names must be one of them. ``each`` sees
+    every valid case as it is built; without ``keep_cases`` the suite holds none of them, so
+    a large file is never in memory whole as cases.
     """
     absolute = Path(os.path.abspath(path))
     diagnostics: list[Diagnostic] = []
@@ -302,10 +309,21 @@ def check_eval_file(
         project, config_report = Project.load(find_project_root(absolute))
         if config_report is not None:
             diagnostics.extend(config_report.items)
-    reader = SuiteReader(
-        absolute, project, resolver or FileResolver(project), target_names=target_names
-    )
-    cases = tuple(reader.cases())
+    kept: list[LoadedCase] = []
+    with collector_paused():
+        reader = SuiteReader(
+            absolute,
+            project,
+            resolver or FileResolver(project),
+            target_names=target_names,
+            build_now=False,
+        )
+        for case in reader.cases():
+            if each is not None:
+                each(case)
+            if keep_cases:
+                kept.append(case)
+    cases = tuple(kept)
     diagnostics.extend(sorted(reader.report.items, key=lambda d: (d.line, d.col)))
     if any(d.severity == "error" for d in diagnostics):
         return None, diagnostics
