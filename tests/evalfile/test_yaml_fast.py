@@ -193,11 +193,14 @@ def test_checking_a_file_without_keeping_its_cases_sees_each_and_reports_the_sam
     lean, lean_diagnostics = check_eval_file(
         path, each=lambda case: seen.append(case.id), keep_cases=False
     )
-    assert kept is None and lean is None  # the duplicate id is an error
+    assert kept is None
+    assert lean is None
     assert lean_diagnostics == diagnostics
-    assert seen == ["c0", "c1", "c2", "c3", "c4"]
+    assert seen == ["c0", "c1", "c2", "c3", "c4", "c1"]  # a duplicate id is the file's error
     path.write_text("evalcases:\n" + cases)
     kept, _ = check_eval_file(path)
     lean, _ = check_eval_file(path, keep_cases=False)
-    assert kept is not None and len(kept.cases) == 5
-    assert lean is not None and lean.cases == ()
+    assert kept is not None
+    assert len(kept.cases) == 5
+    assert lean is not None
+    assert lean.cases == ()
