@@ -204,3 +204,22 @@ def test_checking_a_file_without_keeping_its_cases_sees_each_and_reports_the_sam
     assert len(kept.cases) == 5
     assert lean is not None
     assert lean.cases == ()
+
+
+def test_a_duplicate_tool_call_id_names_the_first_ones_line(project: ProjectDir) -> None:
+    call = "{id: c1, name: f, arguments: {}}"
+    text = (
+        "evalcases:\n"
+        "  - id: a\n"
+        "    expected_outcome: ok\n"
+        "    input_messages:\n"
+        "      - {role: user, content: hi}\n"
+        "      - role: assistant\n"
+        "        tool_calls:\n"
+        f"          - {call}\n"
+        f"          - {call}\n"
+        "      - {role: tool, tool_call_id: c1, content: done}\n"
+    )
+    _, diagnostics = check_eval_file(project.write("evals/t.yaml", text))
+    found = [(d.line, d.col, d.message) for d in diagnostics if d.severity == "error"]
+    assert found == [(9, 18, "duplicate tool call id 'c1' (first at line 8)")]

@@ -229,14 +229,17 @@ class CaseBuilder:
                 yield CaseMessage(message.role, segments)
 
     def _duplicate_call_ids(self, message: AssistantMessage, where: Located) -> None:
-        first: dict[str, int] = {}
+        # The first id's line is looked up only for a duplicate: a YAML file's positions this
+        # deep are composed only when a diagnostic needs one.
+        first: dict[str, Located] = {}
         for index, call in enumerate(message.tool_calls or ()):
             here = where.at(index, "id")
-            if call.id in first:
-                self.error(
-                    here, f"duplicate tool call id {call.id!r} (first at line {first[call.id]})"
-                )
-            first.setdefault(call.id, here.positions.line(here.path))
+            seen = first.get(call.id)
+            if seen is None:
+                first[call.id] = here
+                continue
+            line = seen.positions.line(seen.path)
+            self.error(here, f"duplicate tool call id {call.id!r} (first at line {line})")
 
     def _segments(
         self, message: Message, where: Located, classify: bool, displays: dict[str, str]
