@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from evalwright.targets.models import ChatTarget, CliTarget, TargetsFile
 
 # The targets, prompt and provider modules are imported only where a project has a targets
-# file: checking eval files alone then starts without them (docs/cli.md#validate).
+# file: checking eval files alone then starts without them (docs/eval-files.md).
 
 PROMPT_ARG_LIMIT = 100 * 1024
 
