@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evalwright.errors import Diagnostic
 from evalwright.evalfile.commands import scripted_placeholders
@@ -17,21 +18,23 @@ from evalwright.evalfile.loader import check_eval_file
 from evalwright.evalfile.project import CONFIG_DIRS, Project, display_path, find_project_root
 from evalwright.evalfile.reading import MAX_EVAL_FILE_BYTES, UnreadableFile, read_limited
 from evalwright.evalfile.references import FileResolver
-from evalwright.evalfile.resolved import LoadedSuite
+from evalwright.evalfile.resolved import LoadedCase
 from evalwright.evalfile.source import Positions
 from evalwright.evalfile.variables import Environment
-from evalwright.orchestrator.plan import DEFAULT_TARGET
-from evalwright.prompts import build_prompt
-from evalwright.providers.sampling import unsupported_settings
-from evalwright.targets.load import load_targets_located
-from evalwright.targets.models import ChatTarget, CliTarget, TargetsFile, split_command
-from evalwright.targets.resolve import unset_variables
+
+if TYPE_CHECKING:
+    from evalwright.targets.models import ChatTarget, CliTarget, TargetsFile
+
+# The targets, prompt and provider modules are imported only where a project has a targets
+# file: checking eval files alone then starts without them (docs/eval-files.md).
 
 PROMPT_ARG_LIMIT = 100 * 1024
 
 
 def uses_placeholder(target: CliTarget, name: str) -> bool:
     """Whether a cli target's command mentions ``{NAME}`` or ``EVALWRIGHT_NAME``."""
+    from evalwright.targets.models import split_command
+
     variable = re.compile(rf"\bEVALWRIGHT_{name}\b")
     return any(
         "{" + name + "}" in part or variable.search(part) for part in split_command(target.command)
@@ -78,44 +81,59 @@ class _ProjectCheck:
         """The names the targets file defines (None when there is no usable file)."""
         return {t.name for t in self.targets.targets} if self.targets else None
 
-    def settings_warnings(self, suite: LoadedSuite) -> list[Diagnostic]:
+    def settings_warnings(self, display: str, case: LoadedCase) -> list[Diagnostic]:
         """A case's sampling setting its target cannot take (docs/targets.md#settings)."""
+        if self.targets is None:
+            return []
+        from evalwright.orchestrator.plan import DEFAULT_TARGET
+        from evalwright.providers.sampling import unsupported_settings
+
+        target = self.targets.get(case.target or DEFAULT_TARGET)
+        if target is None:
+            return []
         found: list[Diagnostic] = []
-        for case in suite.cases:
-            target = self.targets.get(case.target or DEFAULT_TARGET) if self.targets else None
-            if target is None:
-                continue
-            for key, why in unsupported_settings(target.kind.name, case.spec.settings):
-                message = (
-                    f"case {case.id!r}: settings.{key} is not sent to target '{target.name}': {why}"
-                )
-                found.append(
-                    Diagnostic(suite.display_path, case.line, 1, "warning", "settings", message)
-                )
+        for key, why in unsupported_settings(target.kind.name, case.spec.settings):
+            message = (
+                f"case {case.id!r}: settings.{key} is not sent to target '{target.name}': {why}"
+            )
+            found.append(Diagnostic(display, case.line, 1, "warning", "settings", message))
         return found
 
-    def prompt_warnings(self, suite: LoadedSuite) -> list[Diagnostic]:
+    def prompt_warnings(self, display: str, case: LoadedCase) -> list[Diagnostic]:
         """A ``cli`` target given an over-long ``{PROMPT}`` (use ``{PROMPT_FILE}``)."""
-        found: list[Diagnostic] = []
-        for case in suite.cases:
-            target = self.targets.get(case.target or DEFAULT_TARGET) if self.targets else None
-            if not isinstance(target, CliTarget) or not uses_placeholder(target, "PROMPT"):
-                continue
-            size = len(build_prompt(case).question.encode("utf-8"))
-            if size > PROMPT_ARG_LIMIT:
-                found.append(
-                    Diagnostic(
-                        suite.display_path,
-                        case.line,
-                        1,
-                        "warning",
-                        "",
-                        f"case {case.id!r}: the prompt for target '{target.name}' is {size} "
-                        f"bytes (over {PROMPT_ARG_LIMIT // 1024} KiB), too long for {{PROMPT}} "
-                        "or $EVALWRIGHT_PROMPT: use {PROMPT_FILE} or $EVALWRIGHT_PROMPT_FILE",
-                    )
-                )
-        return found
+        if self.targets is None:
+            return []
+        from evalwright.orchestrator.plan import DEFAULT_TARGET
+        from evalwright.prompts import build_prompt
+        from evalwright.targets.models import CliTarget
+
+        target = self.targets.get(case.target or DEFAULT_TARGET)
+        if not isinstance(target, CliTarget) or not uses_placeholder(target, "PROMPT"):
+            return []
+        size = len(build_prompt(case).question.encode("utf-8"))
+        if size <= PROMPT_ARG_LIMIT:
+            return []
+        message = (
+            f"case {case.id!r}: the prompt for target '{target.name}' is {size} "
+            f"bytes (over {PROMPT_ARG_LIMIT // 1024} KiB), too long for {{PROMPT}} "
+            "or $EVALWRIGHT_PROMPT: use {PROMPT_FILE} or $EVALWRIGHT_PROMPT_FILE"
+        )
+        return [Diagnostic(display, case.line, 1, "warning", "", message)]
+
+
+@dataclass(slots=True)
+class _CaseWarnings:
+    """The warnings about each case against the project's targets, gathered as the cases
+    are built (so the cases themselves need not be kept)."""
+
+    check: _ProjectCheck
+    display: str
+    prompt: list[Diagnostic] = field(default_factory=list[Diagnostic])
+    settings: list[Diagnostic] = field(default_factory=list[Diagnostic])
+
+    def __call__(self, case: LoadedCase) -> None:
+        self.prompt.extend(self.check.prompt_warnings(self.display, case))
+        self.settings.extend(self.check.settings_warnings(self.display, case))
 
 
 def check_targets_file(
@@ -124,6 +142,10 @@ def check_targets_file(
     checked: set[Path],
 ) -> TargetsFile | None:
     """Validate a targets file once: errors, AgentV forms, unset variables."""
+    from evalwright.targets.load import load_targets_located
+    from evalwright.targets.models import ChatTarget, CliTarget
+    from evalwright.targets.resolve import unset_variables
+
     if path in checked:
         return None
     checked.add(path)
@@ -149,6 +171,8 @@ def check_targets_file(
 
 def _warn_settings(target: ChatTarget, index: int, positions: Positions, report: Report) -> None:
     """A target's sampling setting its API cannot take: noted on every request, so said now."""
+    from evalwright.providers.sampling import unsupported_settings
+
     for key, why in unsupported_settings(target.kind.name, target.settings):
         at = ("targets", index, "settings", key)
         line, col = positions.key(at)
@@ -160,6 +184,8 @@ def _warn_shell_placeholders(
 ) -> None:
     """A placeholder inside a shell script works (it is quoted for the shell), but the
     environment variable is simpler to reason about."""
+    from evalwright.targets.models import split_command
+
     for element, names in scripted_placeholders(split_command(target.command)):
         at = ("targets", index, "command")
         line, col = positions.value((*at, element) if isinstance(target.command, list) else at)
@@ -173,6 +199,7 @@ def _warn_shell_placeholders(
 
 
 _TARGETS_KEY = re.compile(r"^targets\s*:", re.MULTILINE)
+_EVALCASES_KEY = re.compile(r"^evalcases\s*:", re.MULTILINE)
 
 
 def _project_file(path: Path) -> str | None:
@@ -185,7 +212,9 @@ def _project_file(path: Path) -> str | None:
             text = read_limited(path, MAX_EVAL_FILE_BYTES).decode("utf-8", errors="replace")
         except UnreadableFile:
             return None
-        if _TARGETS_KEY.search(text) and not re.search(r"^evalcases\s*:", text, re.MULTILINE):
+        # A plain search first: the regular expression is slow over a large eval file.
+        maybe = text.startswith("targets") or "\ntargets" in text
+        if maybe and _TARGETS_KEY.search(text) and not _EVALCASES_KEY.search(text):
             return "targets.yaml"
     return None
 
@@ -208,13 +237,19 @@ def validate_paths(paths: Iterable[str]) -> ValidationResult:
             result.files += 1
             continue
         check = projects[root]
+        warned = _CaseWarnings(check, display_path(absolute)) if check.targets else None
         suite, diagnostics = check_eval_file(
-            absolute, check.project, check.resolver, target_names=check.target_names
+            absolute,
+            check.project,
+            check.resolver,
+            target_names=check.target_names,
+            each=warned,
+            keep_cases=False,
         )
         result.diagnostics.extend(diagnostics)
-        if suite is not None:
-            result.diagnostics.extend(check.prompt_warnings(suite))
-            result.diagnostics.extend(check.settings_warnings(suite))
+        if suite is not None and warned is not None:
+            result.diagnostics.extend(warned.prompt)
+            result.diagnostics.extend(warned.settings)
         result.files += 1
     if not result.files and not result.diagnostics:
         shown = ", ".join(display_path(p) for p in paths)

@@ -6,11 +6,15 @@ import argparse
 import sys
 
 from evalwright.api.validate import validate_paths
+from evalwright.evalfile.collector import collector_paused
 
 
 def run(args: argparse.Namespace) -> int:
     """Print each diagnostic and a summary; exit 1 when there is an error."""
-    result = validate_paths(args.paths)
+    # The command only reads files and makes no cycles worth collecting before it exits:
+    # the collector would walk everything loaded so far, again and again.
+    with collector_paused():
+        result = validate_paths(args.paths)
     for diagnostic in result.diagnostics:
         print(diagnostic)
     errors = sum(1 for d in result.diagnostics if d.severity == "error")

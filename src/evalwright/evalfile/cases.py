@@ -43,6 +43,7 @@ def _may_spoof(text: str) -> bool:
 # One line without spaces or ``{{`` that names a path (a ``/`` or a file extension): meant as a
 # file, so it must resolve rather than silently become a one-word inline template.
 _TEMPLATE_FILE = re.compile(r"(?!.*\{\{)[^\s]*(/[^\s]*|\.[A-Za-z0-9]+)")
+_TEXT_CACHE_SIZE = 4096
 _LEGACY_CASE_KEYS = {
     "outcome": "legacy key 'outcome': use 'expected_outcome'",
     "evaluators": "legacy key 'evaluators': use 'execution.evaluators'",
@@ -78,6 +79,9 @@ class CaseBuilder:
         self.report = report
         self.target_names = target_names
         self._spoof_checked: set[str] = set()
+        # Texts repeat across cases (a system prompt, a shared question): each is tidied once
+        # and its immutable segment shared.
+        self._texts: dict[str, TextSegment] = {}
 
     def error(self, where: Located, message: str, *, key: bool = False) -> None:
         """Report an error at a location (its key with ``key=True``)."""
@@ -225,14 +229,17 @@ class CaseBuilder:
                 yield CaseMessage(message.role, segments)
 
     def _duplicate_call_ids(self, message: AssistantMessage, where: Located) -> None:
-        first: dict[str, int] = {}
+        # The first id's line is looked up only for a duplicate: a YAML file's positions this
+        # deep are composed only when a diagnostic needs one.
+        first: dict[str, Located] = {}
         for index, call in enumerate(message.tool_calls or ()):
             here = where.at(index, "id")
-            if call.id in first:
-                self.error(
-                    here, f"duplicate tool call id {call.id!r} (first at line {first[call.id]})"
-                )
-            first.setdefault(call.id, here.positions.line(here.path))
+            seen = first.get(call.id)
+            if seen is None:
+                first[call.id] = here
+                continue
+            line = seen.positions.line(seen.path)
+            self.error(here, f"duplicate tool call id {call.id!r} (first at line {line})")
 
     def _segments(
         self, message: Message, where: Located, classify: bool, displays: dict[str, str]
@@ -257,12 +264,20 @@ class CaseBuilder:
 
     def _text(self, raw: str, where: Callable[[], Located]) -> Segment | None:
         """A tidied text segment; ``where`` is worked out only for a warning."""
+        segment = self._texts.get(raw)
+        if segment is not None:
+            return segment
         text = tidy(normalize_newlines(raw))
         if not text:
             return None
+        segment = TextSegment(text)
         if _may_spoof(text):
-            self._spoof_check(text, where())
-        return TextSegment(text)
+            self._spoof_check(text, where())  # warned at each place: never cached
+        else:
+            if len(self._texts) >= _TEXT_CACHE_SIZE:  # a streamed file stays small in memory
+                self._texts.clear()
+            self._texts[raw] = segment
+        return segment
 
     def _file(
         self, part: FilePart, where: Located, classify: bool, displays: dict[str, str]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Literal, TypeAlias
 
@@ -18,6 +18,7 @@ from pydantic import Field
 from evalwright import jsontext
 from evalwright.errors import Diagnostic, LoadError
 from evalwright.evalfile.cases import CaseBuilder, Located
+from evalwright.evalfile.collector import collector_paused
 from evalwright.evalfile.diagnostics import Report, format_field
 from evalwright.evalfile.evaluator_specs import default_judge
 from evalwright.evalfile.models import EvalCase, JsonlHeader, raw_field
@@ -30,8 +31,9 @@ from evalwright.evalfile.reading import (
 )
 from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.resolved import Evaluator, LoadedCase, LoadedSuite, SuiteInfo
-from evalwright.evalfile.source import Positions, parse_json_line, parse_yaml
+from evalwright.evalfile.source import parse_json_line
 from evalwright.evalfile.validation import type_name, validate
+from evalwright.evalfile.yaml_source import parse_yaml_lazy
 from evalwright.jsontext import JsonValue
 
 EVAL_SUFFIXES = (".yaml", ".yml", ".jsonl")
@@ -51,7 +53,8 @@ class _YamlHeader(FileHeader):
 class SuiteReader:
     """Reads one eval file: its header at once, then its cases one by one.
 
-    Problems go to :attr:`report`; a case with an error is not yielded.
+    Problems go to :attr:`report`; a case with an error is not yielded. ``build_now=False``
+    builds a YAML file's cases only as they are asked for, like a JSONL file's.
     """
 
     def __init__(
@@ -61,21 +64,30 @@ class SuiteReader:
         resolver: FileResolver,
         *,
         target_names: set[str] | None = None,
+        build_now: bool = True,
     ) -> None:
         self.path = Path(os.path.abspath(path))
         self.report = Report(display_path(self.path))
         self.builder = CaseBuilder(resolver, str(self.path.parent), self.report, target_names)
         self.header: FileHeader | None = None
         self.estimated_cases = 0
+        self.streams = self.path.suffix.lower() == ".jsonl"
+        """Whether cases are read one by one as asked for (JSONL), not from a whole file."""
         self._defaults: tuple[Evaluator, ...] = (Evaluator(default_judge()),)
         self._target: str | None = None
-        self._ids: dict[str, int] = {}
-        items = self._open()
-        first = next(items, None)
-        if first is not None and first[0] == "header":
-            self._take_header(first[1], first[2])
-            first = None
-        self._items = itertools.chain([first] if first else [], items)
+        self._ids: dict[str, int | Located] = {}
+        with collector_paused():
+            items = self._open()
+            first = next(items, None)
+            if first is not None and first[0] == "header":
+                self._take_header(first[1], first[2])
+                first = None
+            self._items = itertools.chain([first] if first else [], items)
+            # A YAML file is in memory already, so its cases are built at once, before the
+            # collector runs again and walks the whole parsed file; after a header error (or
+            # without ``build_now``) they are read only if asked for, as a JSONL file's are.
+            eager = build_now and not self.streams and not self.report.errors
+            self._built = self._all_cases() if eager else None
         self.info = SuiteInfo(
             self.path,
             self.report.path,
@@ -91,13 +103,28 @@ class SuiteReader:
         return self._target
 
     def cases(self) -> Iterator[LoadedCase]:
-        """The file's valid cases, in order (each read and checked when asked for)."""
-        for item in self._items:
-            if item[0] == "header":
-                continue
-            case = self._case(item[1], item[2])
+        """The file's valid cases, in order: a JSONL file's read and checked one by one as
+        they are asked for, a YAML file's built when it was read."""
+        if self._built is not None:
+            built, self._built = self._built, []
+            yield from built
+            return
+        while True:
+            # Paused per case, not across the ``yield``: the caller's code runs as usual.
+            with collector_paused():
+                item = next(self._items, None)
+                case = self._item_case(item) if item is not None else None
+            if item is None:
+                return
             if case is not None:
                 yield case
+
+    def _all_cases(self) -> list[LoadedCase]:
+        cases = (self._item_case(item) for item in self._items)
+        return [case for case in cases if case is not None]
+
+    def _item_case(self, item: Item) -> LoadedCase | None:
+        return self._case(item[1], item[2]) if item[0] == "case" else None
 
     def _open(self) -> Iterator[Item]:
         suffix = self.path.suffix.lower()
@@ -135,11 +162,18 @@ class SuiteReader:
         spec: EvalCase | None = validate(EvalCase, data, where.positions, self.report, where.path)
         if spec is None:
             return None
-        if spec.id in self._ids:
+        first = self._ids.get(spec.id)
+        if first is not None:
             line, col = where.positions.value((*where.path, "id"))
-            message = f"duplicate case id {spec.id!r} (first at line {self._ids[spec.id]})"
+            if isinstance(first, Located):
+                first = first.positions.line((*first.path, "id"))
+            message = f"duplicate case id {spec.id!r} (first at line {first})"
             self.report.error(line, col, format_field((*where.path, "id")), message)
-        self._ids.setdefault(spec.id, where.positions.line((*where.path, "id")))
+        else:
+            # A YAML case's line is looked up only for a duplicate: it may need every position
+            # of the file; a JSONL line's is at hand, and the line itself is not kept.
+            kept = where.positions.line((*where.path, "id")) if self.streams else where
+            self._ids[spec.id] = kept
         errors = len(self.report.errors)
         tags = self.header.tags if self.header else None
         case = self.builder.build(spec, where, self._defaults, self._target, tags)
@@ -170,11 +204,10 @@ def _is_header_line(line: bytes) -> bool:
 
 def _yaml_items(text: str, reader: SuiteReader) -> Iterator[Item]:
     report = reader.report
-    parsed = parse_yaml(text, report)
+    parsed = parse_yaml_lazy(text, report)
     if parsed is None:
         return
-    data, root = parsed
-    positions = Positions(root)
+    data, positions = parsed
     if data is None:
         report.error(1, 1, "", "the file is empty: expected a mapping with 'evalcases'")
         return
@@ -186,7 +219,9 @@ def _yaml_items(text: str, reader: SuiteReader) -> Iterator[Item]:
     cases = data.get("evalcases")
     if isinstance(cases, list):
         reader.estimated_cases = len(cases)
-        for index, case in enumerate(cases):
+        for index in range(len(cases)):
+            # Each case's data is let go once it is built: the file is not held twice.
+            case, cases[index] = cases[index], None
             yield "case", case, Located(("evalcases", index), positions)
 
 
@@ -259,10 +294,14 @@ def check_eval_file(
     resolver: FileResolver | None = None,
     *,
     target_names: set[str] | None = None,
+    each: Callable[[LoadedCase], None] | None = None,
+    keep_cases: bool = True,
 ) -> tuple[LoadedSuite | None, list[Diagnostic]]:
     """Read a whole eval file: the suite (``None`` on errors) and every diagnostic.
 
-    With ``target_names``, every target the file names must be one of them.
+    With ``target_names``, every target the file names must be one of them. ``each`` sees
+    every valid case as it is built; without ``keep_cases`` the suite holds none of them, so
+    a large file is never in memory whole as cases.
     """
     absolute = Path(os.path.abspath(path))
     diagnostics: list[Diagnostic] = []
@@ -270,10 +309,21 @@ def check_eval_file(
         project, config_report = Project.load(find_project_root(absolute))
         if config_report is not None:
             diagnostics.extend(config_report.items)
-    reader = SuiteReader(
-        absolute, project, resolver or FileResolver(project), target_names=target_names
-    )
-    cases = tuple(reader.cases())
+    kept: list[LoadedCase] = []
+    with collector_paused():
+        reader = SuiteReader(
+            absolute,
+            project,
+            resolver or FileResolver(project),
+            target_names=target_names,
+            build_now=False,
+        )
+        for case in reader.cases():
+            if each is not None:
+                each(case)
+            if keep_cases:
+                kept.append(case)
+    cases = tuple(kept)
     diagnostics.extend(sorted(reader.report.items, key=lambda d: (d.line, d.col)))
     if any(d.severity == "error" for d in diagnostics):
         return None, diagnostics

@@ -27,6 +27,10 @@ _CORE = re.compile(
 # these characters.
 _WORDS = frozenset(("null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE", "~"))
 _FIRST = frozenset("0123456789+-.")
+MAY_RESOLVE_WORDS = _WORDS
+"""The words a plain scalar may be that are not strings (the inline form of :func:`may_resolve`)."""
+MAY_RESOLVE_FIRST = _FIRST
+"""The first characters of a plain scalar that may not be a string."""
 _YAML_ORG = "tag:yaml.org,2002:"
 STR_TAG = _YAML_ORG + "str"
 MAP_TAG = _YAML_ORG + "map"

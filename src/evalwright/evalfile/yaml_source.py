@@ -9,22 +9,20 @@ See docs/eval-files.md.
 
 from __future__ import annotations
 
-import gc
 import itertools
 import re
-from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
+from evalwright.evalfile.collector import without_collector
 from evalwright.evalfile.diagnostics import Report
-from evalwright.evalfile.positions import PosNode
+from evalwright.evalfile.positions import Positions, PosNode
 from evalwright.evalfile.yaml_events import EventBuilder, EventSource, Problem, YamlAbort
+from evalwright.evalfile.yaml_fast import ComposedPositions, Fallback, fast_document
 from evalwright.jsontext import JsonValue
 
 if TYPE_CHECKING:
     from yaml import MarkedYAMLError
     from yaml.reader import ReaderError
-
-_T = TypeVar("_T")
 
 _UNNAMED_CHAR = "found character that"  # libyaml: "found character that cannot start any token"
 _TAB_INDENT = "found a tab character where an indentation space is expected"
@@ -54,7 +52,7 @@ def parse_yaml(
             get: EventSource = yaml.CSafeLoader(swapped).get_event
         else:
             get = yaml.parse(swapped, Loader=yaml.SafeLoader).__next__
-        result = _without_gc(builder.document, get)
+        result = without_collector(lambda: builder.document(get))
     except YamlAbort as exc:
         if exc.problem is not None:
             # Like a syntax error, this ends the document: it is the one thing to report.
@@ -73,19 +71,23 @@ def parse_yaml(
     return result
 
 
-def _without_gc(build: Callable[[EventSource], _T], get: EventSource) -> _T:
-    """Run ``build(get)`` with the cycle collector paused.
+def parse_yaml_lazy(
+    text: str, report: Report, first_line: int = 1
+) -> tuple[JsonValue, Positions] | None:
+    """:func:`parse_yaml` for a large file: most positions are composed only when a diagnostic
+    needs one (the data, and every diagnostic, are the same)."""
+    import yaml
 
-    Building allocates one container per value and none of them form cycles, yet each
-    allocation counts toward a collection: a 20,000-case file took twice as long with it on.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return build(get)
-    finally:
-        if enabled:
-            gc.enable()
+    if yaml.__with_libyaml__ and not any(char in text for char in _BREAKS_1_1):
+        try:
+            get = yaml.CSafeLoader(text).get_event
+            data, shallow = without_collector(lambda: fast_document(get, first_line))
+        except (Fallback, ValueError, yaml.YAMLError):
+            pass  # the full builder reads it again and reports what there is to report
+        else:
+            return data, ComposedPositions(text, first_line, shallow)
+    parsed = parse_yaml(text, report, first_line)
+    return None if parsed is None else (parsed[0], Positions(parsed[1]))
 
 
 def _marked(exc: MarkedYAMLError, text: str, first_line: int) -> Problem:
