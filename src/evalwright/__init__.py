@@ -161,7 +161,6 @@ if TYPE_CHECKING:
     from evalwright.api.init import init_project
     from evalwright.api.preview import build_prompt, preview
     from evalwright.api.run import AsyncRun, RunResult, RunSettings, run, run_async
-    from evalwright.results.reliability import Reliability
     from evalwright.api.validate import validate
     from evalwright.errors import (
         BlockedError,
@@ -198,6 +197,7 @@ if TYPE_CHECKING:
     from evalwright.prompts import BuiltPrompt
     from evalwright.report import write_report
     from evalwright.results.reading import read_results, results_dataframe
+    from evalwright.results.reliability import Reliability
     from evalwright.targets.models import (
         AnthropicTarget,
         AzureTarget,
