@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import gc
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import Protocol
 
 from evalwright import logs
@@ -93,10 +93,11 @@ async def execute(plan: Plan, reporter: Reporter) -> RunSummary:
 
 
 @contextlib.contextmanager
-def _fewer_collections() -> Iterator[None]:
+def _fewer_collections() -> Generator[None]:
     """Collect cycles less often while the run goes (the process's setting is restored)."""
     old = gc.get_threshold()
-    gc.set_threshold(*(max(o, n) for o, n in zip(old, RUN_GC_THRESHOLDS, strict=False)), *old[2:])
+    young, middle = RUN_GC_THRESHOLDS
+    gc.set_threshold(max(old[0], young), max(old[1], middle), old[2])
     try:
         yield
     finally:
