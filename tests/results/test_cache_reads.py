@@ -72,3 +72,27 @@ def test_an_entry_that_cannot_be_read_fails_its_own_read_only(tmp_path: Path) ->
     assert fine == ProviderResponse("answer 2", "stop", None, 0.0, PREPARED.wire, PREPARED.notes, 0)
     assert missing is None
     cache.close()
+
+
+def test_a_read_left_by_a_stopped_loop_does_not_hold_up_the_next_loop(tmp_path: Path) -> None:
+    cache = _filled(tmp_path)
+    stopped = asyncio.new_event_loop()
+
+    reads: list[asyncio.Task[ProviderResponse | None]] = []
+
+    async def ask_and_stop() -> None:
+        reads.append(asyncio.ensure_future(cache.get("k1", PREPARED)))
+        await asyncio.sleep(0)  # the read is asked; the loop stops before reading it
+        stopped.stop()
+
+    stopper = stopped.create_task(ask_and_stop())
+    stopped.run_forever()
+    assert stopper.done()
+    assert not reads[0].done()
+    stopped.close()
+
+    async def read() -> ProviderResponse | None:
+        return await asyncio.wait_for(cache.get("k2", PREPARED), 5)
+
+    assert asyncio.run(read()) is not None
+    cache.close()

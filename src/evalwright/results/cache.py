@@ -121,6 +121,8 @@ class ResponseCache:
         no request was made for it (``attempts`` 0, ``latency_ms`` 0)."""
         loop = asyncio.get_running_loop()
         found: asyncio.Future[ProviderResponse | None] = loop.create_future()
+        if self._reads and self._reads[0][2].get_loop() is not loop:
+            self._reads = []  # left by an event loop that stopped before reading them
         if not self._reads:
             loop.call_soon(self._read_together)
         self._reads.append((key, prepared, found))
