@@ -71,8 +71,8 @@ class SilentReporter:
 RUN_GC_THRESHOLDS = (10_000, 50)
 """The cycle collector's first two thresholds during a run (Python's defaults: 700, 10). A
 case makes thousands of short-lived objects that reference counting frees anyway; at the
-defaults the collector ran every dozen cases, and its middle generation, holding what the
-first requests imported, cost as much again: a fifth of a case's CPU in all."""
+defaults the collector ran every dozen cases and its middle generation every hundred or so,
+about a sixth of a case's CPU in all."""
 
 STALL_SECONDS = 10.0
 """How long no row may finish before the reporter is told what is in flight. Tests lower it
