@@ -71,19 +71,23 @@ def eval_context(
     judge_target: str | None,
     judge: JudgeCaller | None,
     child_env: ChildEnvironment | None = None,
+    reference: str | None = None,
 ) -> EvalContext:
-    """The context every evaluator of ``case`` sees for ``answer``."""
-    base_dir = str(suite.path.parent)
+    """The context every evaluator of ``case`` sees for ``answer`` (``reference``: the
+    case's reference answer, when the caller has already rendered it)."""
+    if reference is None:
+        reference = reference_answer(case.expected_messages)
     return EvalContext(
         case_id=case.id,
         question=inputs.question,
         expected_outcome=case.expected_outcome,
-        reference_answer=reference_answer(case.expected_messages),
+        reference_answer=reference,
         candidate_answer=answer,
         guidelines=inputs.guidelines,
         guideline_paths=list(inputs.guideline_paths),
         input_files=list(inputs.input_files),
-        authored=lambda: authored_messages(case, suite.resolver, base_dir),
+        # The directory is worked out only if an evaluator asks: most never do.
+        authored=lambda: authored_messages(case, suite.resolver, str(suite.path.parent)),
         judge_target=judge_target,
         judge=judge,
         child_env=child_env or ChildEnvironment.current(),

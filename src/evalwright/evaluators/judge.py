@@ -34,17 +34,22 @@ def _compact(value: Any) -> str:
 
 def judge_prompt(template: Template | None, ctx: EvalContext) -> str:
     """The filled template: ``{{question}}`` is exactly the row's ``raw_request.question``."""
-    return (template or DEFAULT).render(
-        {
-            "question": ctx.question,
-            "expected_outcome": ctx.expected_outcome,
-            "reference_answer": ctx.reference_answer,
-            "candidate_answer": ctx.candidate_answer,
-            "guidelines": ctx.guidelines,
-            "input_messages": _compact(ctx.input_messages),
-            "expected_messages": _compact(ctx.expected_messages),
-        }
-    )
+    template = template or DEFAULT
+    values = {
+        "question": ctx.question,
+        "expected_outcome": ctx.expected_outcome,
+        "reference_answer": ctx.reference_answer,
+        "candidate_answer": ctx.candidate_answer,
+        "guidelines": ctx.guidelines,
+    }
+    # The authored messages (every attached file read again) only for a template that
+    # shows them: the default does not, and building them was most of a judge request.
+    used = template.variables
+    if "input_messages" in used:
+        values["input_messages"] = _compact(ctx.input_messages)
+    if "expected_messages" in used:
+        values["expected_messages"] = _compact(ctx.expected_messages)
+    return template.render(values)
 
 
 def judge_request(template: Template | None, ctx: EvalContext) -> ProviderRequest:

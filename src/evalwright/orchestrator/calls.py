@@ -16,7 +16,7 @@ from evalwright.errors import ProviderError, TargetUnreachable
 from evalwright.evaluators.base import JudgeCaller
 from evalwright.orchestrator.retry import with_retries
 from evalwright.providers.base import PreparedRequest, Provider, ProviderRequest, ProviderResponse
-from evalwright.providers.pricing import call_cost
+from evalwright.providers.pricing import call_cost, load_prices_for
 from evalwright.providers.wire import ChatWireRequest
 from evalwright.results.cache import ResponseCache, cache_key
 from evalwright.results.rows import CacheState
@@ -44,6 +44,7 @@ class TargetCaller:
         """USD the run's calls cost, cache hits left out (calls of unknown price count 0)."""
         self.unpriced: dict[str, int] = {}
         """Per target, the calls sent whose cost is unknown (the offline mock's left out)."""
+        self._seen: set[str] = set()
 
     def in_flight(self) -> Iterator[tuple[str, int, float]]:
         """Each target with requests in flight: its name, how many, and when the oldest was
@@ -109,6 +110,9 @@ class TargetCaller:
         The answer carries its cost; a cache hit carries the cost of the answer it replays
         but adds nothing to :attr:`spent` (docs/running.md#cost).
         """
+        if name not in self._seen:
+            self._seen.add(name)
+            load_prices_for(self.registry.target(name))  # while the first call is out
         response, state = await self._ask(
             name, request, use_cache=use_cache, accept=accept, repeat=repeat
         )

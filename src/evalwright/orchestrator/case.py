@@ -69,6 +69,7 @@ class CaseRunner:
         if response is None or inputs is None:
             assert asked.failure is not None
             return self.failed_row(item, asked.failure, inputs)
+        reference = reference_answer(item.case.expected_messages)
         context = eval_context(
             item.suite,
             item.case,
@@ -77,6 +78,7 @@ class CaseRunner:
             self.plan.registry.default_judge(item.target),
             self.caller.judge_for(item.repeat),
             self.plan.registry.child_env,
+            reference,
         )
         results = await evaluate(item.case.evaluators, context)
         score, problem = case_score(results)
@@ -89,7 +91,7 @@ class CaseRunner:
             0.0 if failures and score is not None else score,
             raw=raw_request(inputs),
             failed_required=failures,
-            reference=reference_answer(item.case.expected_messages),
+            reference=reference,
             error=error_info("evaluator_error", problem) if problem else None,
         )
 

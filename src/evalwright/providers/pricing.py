@@ -9,6 +9,9 @@ price, or a call without usage, has no cost (``None``), never a guess.
 
 from __future__ import annotations
 
+import contextlib
+import sys
+import threading
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -57,9 +60,27 @@ def billed_tokens(provider: str, usage: Usage | None) -> Tokens | None:
     return Tokens(total_input, output, read, write)
 
 
+_LOOKED_UP: dict[int, tuple[Target, bool]] = {}
+"""looked_up per target (by identity; the target is held, so its id stays its own)."""
+_loading: list[threading.Thread] = []
+"""The thread importing the price database, once one was started."""
+
+
 def looked_up(target: Target) -> bool:
     """Whether the price database prices this target's calls: ``price: lookup``, an Azure
-    deployment, or a chat target on its vendor's own API host."""
+    deployment, or a chat target on its vendor's own API host (worked out once per target:
+    every call of a run asks)."""
+    hit = _LOOKED_UP.get(id(target))
+    if hit is not None and hit[0] is target:
+        return hit[1]
+    if len(_LOOKED_UP) >= 256:  # a long-lived process that makes many targets
+        _LOOKED_UP.clear()
+    found = _looked_up(target)
+    _LOOKED_UP[id(target)] = (target, found)
+    return found
+
+
+def _looked_up(target: Target) -> bool:
     if target.price == "lookup":
         return True
     if target.price is not None or target.kind.name not in PRICE_PROVIDERS:
@@ -82,6 +103,24 @@ def call_cost(target: Target, usage: Usage | None) -> float | None:
     assert isinstance(target, ChatTarget)  # looked_up holds only for the chat APIs
     model = target.deployment if isinstance(target, AzureTarget) else target.model
     return database_cost(PRICE_PROVIDERS[target.kind.name], model, tokens)
+
+
+def load_prices_for(target: Target) -> None:
+    """Start importing the price database on a thread of its own when ``target``'s calls are
+    priced by it, so the first answer does not wait for the import (a third of a second);
+    a run whose targets it does not price never imports it."""
+    if _loading or "genai_prices" in sys.modules:
+        return
+    if isinstance(target.price, Price) or not looked_up(target):
+        return
+    _loading.append(threading.Thread(target=_import_prices, name="evalwright-prices", daemon=True))
+    _loading[0].start()
+
+
+def _import_prices() -> None:
+    # A failure here is met again, and reported, where the price is asked for.
+    with contextlib.suppress(Exception):
+        import genai_prices  # noqa: F401  # pyright: ignore[reportUnusedImport]
 
 
 def own_cost(price: Price, tokens: Tokens) -> float:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from evalwright.evalfile.sampling import NO_SETTINGS, SamplingSettings, merge_json
+from evalwright.evalfile.sampling import SamplingSettings, merge_json
 from evalwright.jsontext import JsonObject
 from evalwright.prompts import DeliveryNote
 from evalwright.targets.models import AnthropicTarget, ChatTarget
@@ -76,10 +76,33 @@ def target_settings(target: ChatTarget) -> SamplingSettings:
     return target.settings.over(legacy) if target.settings else legacy
 
 
+_CACHED: dict[tuple[int, int | None, float | None], tuple[ChatTarget, SamplingSettings]] = {}
+"""effective_settings of requests without settings of their own, per target (by identity:
+the target is held here, so its id stays its own) and the request's own defaults."""
+
+
 def effective_settings(target: ChatTarget, request: ProviderRequest) -> SamplingSettings:
     """What ``request`` is sent with: the case's settings over the target's, then the
     request's own defaults (a judge's) where neither sets the key."""
-    settings = (request.settings or NO_SETTINGS).over(target_settings(target))
+    if request.settings is not None:
+        return _effective(target, request)
+    # Most requests carry no settings of their own: targets are frozen, so every such
+    # request to a target has the same settings, worked out once.
+    key = (id(target), request.max_output_tokens, request.temperature)
+    hit = _CACHED.get(key)
+    if hit is not None and hit[0] is target:
+        return hit[1]
+    if len(_CACHED) >= 256:  # a long-lived process that makes many targets
+        _CACHED.clear()
+    settings = _effective(target, request)
+    _CACHED[key] = (target, settings)
+    return settings
+
+
+def _effective(target: ChatTarget, request: ProviderRequest) -> SamplingSettings:
+    base = target_settings(target)
+    # No settings of the case's own: the target's as they are (``over`` would copy them).
+    settings = base if request.settings is None else request.settings.over(base)
     update: dict[str, object] = {}
     if request.max_output_tokens is not None and settings.max_output_tokens is None:
         update["max_output_tokens"] = request.max_output_tokens

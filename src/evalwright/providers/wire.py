@@ -31,7 +31,7 @@ AgentApi = Literal["cli", "codex", "vscode"]
 class RecordModel(BaseModel):
     """A value written to (and read back from) a results file: frozen, no unknown keys."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class ChatWireRequest(RecordModel):

@@ -7,7 +7,9 @@ runs at once safe.
 
 The database is used from one thread of its own, which owns the connection: a run awaits
 :meth:`ResponseCache.get` and :meth:`ResponseCache.put`, so a slow disk or a busy lock held
-by another run never stalls the event loop.
+by another run never stalls the event loop. The reads asked in one turn of the event loop go
+to that thread together: a trip to the thread and back costs more than the read itself, and a
+cached rerun asks for one read a case.
 """
 
 from __future__ import annotations
@@ -81,6 +83,8 @@ class ResponseCache:
         self.redact = redact or Redactor()
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalwright-cache")
         self._closed = False
+        # Reads asked in this turn of the event loop, made together at its end.
+        self._reads: list[tuple[str, PreparedRequest, asyncio.Future[ProviderResponse | None]]] = []
         try:
             self._db = self._thread.submit(self._open).result()
         except BaseException:
@@ -115,9 +119,54 @@ class ResponseCache:
     async def get(self, key: str, prepared: PreparedRequest) -> ProviderResponse | None:
         """The stored answer for ``key`` as the response to ``prepared``, if there is one:
         no request was made for it (``attempts`` 0, ``latency_ms`` 0)."""
-        hit = await self._run(self._get, key, prepared)
+        loop = asyncio.get_running_loop()
+        found: asyncio.Future[ProviderResponse | None] = loop.create_future()
+        if self._reads and self._reads[0][2].get_loop() is not loop:
+            self._reads = []  # left by an event loop that stopped before reading them
+        if not self._reads:
+            loop.call_soon(self._read_together)
+        self._reads.append((key, prepared, found))
+        hit = await found
         logger.debug("%scache %s %s", logs.context(), "hit" if hit else "miss", key[:16])
         return hit
+
+    def _read_together(self) -> None:
+        """Send the reads asked in this loop turn to the cache's thread in one trip."""
+        reads, self._reads = self._reads, []
+        asked = [(key, prepared) for key, prepared, _ in reads]
+        try:
+            done = asyncio.wrap_future(self._thread.submit(self._get_many, asked))
+        except RuntimeError as exc:  # the cache was closed meanwhile
+            for _, _, found in reads:
+                if not found.done():
+                    found.set_exception(exc)
+            return
+
+        def answer(done: asyncio.Future[list[ProviderResponse | Exception | None]]) -> None:
+            error = done.exception() if not done.cancelled() else asyncio.CancelledError()
+            for index, (_, _, found) in enumerate(reads):
+                if found.done():  # its caller was cancelled meanwhile
+                    continue
+                result = error if error is not None else done.result()[index]
+                if isinstance(result, BaseException):
+                    found.set_exception(result)
+                else:
+                    found.set_result(result)
+
+        done.add_done_callback(answer)
+
+    def _get_many(
+        self, asked: list[tuple[str, PreparedRequest]]
+    ) -> list[ProviderResponse | Exception | None]:
+        """Each read's answer, or the error of that read alone (a bad entry fails its case,
+        not the reads asked with it)."""
+        answers: list[ProviderResponse | Exception | None] = []
+        for key, prepared in asked:
+            try:
+                answers.append(self._get(key, prepared))
+            except Exception as exc:  # handed to that read's caller
+                answers.append(exc)
+        return answers
 
     async def put(self, key: str, namespace: str, response: ProviderResponse) -> None:
         """Store an answer's text, finish reason and usage (redacted, like everything

@@ -9,8 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evalwright.orchestrator.summary import RunSummary
-from evalwright.results.junit import junit_xml
-from evalwright.results.markdown import summary_markdown
 from evalwright.results.outcome import check_output_path, results_rows, write_text
 
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
@@ -45,6 +43,11 @@ class CiOutputs:
         """Write each output from the run's results file (its final row per case and target)."""
         if not (self.junit or self.summary_md or self.step_summary):
             return
+        # Imported here: every run checks its outputs at start-up, few write them, and the
+        # XML writer alone is a tenth of the time to the first request.
+        from evalwright.results.junit import junit_xml
+        from evalwright.results.markdown import summary_markdown
+
         rows = results_rows(summary.results_path)
         if self.junit:
             write_text(self.junit, junit_xml(rows, summary.pass_mark), "--junit")
