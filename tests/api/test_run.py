@@ -207,3 +207,20 @@ def test_a_result_shows_itself_briefly(project: ProjectDir) -> None:
     shown = repr(result)
     assert shown.startswith("RunResult(3 rows, mean 1.000, passed=True, results_path=")
     assert len(shown) < 300
+
+
+def test_keep_rows_false_leaves_the_rows_in_the_file_only(project: ProjectDir) -> None:
+    suite = _suite(project, count=3)
+    result = ew.run(suite, out=project.root / "r.jsonl", keep_rows=False)
+    assert result.rows == ()
+    assert result.targets["default"].cases == 3
+    assert result.passed
+    assert len(_file_rows(project.root / "r.jsonl")) == 3
+
+    async def iterate() -> list[str]:
+        handle = ew.run_async(suite, out=project.root / "r2.jsonl", keep_rows=False)
+        seen = [row.eval_id async for row in handle]
+        assert handle.result.rows == ()
+        return seen
+
+    assert sorted(asyncio.run(iterate())) == ["case-0", "case-1", "case-2"]

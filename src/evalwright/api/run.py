@@ -135,6 +135,10 @@ class RunSettings(TypedDict, total=False):
     case starts (docs/running.md#--max-cost)."""
     reporter: Reporter | None
     """Told when the run starts, each row, each warning, and the end."""
+    keep_rows: bool
+    """Whether :attr:`RunResult.rows` holds the rows (default ``True``). ``False`` keeps
+    memory flat however large the suite: the rows are in the results file, and iterating a
+    :class:`AsyncRun` still yields each (docs/python-api.md#running)."""
 
 
 def options_for(suites: SuiteSource | Sequence[SuiteSource], settings: RunSettings) -> RunOptions:
@@ -215,6 +219,8 @@ class AsyncRun:
     def __init__(self, options: RunOptions, reporter: Reporter | None) -> None:
         self.options = options
         self.reporter = reporter or SilentReporter()
+        self.keep_rows = True
+        """Whether the :class:`RunResult` holds the rows (``keep_rows`` of :func:`run`)."""
         self._result: RunResult | None = None
 
     @property
@@ -246,7 +252,8 @@ class AsyncRun:
                 row = await _next_row(collector.rows, task)
                 if row is None:
                     break
-                rows.append(row)
+                if self.keep_rows:
+                    rows.append(row)
                 yield row
         finally:
             if not task.done():
@@ -280,7 +287,9 @@ def run_async(
     suites: SuiteSource | Sequence[SuiteSource], **settings: Unpack[RunSettings]
 ) -> AsyncRun:
     """Start a run in the caller's event loop; see :func:`run` for the options."""
-    return AsyncRun(options_for(suites, settings), settings.get("reporter"))
+    handle = AsyncRun(options_for(suites, settings), settings.get("reporter"))
+    handle.keep_rows = settings.get("keep_rows", True)
+    return handle
 
 
 def run(suites: SuiteSource | Sequence[SuiteSource], **settings: Unpack[RunSettings]) -> RunResult:
@@ -288,9 +297,9 @@ def run(suites: SuiteSource | Sequence[SuiteSource], **settings: Unpack[RunSetti
 
     Options are those of ``evalwright eval``: ``targets`` (names), ``targets_file``,
     ``eval_id`` (globs), ``tags``, ``skip_tags``, ``only_failed``, ``repeat``, ``workers``,
-    ``out``, ``resume``, ``cache``, ``dry_run``, ``pass_mark``, ``threshold``, ``max_cost``. A
-    mistake in the files or options raises :class:`ConfigError` before anything runs; a failing
-    target only marks its rows.
+    ``out``, ``resume``, ``cache``, ``dry_run``, ``pass_mark``, ``threshold``, ``max_cost``,
+    plus ``reporter`` and ``keep_rows``. A mistake in the files or options raises
+    :class:`ConfigError` before anything runs; a failing target only marks its rows.
     """
     handle = run_async(suites, **settings)
     try:

@@ -40,6 +40,8 @@ def settings_from(args: argparse.Namespace, reporter: Reporter) -> RunSettings:
         "threshold": args.threshold,
         "max_cost": args.max_cost,
         "reporter": reporter,
+        # The rows are in the results file; holding them too would grow with the suite.
+        "keep_rows": False,
     }
 
 
