@@ -21,8 +21,8 @@ from typing import Any, TypedDict, Unpack
 from pydantic import BaseModel
 
 from evalwright.errors import ConfigError, Diagnostic
-from evalwright.evalfile.models import MAX_REPEAT
 from evalwright.evalfile.suite import Suite
+from evalwright.limits import MAX_REPEAT
 from evalwright.orchestrator.plan import RunOptions, load_plan
 from evalwright.orchestrator.run import Reporter, SilentReporter, execute
 from evalwright.orchestrator.summary import RunSummary, TargetStats

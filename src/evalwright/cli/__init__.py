@@ -15,57 +15,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from evalwright import __version__
+from evalwright.cli import argtypes
 
 CONFIG_ERROR = 2
 INTERRUPTED = 130
 BROKEN_PIPE = 141
-MAX_REPEAT = 1000
-"""``--repeat``'s bound, that of ``repeat:`` in the files (not imported from there: the eval
-file models would slow ``--help``)."""
-
-
-def _fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {text}")
-    return value
-
-
-def _repeat(text: str) -> int:
-    value = _positive(text)
-    if value > MAX_REPEAT:
-        raise argparse.ArgumentTypeError(f"expected at most {MAX_REPEAT}, got {value}")
-    return value
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected at least 1, got {value}")
-    return value
-
-
-def _budget(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of US dollars, got {text!r}") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive number of US dollars, got {text}")
-    return value
 
 
 def _add_pass_mark(parser: Any) -> None:
     """``--pass-mark X``: what eval, report and compare count as a passing case."""
     parser.add_argument(
         "--pass-mark",
-        type=_fraction,
+        type=argtypes.fraction,
         default=0.5,
         metavar="X",
         help="a case passes when its score is at least X (default 0.5)",
@@ -121,14 +82,14 @@ def _add_eval(commands: Any) -> None:
     )
     run.add_argument(
         "--repeat",
-        type=_repeat,
+        type=argtypes.repeat,
         metavar="K",
         help="run each case K times on each target and report pass@k and flaky cases "
         "(a case's repeat: wins; default: config.yaml's repeat, else 1)",
     )
     run.add_argument(
         "--workers",
-        type=_positive,
+        type=argtypes.positive,
         default=8,
         metavar="N",
         help="cases running at once (default 8)",
@@ -139,13 +100,13 @@ def _add_eval(commands: Any) -> None:
     _add_pass_mark(run)
     run.add_argument(
         "--threshold",
-        type=_fraction,
+        type=argtypes.fraction,
         metavar="X",
         help="gate on each target's mean score being at least X, not on each case passing",
     )
     run.add_argument(
         "--max-cost",
-        type=_budget,
+        type=argtypes.budget,
         metavar="USD",
         help="start no new case once this run has spent USD on target and judge calls "
         "(cache hits are free); exit 1, and --resume continues",

@@ -17,6 +17,7 @@ from evalwright.evalfile.evaluator_specs import EvaluatorList
 from evalwright.evalfile.globs import GlobSet
 from evalwright.evalfile.messages import Message
 from evalwright.evalfile.sampling import SamplingSettings
+from evalwright.limits import MAX_REPEAT
 
 CaseId = Annotated[str, Pattern(r"[A-Za-z0-9._-]+", "case id")]
 DEFAULT_GUIDELINE_PATTERNS = ("**/*.instructions.md",)
@@ -24,7 +25,6 @@ DEFAULT_MAX_FILE_BYTES = 1024 * 1024
 Tags = list[NonEmptyStr]
 """``tags:`` on a case or a file: names ``--tag`` and ``--skip-tag`` select by
 (docs/eval-files.md#tags)."""
-MAX_REPEAT = 1000
 Repeat = Annotated[int, Field(ge=1, le=MAX_REPEAT)]
 """``repeat:`` on a case or in the config: how many times each (case, target) runs
 (docs/running.md#repeats-and-reliability)."""
