@@ -83,11 +83,14 @@ def paths(data: Any, prefix: DataPath = ()) -> list[DataPath]:
     return found
 
 
-def both(text: str) -> tuple[tuple[str, list[Diagnostic]], tuple[str, list[Diagnostic]]]:
-    """The full and the fast reading of ``text``: the data's repr and the diagnostics."""
+def both(
+    text: str, rapid_from: int | None = None
+) -> tuple[tuple[str, list[Diagnostic]], tuple[str, list[Diagnostic]]]:
+    """The full and the fast reading of ``text``: the data's repr and the diagnostics
+    (``rapid_from=0``: rapidyaml's path first, ``None``: libyaml's fast path first)."""
     full_report, fast_report = Report("f.yaml"), Report("f.yaml")
     full = parse_yaml(text, full_report)
-    fast = parse_yaml_lazy(text, fast_report)
+    fast = parse_yaml_lazy(text, fast_report, rapid_from=rapid_from)
     assert (full is None) == (fast is None)
     full_data = repr(full[0]) if full else ""
     fast_data = repr(fast[0]) if fast else ""
@@ -105,6 +108,13 @@ def both(text: str) -> tuple[tuple[str, list[Diagnostic]], tuple[str, list[Diagn
 def test_the_fast_path_reads_every_file_as_the_full_builder_does(text: str) -> None:
     full, fast = both(text)
     # repr: 1, 1.0 and True differ, and a NaN equals itself.
+    assert fast == full
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(yaml_texts())
+def test_the_rapidyaml_path_reads_every_file_as_the_full_builder_does(text: str) -> None:
+    full, fast = both(text, rapid_from=0)
     assert fast == full
 
 

@@ -63,6 +63,10 @@ class Located:
         """The location of a child."""
         return Located((*self.path, *parts), self.positions)
 
+    def line(self) -> int:
+        """The line this spec starts on."""
+        return self.positions.line(self.path)
+
 
 class CaseBuilder:
     """Builds the cases of one eval file, reporting problems into its report."""
@@ -185,7 +189,7 @@ class CaseBuilder:
             conversation_id=spec.conversation_id,
             metadata=spec.metadata,
             tags=merged_tags(file_tags, spec.tags),
-            line=where.positions.line(where.path),
+            where=where,
             spec=spec,
             repeat=spec.repeat,
         )

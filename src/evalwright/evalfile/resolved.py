@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from pydantic import JsonValue
 
@@ -75,6 +76,14 @@ class Evaluator:
     cwd: str | None = None
 
 
+class CaseLocation(Protocol):
+    """Where a case sits in its file."""
+
+    def line(self) -> int:
+        """The line the case starts on."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class LoadedCase:
     """One loaded eval case."""
@@ -89,10 +98,16 @@ class LoadedCase:
     metadata: dict[str, JsonValue] | None
     tags: tuple[str, ...]
     """The case's tags and its file's (docs/eval-files.md#tags)."""
-    line: int
+    where: CaseLocation = field(repr=False, compare=False)
     repeat: int | None = field(default=None, kw_only=True)
     """The case's own ``repeat:`` (docs/running.md#repeats-and-reliability)."""
     spec: EvalCase = field(repr=False)
+
+    @property
+    def line(self) -> int:
+        """The line the case starts on in its file; worked out when first asked for, since
+        a large YAML file's positions are composed only when needed (docs/eval-files.md)."""
+        return self.where.line()
 
 
 @dataclass(frozen=True, slots=True)
