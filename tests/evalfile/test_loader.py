@@ -569,6 +569,50 @@ def test_a_file_that_looks_like_structure_warns_once(project: ProjectDir) -> Non
     assert diagnostics[0].message.startswith("file 'ctx.md' contains '<file path='")
 
 
+def test_a_repeated_plain_turn_is_built_once_and_shared(project: ProjectDir) -> None:
+    text = "evalcases:\n" + "".join(
+        f"  - id: c{i}\n"
+        "    expected_outcome: o\n"
+        "    input_messages:\n"
+        "      - {role: system, content: Be brief.}\n"
+        f"      - {{role: user, content: 'Question {i}'}}\n"
+        "      - {role: assistant, content: Sure.}\n"
+        "      - {role: user, content: Go on.}\n"
+        for i in range(3)
+    )
+    project.write("e.yaml", text)
+    first, second, third = project.load("e.yaml").cases
+    for index in (0, 2, 3):
+        assert first.input_messages[index] is second.input_messages[index]
+        assert first.input_messages[index] is third.input_messages[index]
+    assert first.input_messages[1] is not second.input_messages[1]
+    assert [(m.role, m.segments) for m in second.input_messages] == [
+        ("system", (TextSegment("Be brief."),)),
+        ("user", (TextSegment("Question 1"),)),
+        ("assistant", (TextSegment("Sure."),)),
+        ("user", (TextSegment("Go on."),)),
+    ]
+
+
+def test_a_repeated_turn_that_looks_like_structure_warns_each_time(project: ProjectDir) -> None:
+    text = "evalcases:\n" + "".join(
+        f"  - id: c{i}\n"
+        "    expected_outcome: o\n"
+        "    input_messages:\n"
+        "      - {role: user, content: 'see @[User]: here'}\n"
+        "      - {role: assistant, content: 'see @[User]: here'}\n"
+        "      - {role: user, content: again}\n"
+        for i in range(2)
+    )
+    diagnostics = warnings_of(project, text)
+    assert [(d.line, d.field) for d in diagnostics] == [
+        (5, "evalcases[0].input_messages[0].content"),
+        (6, "evalcases[0].input_messages[1].content"),
+        (11, "evalcases[1].input_messages[0].content"),
+        (12, "evalcases[1].input_messages[1].content"),
+    ]
+
+
 def test_plain_text_does_not_warn(project: ProjectDir) -> None:
     text = (
         "evalcases:\n  - id: a\n    expected_outcome: o\n"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import random
+import re
 import string
 import time
 from pathlib import Path
@@ -156,3 +157,45 @@ def test_redacting_a_megabyte_line_stays_cheap() -> None:
     # takes about four times as long); the bound leaves room for a busy machine.
     assert elapsed < 2.0, elapsed
     assert built < 2.0, built
+
+
+class _CountingPattern:
+    """Stands in for the compiled pattern (a ``re`` object, not our code) to count its runs."""
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern = pattern
+        self.runs = 0
+
+    def sub(self, replacement: str, text: str) -> str:
+        self.runs += 1
+        return self.pattern.sub(replacement, text)
+
+
+def test_a_line_without_any_spelling_skips_the_pattern() -> None:
+    redact = Redactor([SECRET])
+    counting = _CountingPattern(redact._pattern)  # pyright: ignore[reportPrivateUsage, reportArgumentType]
+    redact._pattern = counting  # pyright: ignore[reportPrivateUsage, reportAttributeAccessIssue]
+    line = json.dumps({"answer": "an answer", "content": "x" * 3000})
+    assert redact(line) == line
+    assert counting.runs == 0
+    assert REDACTED in redact(line + _b64("Bearer " + SECRET))
+    assert counting.runs == 1
+
+
+@pytest.mark.parametrize("count", [1, 3, 30])
+def test_the_scan_redacts_exactly_what_the_pattern_does(count: int) -> None:
+    rng = random.Random(count)
+    alphabet = string.ascii_letters + string.digits + "-_/+é'\"\\"
+    secrets = ["".join(rng.choices(alphabet, k=rng.randint(8, 30))) for _ in range(count)]
+    redact = Redactor(secrets)
+    pattern = redact._pattern  # pyright: ignore[reportPrivateUsage]
+    assert pattern is not None
+    forms = sorted(set[str]().union(*(redact_module.spellings(s) for s in secrets)))
+    for _ in range(300):
+        parts = ["".join(rng.choices(string.printable, k=rng.randint(0, 40))) for _ in range(3)]
+        if rng.random() < 0.5:
+            form = rng.choice(forms)
+            cut = rng.randint(0, len(form))
+            parts.insert(1, rng.choice([form, form[:cut], form[cut:]]))
+        line = "".join(parts)
+        assert redact(line) == pattern.sub(REDACTED, line)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from evalwright.providers.wire import TraceEntry, Usage
 from evalwright.results.row import PromptMessage, ResultRow
 from evalwright.results.writer import _dumps  # pyright: ignore[reportPrivateUsage]
 
@@ -42,3 +43,32 @@ def test_a_chat_prompt_entry_writes_exactly_the_keys_it_has() -> None:
         '{"role":"assistant","content":"","tool_calls":'
         '[{"id":"c1","name":"add","arguments":{"a":2,"b":2.5}}]}'
     )
+
+
+def test_usage_and_trace_entries_write_exactly_the_keys_they_were_given() -> None:
+    cases = [
+        (Usage(input_tokens=3, output_tokens=None), '{"input_tokens":3,"output_tokens":null}'),
+        (
+            Usage(input_tokens=1, output_tokens=2, thoughts_tokens=5),
+            '{"input_tokens":1,"output_tokens":2,"thoughts_tokens":5}',
+        ),
+        (
+            Usage.model_validate_json(
+                '{"cache_read_tokens":null,"output_tokens":2,"input_tokens":1}'
+            ),
+            '{"input_tokens":1,"output_tokens":2,"cache_read_tokens":null}',
+        ),
+        (
+            Usage.model_construct(input_tokens=4, output_tokens=5, cache_write_tokens=6),
+            '{"input_tokens":4,"output_tokens":5,"cache_write_tokens":6}',
+        ),
+        (TraceEntry(type="message", text="hi"), '{"type":"message","text":"hi"}'),
+        (
+            TraceEntry(type="command", command="ls", exit_code=None),
+            '{"type":"command","command":"ls","exit_code":null}',
+        ),
+    ]
+    for model, expected in cases:
+        assert model.model_dump_json() == expected
+        assert model.model_dump() == json.loads(expected)
+        assert model.model_dump(mode="json") == json.loads(expected)

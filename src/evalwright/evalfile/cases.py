@@ -86,6 +86,9 @@ class CaseBuilder:
         # Texts repeat across cases (a system prompt, a shared question): each is tidied once
         # and its immutable segment shared.
         self._texts: dict[str, TextSegment] = {}
+        # So do whole turns of plain text (a role and one string, no tool fields): each is
+        # built once and shared, immutable like its segment.
+        self._plain: dict[tuple[str, str], CaseMessage] = {}
 
     def error(self, where: Located, message: str, *, key: bool = False) -> None:
         """Report an error at a location (its key with ``key=True``)."""
@@ -219,18 +222,28 @@ class CaseBuilder:
         displays: dict[str, str],
     ) -> Iterator[CaseMessage]:
         for message, path in messages:
+            plain = _plain_key(message)
+            if plain is not None and (shared := self._plain.get(plain)) is not None:
+                yield shared
+                continue
             here = where.at(*path)
             segments = tuple(self._segments(message, here, kind == "input", displays))
             if isinstance(message, AssistantMessage):
                 if message.tool_calls:
                     self._duplicate_call_ids(message, here.at("tool_calls"))
-                yield CaseMessage("assistant", segments, tuple(message.tool_calls or ()))
+                built = CaseMessage("assistant", segments, tuple(message.tool_calls or ()))
             elif isinstance(message, ToolMessage):
-                yield CaseMessage(
+                built = CaseMessage(
                     "tool", segments, tool_call_id=message.tool_call_id, name=message.name
                 )
             else:
-                yield CaseMessage(message.role, segments)
+                built = CaseMessage(message.role, segments)
+            if plain is not None and segments and segments[0] is self._texts.get(plain[1]):
+                # Only a turn whose text was shared (it warned of nothing) is shared in turn.
+                if len(self._plain) >= _TEXT_CACHE_SIZE:
+                    self._plain.clear()
+                self._plain[plain] = built
+            yield built
 
     def _duplicate_call_ids(self, message: AssistantMessage, where: Located) -> None:
         # The first id's line is looked up only for a duplicate: a YAML file's positions this
@@ -323,6 +336,16 @@ class CaseBuilder:
                 "continues it as a prefill, other APIs answer after it",
                 key=True,
             )
+
+
+def _plain_key(message: Message) -> tuple[str, str] | None:
+    """``(role, text)`` of a turn that is one string and nothing else, else ``None``."""
+    content = message.content
+    if not isinstance(content, str) or isinstance(message, ToolMessage):
+        return None
+    if isinstance(message, AssistantMessage) and message.tool_calls:
+        return None
+    return message.role, content
 
 
 def _outcome(spec: EvalCase) -> str:

@@ -7,10 +7,14 @@ import json
 from collections.abc import Sequence
 from typing import Literal
 
-from evalwright.evalfile.messages import ToolCall
-from evalwright.evalfile.resolved import CaseMessage, FileSegment, GuidelineSegment, Segment
+from evalwright.evalfile.messages import ROLES, ToolCall
+from evalwright.evalfile.resolved import CaseMessage, FileSegment, Segment, TextSegment
 
 Mode = Literal["lm", "agent"]
+
+
+# Each role's marker line, as ``@[{role.capitalize()}]:`` spells it.
+_MARKERS: dict[str, str] = {role: f"@[{role.capitalize()}]:\n" for role in ROLES}
 
 
 def file_block(display: str, content: str) -> str:
@@ -20,13 +24,13 @@ def file_block(display: str, content: str) -> str:
 
 def render_segment(segment: Segment, mode: Mode) -> str:
     """One segment as text, in LM or agent mode."""
+    if isinstance(segment, TextSegment):  # the usual segment: tested first
+        return segment.text
     if isinstance(segment, FileSegment):
         if mode == "agent":
             return f'<file: path="{segment.display}">'
         return file_block(segment.display, segment.content)
-    if isinstance(segment, GuidelineSegment):
-        return f"<Attached: {segment.display}>"
-    return segment.text
+    return f"<Attached: {segment.display}>"
 
 
 def tool_arguments(call: ToolCall) -> str:
@@ -41,11 +45,16 @@ def tool_call_line(call: ToolCall) -> str:
 
 def content_text(message: CaseMessage, mode: Mode = "lm") -> str:
     """A message's rendered segments joined by ``\\n`` (its chat content; no tool calls)."""
-    return "\n".join(render_segment(s, mode) for s in message.segments)
+    segments = message.segments
+    if len(segments) == 1:  # most turns: one text, nothing to join
+        return render_segment(segments[0], mode)
+    return "\n".join([render_segment(s, mode) for s in segments])
 
 
 def block(message: CaseMessage, mode: Mode) -> str:
     """A message's block: rendered segments, then one line per tool call."""
+    if not message.tool_calls:
+        return content_text(message, mode)
     lines = [render_segment(s, mode) for s in message.segments]
     lines.extend(tool_call_line(call) for call in message.tool_calls)
     return "\n".join(lines)
@@ -61,7 +70,5 @@ def uses_markers(messages: Sequence[CaseMessage]) -> bool:
 def question(messages: Sequence[CaseMessage], mode: Mode) -> str:
     """The transcript of a conversation, with role markers or flat."""
     if uses_markers(messages):
-        return "\n\n".join(
-            f"@[{m.role.capitalize()}]:\n{block(m, mode)}" for m in messages if m.visible
-        )
+        return "\n\n".join([_MARKERS[m.role] + block(m, mode) for m in messages if m.visible])
     return "\n".join(text for text in (block(m, mode) for m in messages) if text)

@@ -22,6 +22,10 @@ from evalwright.evalfile.variables import Environment
 from evalwright.secrets import MIN_API_KEY, MIN_ENV_SECRET, is_secret_name
 
 REDACTED = "[REDACTED]"
+# Up to this many spellings, looking for each with ``in`` before running the pattern is
+# cheaper than the pattern alone (measured on a 3 KB row: 0.75 us a spelling, the pattern
+# 21-34 us); beyond it the pattern's single pass wins.
+_SCAN_LIMIT = 24
 _PERCENT = re.compile(r"%[0-9A-F]{2}")
 
 
@@ -106,6 +110,7 @@ class Redactor:
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         self._secrets: set[str] = set()
         self._pattern: re.Pattern[str] | None = None
+        self._words: tuple[str, ...] | None = None
         self.add(*secrets)
 
     @classmethod
@@ -130,9 +135,13 @@ class Redactor:
         self._secrets |= added
         words = set[str]().union(*(spellings(secret) for secret in self._secrets))
         self._pattern = re.compile(_trie_pattern(words))
+        self._words = tuple(sorted(words)) if len(words) <= _SCAN_LIMIT else None
 
     def __call__(self, text: str) -> str:
         """``text`` with every secret replaced."""
         if self._pattern is None:
+            return text
+        # The pattern matches only these words: where none occurs, nothing is replaced.
+        if self._words is not None and not any(word in text for word in self._words):
             return text
         return self._pattern.sub(REDACTED, text)

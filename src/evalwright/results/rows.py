@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from evalwright.prompts import BuiltPrompt, ChatMessage, DeliveryNote
+from evalwright.prompts import BuiltPrompt, DeliveryNote
 from evalwright.providers.base import ProviderResponse
 from evalwright.providers.wire import TraceEntry, Usage, WireRequest
 from evalwright.results.row import (
@@ -21,7 +21,6 @@ from evalwright.results.row import (
     ErrorInfo,
     ErrorType,
     EvaluatorResult,
-    PromptMessage,
     RawRequest,
     ResultRow,
 )
@@ -36,18 +35,17 @@ def raw_request(inputs: BuiltPrompt) -> RawRequest:
     """The row's ``raw_request``: what was built from the case
     (docs/delivery.md#what-is-recorded)."""
     chat = inputs.chat_prompt
-    return RawRequest(
-        question=inputs.question,
-        guidelines=inputs.guidelines,
-        guideline_paths=inputs.guideline_paths,
-        input_files=inputs.input_files,
-        chat_prompt=None if chat is None else tuple(_prompt_message(m) for m in chat),
+    # One validation of the whole: a validation per entry cost twice as much. Each entry is
+    # as ``prompt --json`` shows it: the keys it leaves out stay left out.
+    return RawRequest.model_validate(
+        {
+            "question": inputs.question,
+            "guidelines": inputs.guidelines,
+            "guideline_paths": inputs.guideline_paths,
+            "input_files": inputs.input_files,
+            "chat_prompt": None if chat is None else [m.to_json() for m in chat],
+        }
     )
-
-
-def _prompt_message(message: ChatMessage) -> PromptMessage:
-    # From the entry as ``prompt --json`` shows it: the keys it leaves out stay left out.
-    return PromptMessage.model_validate(message.to_json())
 
 
 @dataclass(frozen=True, slots=True)
