@@ -76,6 +76,15 @@ class Evaluator:
 
 
 @dataclass(frozen=True, slots=True)
+class LoadedTurn:
+    """One user turn of a live conversation, with the evaluators of its reply
+    (docs/conversations.md)."""
+
+    message: CaseMessage
+    evaluators: tuple[Evaluator, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class LoadedCase:
     """One loaded eval case."""
 
@@ -92,6 +101,9 @@ class LoadedCase:
     line: int
     repeat: int | None = field(default=None, kw_only=True)
     """The case's own ``repeat:`` (docs/running.md#repeats-and-reliability)."""
+    turns: tuple[LoadedTurn, ...] = field(default=(), kw_only=True)
+    """The user turns of a live conversation, empty for a single answer
+    (docs/conversations.md)."""
     spec: EvalCase = field(repr=False)
 
 

@@ -230,7 +230,9 @@ def _scrub(text: str) -> str:
 def unwritable_row(row: ResultRow, problem: Exception) -> ResultRow:
     """The error row written instead of a row that cannot be serialized: each field that
     can be written is kept, the others are ``null``."""
-    data = row.model_dump(mode="json")
+    dumped = row.model_dump(mode="json")
+    # ``turns`` is left out of a row that has none.
+    data: dict[str, Any] = {key: dumped.get(key) for key in ROW_KEYS}
     safe = {key: data[key] if _writable(data[key]) else None for key in ROW_KEYS}
     for key in _IDENTITY:
         if isinstance(data[key], str) and safe[key] is None:
