@@ -80,7 +80,9 @@ def _oracle(request: ReceivedRequest) -> None:
 
     body = request.json
     if request.api in ("openai", "azure"):
-        errors = [e.message for e in openapi_validator("CreateChatCompletionRequest").iter_errors(body)]
+        errors = [
+            e.message for e in openapi_validator("CreateChatCompletionRequest").iter_errors(body)
+        ]
         assert not errors, errors
     elif request.api == "anthropic":
         from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
@@ -137,7 +139,11 @@ def test_each_turn_is_scored_and_the_case_score_combines_them(e2e: E2E) -> None:
     turns = row["turns"]
     assert [t["turn"] for t in turns] == [1, 2, 3]
     assert [t["score"] for t in turns] == [1.0, None, 0.0]
-    assert [[r["name"] for r in t["evaluator_results"]] for t in turns] == [["first"], [], ["third"]]
+    assert [[r["name"] for r in t["evaluator_results"]] for t in turns] == [
+        ["first"],
+        [],
+        ["third"],
+    ]
     assert [r["name"] for r in row["evaluator_results"]] == ["whole"]
     # whole (1) + first (1) + third (0), each of weight 1
     assert row["score"] == pytest.approx(2 / 3)
@@ -148,7 +154,9 @@ def test_each_turn_is_scored_and_the_case_score_combines_them(e2e: E2E) -> None:
 def test_the_judge_sees_the_whole_transcript(e2e: E2E) -> None:
     e2e.project.write(
         EVAL_FILE,
-        THREE_TURNS.replace("{name: whole, type: contains, value: reply 3}", "{name: j, type: llm_judge}"),
+        THREE_TURNS.replace(
+            "{name: whole, type: contains, value: reply 3}", "{name: j, type: llm_judge}"
+        ),
     )
     e2e.server.responder = _numbered
     e2e.server.judge_verdict = {"score": 1, "hits": [], "misses": [], "reasoning": "fine"}
@@ -166,3 +174,135 @@ def test_the_judge_sees_the_whole_transcript(e2e: E2E) -> None:
     (row,) = e2e.rows()
     assert question_section(prompt) == row["raw_request"]["question"]
     assert "[[ ## candidate_answer ## ]]\nreply 3" in prompt
+
+
+def _many(count: int, turns: int) -> str:
+    lines = [
+        "execution:",
+        "  evaluators:",
+        "    - {name: replied, type: contains, value: reply}",
+        "evalcases:",
+    ]
+    for c in range(count):
+        lines += [f"  - id: c{c:03}", "    expected_outcome: Talks.", "    turns:"]
+        lines += [f"      - c{c:03} t{t}" for t in range(1, turns + 1)]
+    return "\n".join(lines) + "\n"
+
+
+def _conversation_of(request: ReceivedRequest) -> str:
+    entries = _entries(request)
+    text = _role_text(request.api, entries[0])[1]
+    match = re.match(r"c\d{3}", text)
+    assert match, text
+    return match.group(0)
+
+
+def test_many_conversations_run_at_once_each_in_order(e2e: E2E) -> None:
+    count, turns, latency = 200, 5, 0.1
+    e2e.project.write(EVAL_FILE, _many(count, turns))
+    e2e.server.latency_ms = latency * 1000
+    e2e.server.responder = _numbered
+
+    result = e2e.run("eval", EVAL_FILE, "--target", "oa", "--workers", "32", "--out", "r.jsonl")
+
+    assert result.code == 0, result.err
+    sent = sorted(e2e.candidates(), key=lambda r: r.received_at)
+    assert len(sent) == count * turns
+    by_conversation: dict[str, list[int]] = {}
+    for request in sent:
+        by_conversation.setdefault(_conversation_of(request), []).append(_users(request))
+    assert all(order == [1, 2, 3, 4, 5] for order in by_conversation.values())
+    ideal = turns * latency * count / 32
+    took = sent[-1].received_at - sent[0].received_at + latency
+    assert took < 2 * ideal, f"{took:.2f} s for an ideal {ideal:.2f} s (serial: 100 s)"
+    rows = e2e.rows("r.jsonl")
+    assert len(rows) == count
+    assert all(
+        [t["reply"] for t in r["turns"]] == [f"reply {n}" for n in range(1, 6)] for r in rows
+    )
+
+
+def test_a_cached_rerun_sends_nothing(e2e: E2E) -> None:
+    e2e.project.write(EVAL_FILE, THREE_TURNS)
+    e2e.server.responder = _numbered
+    first = e2e.run("eval", EVAL_FILE, "--target", "oa", "--cache", "--out", "a.jsonl")
+    assert first.code == 0, first.err
+    assert len(e2e.candidates()) == 3
+    e2e.server.clear()
+
+    again = e2e.run("eval", EVAL_FILE, "--target", "oa", "--cache", "--out", "b.jsonl")
+
+    assert again.code == 0, again.err
+    assert e2e.server.requests == []
+    (row,) = e2e.rows("b.jsonl")
+    assert row["cache"] == "hit"
+    assert [t["cache"] for t in row["turns"]] == ["hit"] * 3
+    assert [t["reply"] for t in row["turns"]] == ["reply 1", "reply 2", "reply 3"]
+    (before,) = e2e.rows("a.jsonl")
+    assert [t["cache"] for t in before["turns"]] == ["miss"] * 3
+
+
+def test_resume_restarts_an_unfinished_conversation_from_its_first_turn(e2e: E2E) -> None:
+    from tests.e2e.background import start_eval, wait_for_rows, wait_until
+
+    e2e.project.write(EVAL_FILE, _many(2, 3))
+
+    def stall_second(request: ReceivedRequest) -> Text | None:
+        if _conversation_of(request) == "c001" and _users(request) == 2:
+            return Text("too late", latency_ms=60_000)
+        return _numbered(request)
+
+    e2e.server.responder = stall_second
+    path = e2e.root / "results.jsonl"
+    process = start_eval(e2e, "eval", EVAL_FILE, "--target", "oa", "--workers", "1", "--out", path)
+    try:
+        wait_for_rows(path, 1, process)
+        wait_until(
+            lambda: any(_conversation_of(r) == "c001" and _users(r) == 2 for r in e2e.candidates()),
+            timeout=30,
+            what="the second turn of c001",
+        )
+        process.kill()
+        process.communicate(timeout=10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    (kept,) = e2e.rows()
+    assert kept["eval_id"] == "c000", "an unfinished conversation writes no row"
+    e2e.server.clear()
+    e2e.server.responder = _numbered
+
+    result = e2e.run("eval", EVAL_FILE, "--target", "oa", "--resume", "results.jsonl")
+
+    assert result.code == 0, result.err
+    asked = [(_conversation_of(r), _users(r)) for r in e2e.candidates()]
+    assert asked == [("c001", 1), ("c001", 2), ("c001", 3)]
+    rows = {r["eval_id"]: r for r in e2e.rows()}
+    assert set(rows) == {"c000", "c001"}
+    assert [t["reply"] for t in rows["c001"]["turns"]] == ["reply 1", "reply 2", "reply 3"]
+
+
+COUNT_USERS = "import sys; p = sys.argv[1]; print('reply', max(1, p.count('@[User]:')))"
+
+
+def test_a_cli_target_gets_the_whole_transcript_each_turn(e2e: E2E) -> None:
+    targets = e2e.root / ".evalwright/targets.yaml"
+    command = json.dumps([sys.executable, "-c", COUNT_USERS, "{PROMPT}"])
+    targets.write_text(
+        targets.read_text(encoding="utf-8")
+        + f"  - name: sh\n    provider: cli\n    command: {command}\n",
+        encoding="utf-8",
+    )
+    e2e.project.write(EVAL_FILE, THREE_TURNS)
+
+    result = e2e.run("eval", EVAL_FILE, "--target", "sh", "--out", "results.jsonl")
+
+    assert result.code == 0, result.err
+    (row,) = e2e.rows()
+    assert [t["reply"] for t in row["turns"]] == ["reply 1", "reply 2", "reply 3"]
+    assert row["raw_request"]["question"] == (
+        "@[System]:\nBe brief.\n\n@[User]:\nTurn one?\n\n@[Assistant]:\nreply 1\n\n"
+        "@[User]:\nTurn two?\n\n@[Assistant]:\nreply 2\n\n@[User]:\nTurn three?"
+    )
+    assert row["turns"][2]["wire_request"]["argv"][-1] == row["raw_request"]["question"]
