@@ -7,12 +7,11 @@ from __future__ import annotations
 import json
 import re
 import sys
-import time
 from typing import Any
 
 import pytest
 
-from evalwright.testing import FakeServer, ReceivedRequest, Text
+from evalwright.testing import ReceivedRequest, Text
 from tests.e2e.harness import E2E, is_judge, judge_user_text, question_section
 
 EVAL_FILE = "evals/talk.yaml"
@@ -54,9 +53,10 @@ def _role_text(api: str, entry: Any) -> tuple[str, str]:
     if api == "gemini":
         role = "assistant" if entry["role"] == "model" else entry["role"]
         return role, "".join(part["text"] for part in entry["parts"])
-    content = entry["content"]
+    content: Any = entry["content"]
     if isinstance(content, list):
-        content = "".join(block["text"] for block in content)
+        blocks: list[dict[str, str]] = content
+        content = "".join(block["text"] for block in blocks)
     return entry["role"], content
 
 
