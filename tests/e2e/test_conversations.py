@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -55,7 +55,7 @@ def _role_text(api: str, entry: Any) -> tuple[str, str]:
         return role, "".join(part["text"] for part in entry["parts"])
     content: Any = entry["content"]
     if isinstance(content, list):
-        blocks: list[dict[str, str]] = content
+        blocks = cast(list[dict[str, str]], content)
         content = "".join(block["text"] for block in blocks)
     return entry["role"], content
 
