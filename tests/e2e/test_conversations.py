@@ -11,6 +11,7 @@ from typing import Any, cast
 
 import pytest
 
+from evalwright.results.row import ROW_KEYS
 from evalwright.testing import ReceivedRequest, Text
 from tests.e2e.harness import E2E, is_judge, judge_user_text, question_section
 
@@ -136,6 +137,7 @@ def test_each_turn_is_scored_and_the_case_score_combines_them(e2e: E2E) -> None:
     e2e.run("eval", EVAL_FILE, "--target", "oa", "--out", "results.jsonl")
 
     (row,) = e2e.rows()
+    assert list(row) == [*ROW_KEYS, "turns"]
     turns = row["turns"]
     assert [t["turn"] for t in turns] == [1, 2, 3]
     assert [t["score"] for t in turns] == [1.0, None, 0.0]

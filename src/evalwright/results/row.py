@@ -169,8 +169,9 @@ class ResultRow(RecordModel):
     every other row."""
 
 
-ROW_KEYS = tuple(ResultRow.model_fields)
-"""Every key of a row, in the order it is written."""
+ROW_KEYS = tuple(key for key in ResultRow.model_fields if key != "turns")
+"""Every key of a row, in the order it is written (a live conversation's row adds ``turns``
+last)."""
 
 
 def results_schema() -> dict[str, Any]:
