@@ -194,3 +194,10 @@ def test_results_schema_requires_every_key() -> None:
     row = _golden()[0]
     for key in row:
         assert problems("results", {k: v for k, v in row.items() if k != key}), key
+
+
+def test_eval_schema_knows_live_turns() -> None:
+    document = read_yaml(QUICKSTART.parent / "conversations" / "evals" / "booking.yaml")
+    assert problems("eval", document) == []
+    case = {"id": "a", "expected_outcome": "o", "turns": ["hi", {"content": "x", "bogus": 1}]}
+    assert problems("eval", {"evalcases": [case]})

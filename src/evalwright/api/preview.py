@@ -21,6 +21,7 @@ from evalwright.orchestrator.select import Selection
 from evalwright.prompts import BuiltPrompt, ChatMessage
 from evalwright.prompts import build_prompt as build_case_prompt
 from evalwright.prompts.render import Mode
+from evalwright.prompts.turns import first_turn
 from evalwright.providers.openai.template import check_renderable, render_all
 from evalwright.providers.wire import WireRequest
 from evalwright.results.rows import raw_request
@@ -88,6 +89,8 @@ def preview_suite(
     chosen = select_cases(
         cases, info.display_path, Selection(tuple(eval_id), tuple(tags), tuple(skip_tags))
     )
+    # A live conversation's later turns depend on the replies: it is previewed at its first.
+    chosen = [first_turn(case) for case in chosen]
     if target is None:
         return [preview_case(info, case, mode) for case in chosen]
     given = (target,) if not isinstance(target, str) else ()
@@ -155,7 +158,7 @@ def build_prompt(
     (``None``: the default; ``""``: none)."""
     suite = Suite((case,), base_dir=Path(base_dir) if base_dir is not None else None)
     _, (resolved,) = load_resolved(suite)
-    return build_case_prompt(resolved, mode=mode, system_prompt=system_prompt)
+    return build_case_prompt(first_turn(resolved), mode=mode, system_prompt=system_prompt)
 
 
 def preview(

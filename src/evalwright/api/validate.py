@@ -99,6 +99,21 @@ class _ProjectCheck:
             found.append(Diagnostic(display, case.line, 1, "warning", "settings", message))
         return found
 
+    def live_errors(self, display: str, case: LoadedCase) -> list[Diagnostic]:
+        """A live conversation (``turns:``) on a target that cannot hold one
+        (docs/conversations.md#targets)."""
+        if self.targets is None or not case.turns:
+            return []
+        from evalwright.orchestrator.plan import DEFAULT_TARGET
+        from evalwright.targets.kinds import live_turns_refusal
+
+        target = self.targets.get(case.target or DEFAULT_TARGET)
+        refusal = live_turns_refusal(target.kind.name) if target is not None else None
+        if refusal is None or target is None:
+            return []
+        message = f"case {case.id!r}: target '{target.name}': {refusal}"
+        return [Diagnostic(display, case.line, 1, "error", "turns", message)]
+
     def prompt_warnings(self, display: str, case: LoadedCase) -> list[Diagnostic]:
         """A ``cli`` target given an over-long ``{PROMPT}`` (use ``{PROMPT_FILE}``)."""
         if self.targets is None:
@@ -130,8 +145,10 @@ class _CaseWarnings:
     display: str
     prompt: list[Diagnostic] = field(default_factory=list[Diagnostic])
     settings: list[Diagnostic] = field(default_factory=list[Diagnostic])
+    live: list[Diagnostic] = field(default_factory=list[Diagnostic])
 
     def __call__(self, case: LoadedCase) -> None:
+        self.live.extend(self.check.live_errors(self.display, case))
         self.prompt.extend(self.check.prompt_warnings(self.display, case))
         self.settings.extend(self.check.settings_warnings(self.display, case))
 
@@ -250,6 +267,7 @@ def validate_paths(paths: Iterable[str]) -> ValidationResult:
         if suite is not None and warned is not None:
             result.diagnostics.extend(warned.prompt)
             result.diagnostics.extend(warned.settings)
+            result.diagnostics.extend(warned.live)
         result.files += 1
     if not result.files and not result.diagnostics:
         shown = ", ".join(display_path(p) for p in paths)

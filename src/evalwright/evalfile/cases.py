@@ -17,7 +17,7 @@ from evalwright.evalfile.messages import (
     ToolMessage,
     UserMessage,
 )
-from evalwright.evalfile.models import EvalCase, FileModel, merged_tags, raw_field
+from evalwright.evalfile.models import EvalCase, FileModel, Turn, merged_tags, raw_field
 from evalwright.evalfile.references import FileResolver, ReferenceProblem
 from evalwright.evalfile.resolved import (
     CaseMessage,
@@ -25,6 +25,7 @@ from evalwright.evalfile.resolved import (
     FileSegment,
     GuidelineSegment,
     LoadedCase,
+    LoadedTurn,
     Segment,
     TextSegment,
 )
@@ -171,13 +172,17 @@ class CaseBuilder:
         inputs = tuple(self._messages(_input_messages(spec), where, "input", displays))
         expected = tuple(self._messages(_expected_messages(spec), where, "expected", displays))
         evaluators = self._case_evaluators(spec, where, defaults)
-        if not any(m.visible for m in inputs) and len(self.report.errors) == errors_before:
+        turns = self._turns(spec, where, displays)
+        if spec.turns is not None:
+            self._history_check(inputs, where)
+        elif not any(m.visible for m in inputs) and len(self.report.errors) == errors_before:
             self.error(
                 where.at(_input_key(spec)),
                 "the case has nothing visible to send: every input message is empty",
                 key=True,
             )
-        self._conversation_warnings(inputs, where.at(_input_key(spec)))
+        else:
+            self._conversation_warnings(inputs, where.at(_input_key(spec)))
         execution = spec.execution
         self.check_target(execution.target if execution else None, where.at("execution", "target"))
         if len(self.report.errors) != errors_before:
@@ -195,7 +200,40 @@ class CaseBuilder:
             where=where,
             spec=spec,
             repeat=spec.repeat,
+            turns=turns,
         )
+
+    def _turns(
+        self, spec: EvalCase, where: Located, displays: dict[str, str]
+    ) -> tuple[LoadedTurn, ...]:
+        """The live turns: each a user message, with its own evaluators
+        (docs/conversations.md)."""
+        loaded: list[LoadedTurn] = []
+        for index, turn in enumerate(spec.turns or ()):
+            here = where.at("turns", index)
+            content = turn.content if isinstance(turn, Turn) else turn
+            message = UserMessage(role="user", content=content)
+            segments = tuple(
+                self._segments(message, here, True, displays, bare=not isinstance(turn, Turn))
+            )
+            if not any(not isinstance(s, GuidelineSegment) for s in segments):
+                self.error(here, "the turn has nothing visible to send: its content is empty")
+            evaluators: tuple[Evaluator, ...] = ()
+            if isinstance(turn, Turn) and turn.evaluators is not None:
+                evaluators = self.evaluators(turn.evaluators, here.at("evaluators"))
+            loaded.append(LoadedTurn(CaseMessage("user", segments), evaluators))
+        return tuple(loaded)
+
+    def _history_check(self, inputs: tuple[CaseMessage, ...], where: Located) -> None:
+        """With ``turns:``, the input messages are what comes before the first turn: a last
+        user message would be a second question the target never answers."""
+        visible = [i for i, m in enumerate(inputs) if m.visible]
+        if visible and inputs[visible[-1]].role == "user":
+            self.error(
+                where.at("input_messages", visible[-1]),
+                "with 'turns', input_messages holds only what comes before the first turn "
+                "and must not end with a user message: make it the first turn",
+            )
 
     def _case_evaluators(
         self, spec: EvalCase, where: Located, defaults: tuple[Evaluator, ...]
@@ -259,12 +297,18 @@ class CaseBuilder:
             self.error(here, f"duplicate tool call id {call.id!r} (first at line {line})")
 
     def _segments(
-        self, message: Message, where: Located, classify: bool, displays: dict[str, str]
+        self,
+        message: Message,
+        where: Located,
+        classify: bool,
+        displays: dict[str, str],
+        *,
+        bare: bool = False,
     ) -> Iterator[Segment]:
         content = message.content
         if isinstance(content, str):
-            # A shorthand (input, expected_output) is located at its own key.
-            shorthand = where.path[-1:] in (("input",), ("expected_output",))
+            # A shorthand (input, expected_output, a bare turn) is located at its own key.
+            shorthand = bare or where.path[-1:] in (("input",), ("expected_output",))
             segment = self._text(content, lambda: where if shorthand else where.at("content"))
             if segment is not None:
                 yield segment
@@ -362,6 +406,8 @@ def _input_key(spec: EvalCase) -> str:
 def _input_messages(spec: EvalCase) -> list[tuple[Message, DataPath]]:
     if spec.input_messages is not None:
         return [(m, ("input_messages", i)) for i, m in enumerate(spec.input_messages)]
+    if spec.turns is not None:  # a live conversation with no history
+        return []
     return [(UserMessage(role="user", content=spec.input or ""), ("input",))]
 
 

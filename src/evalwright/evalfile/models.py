@@ -10,12 +10,12 @@ import re
 from collections.abc import Sequence
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field, JsonValue, model_validator
+from pydantic import AfterValidator, Discriminator, Field, JsonValue, Tag, model_validator
 
 from evalwright.evalfile.base import FileModel, NonEmptyStr, Pattern, field_error
 from evalwright.evalfile.evaluator_specs import EvaluatorList
 from evalwright.evalfile.globs import GlobSet
-from evalwright.evalfile.messages import Message
+from evalwright.evalfile.messages import Content, Message
 from evalwright.evalfile.sampling import SamplingSettings
 from evalwright.limits import MAX_REPEAT
 
@@ -41,6 +41,33 @@ def _legacy(use: str) -> str:
     return f"AgentV form: use {use}"
 
 
+class Turn(FileModel):
+    """One user turn of a live conversation (docs/conversations.md): its content, as an
+    input message's, and evaluators of this turn's reply."""
+
+    content: Content
+    evaluators: EvaluatorList | None = None
+
+
+def _turn_tag(value: object) -> str | None:
+    if isinstance(value, str):
+        return "str"
+    if isinstance(value, dict | Turn):
+        return "turn"
+    return None
+
+
+TurnItem = Annotated[
+    Annotated[str, Tag("str")] | Annotated[Turn, Tag("turn")],
+    Discriminator(
+        _turn_tag,
+        custom_error_type="turn_type",
+        custom_error_message="expected a string or a mapping with 'content'",
+    ),
+]
+"""A user turn: a bare string, or a :class:`Turn`."""
+
+
 class EvalCase(FileModel):
     """One eval case: a conversation plus what a good answer achieves."""
 
@@ -58,6 +85,9 @@ class EvalCase(FileModel):
     """Sampling settings for this case; they win over the target's, key by key."""
     repeat: Repeat | None = None
     """How many times the case runs on each target; wins over ``--repeat`` and the config."""
+    turns: Annotated[list[TurnItem], Field(min_length=1)] | None = None
+    """The user turns of a live conversation: the target answers each in turn
+    (docs/conversations.md)."""
     outcome: str | None = Field(default=None, deprecated=_legacy("expected_outcome"))
     evaluators: EvaluatorList | None = Field(
         default=None, deprecated=_legacy("execution.evaluators")
@@ -70,7 +100,9 @@ class EvalCase(FileModel):
     @model_validator(mode="after")
     def _check(self) -> EvalCase:
         _one_of(self, "expected_outcome", "outcome", required=True)
-        _one_of(self, "input_messages", "input", required=True)
+        _one_of(self, "input_messages", "input", required=self.turns is None)
+        if self.turns is not None and self.input is not None:
+            raise field_error("conflict", "give 'turns' or 'input', not both", "input")
         _one_of(self, "expected_messages", "expected_output", required=False)
         if self.execution and self.execution.evaluators is not None:
             _one_of(self, "execution", "evaluators", required=False)

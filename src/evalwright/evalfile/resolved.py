@@ -85,6 +85,15 @@ class CaseLocation(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class LoadedTurn:
+    """One user turn of a live conversation, with the evaluators of its reply
+    (docs/conversations.md)."""
+
+    message: CaseMessage
+    evaluators: tuple[Evaluator, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class LoadedCase:
     """One loaded eval case."""
 
@@ -101,6 +110,9 @@ class LoadedCase:
     where: CaseLocation = field(repr=False, compare=False)
     repeat: int | None = field(default=None, kw_only=True)
     """The case's own ``repeat:`` (docs/running.md#repeats-and-reliability)."""
+    turns: tuple[LoadedTurn, ...] = field(default=(), kw_only=True)
+    """The user turns of a live conversation, empty for a single answer
+    (docs/conversations.md)."""
     spec: EvalCase = field(repr=False)
 
     @property

@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from evalwright.errors import ProviderError
 from evalwright.evaluators import case_score, evaluate, required_failures
 from evalwright.evaluators.context import eval_context
+from evalwright.orchestrator import conversation
 from evalwright.orchestrator.calls import TargetCaller
 from evalwright.orchestrator.plan import Plan, WorkItem
 from evalwright.orchestrator.requests import candidate_request, case_prompt
 from evalwright.prompts import BuiltPrompt, reference_answer
+from evalwright.prompts.turns import first_turn
 from evalwright.providers.base import ProviderResponse
 from evalwright.results.row import CacheState, ResultRow
 from evalwright.results.rows import (
@@ -37,6 +39,8 @@ class AnsweredCase:
     response: ProviderResponse | None
     cache: CacheState
     failure: ProviderError | None = None
+    conversation: conversation.Conversation | None = None
+    """A live conversation's turns (docs/conversations.md); ``None`` for a single answer."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +56,8 @@ class CaseRunner:
 
         A request that cannot even be built (or sent) is a failure of this case alone.
         """
+        if item.case.turns:
+            return await self._converse(item)
         inputs: BuiltPrompt | None = None
         try:
             inputs = case_prompt(item.case, self.plan.registry.target(item.target))
@@ -63,9 +69,22 @@ class CaseRunner:
             return AnsweredCase(item, inputs, None, "off", internal_error(exc))
         return AnsweredCase(item, inputs, response, cache)
 
+    async def _converse(self, item: WorkItem) -> AnsweredCase:
+        """Hold a live conversation: the answer is its last turn's."""
+        held = await conversation.hold(self, item)
+        if held.failure is not None:
+            return AnsweredCase(item, held.failed_inputs, None, "off", held.failure, held)
+        last = held.turns[-1]
+        cache = conversation.combined_cache(held.turns)
+        return AnsweredCase(item, last.inputs, last.response, cache, conversation=held)
+
     async def finish(self, asked: AnsweredCase) -> ResultRow:
         """Judge the answer and build the row."""
         item, inputs, response, cache = asked.item, asked.inputs, asked.response, asked.cache
+        if asked.conversation is not None:
+            if asked.conversation.failure is not None:
+                return conversation.failed(self, item, asked.conversation)
+            return await conversation.finish(self, item, asked.conversation.turns)
         if response is None or inputs is None:
             assert asked.failure is not None
             return self.failed_row(item, asked.failure, inputs)
@@ -110,8 +129,9 @@ class CaseRunner:
             reference = reference_answer(item.case.expected_messages)
         raw = None
         try:
-            if inputs is None:
-                inputs = case_prompt(item.case, self.plan.registry.target(item.target))
+            if inputs is None:  # a live conversation's first turn, else the case
+                case = first_turn(item.case)
+                inputs = case_prompt(case, self.plan.registry.target(item.target))
             raw = raw_request(inputs)
             prepared = self.plan.registry.provider(item.target).prepare(
                 candidate_request(item.case, inputs)
@@ -128,6 +148,10 @@ class CaseRunner:
             wire=wire,
             notes=tuple(prepared.notes),
         )
+
+    def identity(self, item: WorkItem) -> RowIdentity:
+        """Which run, case and target the row of ``item`` belongs to."""
+        return self._identity(item, self._provider_kind(item.target))
 
     def _identity(self, item: WorkItem, provider: str | None) -> RowIdentity:
         """Which run, case and target a row belongs to."""

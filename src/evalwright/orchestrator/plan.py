@@ -24,6 +24,7 @@ from evalwright.evalfile.resolved import LoadedCase, SuiteInfo
 from evalwright.evalfile.suite import Suite, open_suite
 from evalwright.orchestrator.select import Selection
 from evalwright.results.failed import FailedRows, read_failed
+from evalwright.targets.kinds import live_turns_refusal
 from evalwright.targets.models import Target
 from evalwright.targets.registry import DEFAULT_TARGET, TargetRegistry
 
@@ -146,7 +147,7 @@ class Plan:
                 _raise_errors(source.report)
                 seen.add(case.id)
                 for target, repeat in self.work_of(source.info, case):
-                    self._check(case, target)
+                    self._check(case, target, source.info)
                     produced += 1
                     yield WorkItem(source.info, case, target, repeat)
             _raise_errors(source.report)
@@ -226,12 +227,20 @@ class Plan:
             given = f"{given} --only-failed {self.failed.shown}".strip()
         return f"no case matches {given}" if given else "no case to run"
 
-    def _check(self, case: LoadedCase, name: str) -> None:
-        """Resolve the case's target and check each of its judges (once, in the registry)."""
-        self.registry.target(name)
-        for evaluator in case.evaluators:
+    def _check(self, case: LoadedCase, name: str, info: SuiteInfo) -> None:
+        """Resolve the case's target and check each of its judges (once, in the registry);
+        a live conversation's target must be able to hold one."""
+        target = self.registry.target(name)
+        turn_evaluators = [e for turn in case.turns for e in turn.evaluators]
+        for evaluator in (*case.evaluators, *turn_evaluators):
             if isinstance(evaluator.spec, LlmJudgeSpec):
                 self.registry.check_judge(name, evaluator.spec.target)
+        refusal = live_turns_refusal(target.kind.name) if case.turns else None
+        if refusal is not None:
+            message = f"target '{name}': {refusal}"
+            raise LoadError(
+                [Diagnostic(info.display_path, case.line, 1, "error", "turns", message)]
+            )
 
 
 def _raise_errors(report: Report) -> None:
@@ -311,7 +320,7 @@ def _survey(plan: Plan, source: _Source) -> None:
     if isinstance(source.cases, list):
         for case in source.cases:
             for target, _ in plan.work_of(source.info, case):
-                plan._check(case, target)  # pyright: ignore[reportPrivateUsage]
+                plan._check(case, target, source.info)  # pyright: ignore[reportPrivateUsage]
                 plan.estimated += 1
         return
     repeats = options.repeat or plan.project.config.repeat or 1

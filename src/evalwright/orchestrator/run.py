@@ -284,4 +284,6 @@ def _local_only(asked: AnsweredCase) -> bool:
     """Whether finishing the case makes no call outside this process."""
     if asked.response is None:
         return True
-    return not any(isinstance(e.spec, LlmJudgeSpec | CodeSpec) for e in asked.item.case.evaluators)
+    case = asked.item.case
+    evaluators = (*case.evaluators, *(e for turn in case.turns for e in turn.evaluators))
+    return not any(isinstance(e.spec, LlmJudgeSpec | CodeSpec) for e in evaluators)

@@ -101,6 +101,27 @@ class RawRequest(RecordModel):
     chat_prompt: tuple[PromptMessage, ...] | None
 
 
+class TurnRecord(RecordModel):
+    """One turn of a live conversation: what was sent, the reply, and its own evaluators'
+    verdicts (docs/conversations.md#the-row)."""
+
+    turn: int
+    """The turn's number, from 1."""
+    wire_request: WireRequest | None
+    delivery_notes: tuple[DeliveryNote, ...]
+    reply: str | None
+    """The target's reply (``null`` for the turn that failed)."""
+    finish_reason: str | None
+    usage: Usage | None
+    cost_usd: float | None
+    latency_ms: float | None
+    attempts: int
+    cache: CacheState
+    evaluator_results: tuple[EvaluatorResult, ...]
+    score: float | None
+    """The weighted mean of this turn's evaluators, ``null`` without any (or on an error)."""
+
+
 class ResultRow(RecordModel):
     """One case on one target (docs/running.md#the-results-file)."""
 
@@ -143,10 +164,14 @@ class ResultRow(RecordModel):
     attempts: int
     cache: CacheState
     error: ErrorInfo | None
+    turns: Annotated[tuple[TurnRecord, ...] | None, Field(exclude_if=_absent)] = None
+    """A live conversation's turns, in order (docs/conversations.md#the-row); left out of
+    every other row."""
 
 
-ROW_KEYS = tuple(ResultRow.model_fields)
-"""Every key of a row, in the order it is written."""
+ROW_KEYS = tuple(key for key in ResultRow.model_fields if key != "turns")
+"""Every key of a row, in the order it is written (a live conversation's row adds ``turns``
+last)."""
 
 
 def results_schema() -> dict[str, Any]:

@@ -228,13 +228,16 @@ def _scrub(text: str) -> str:
 def unwritable_row(row: ResultRow, problem: Exception) -> ResultRow:
     """The error row written instead of a row that cannot be serialized: each field that
     can be written is kept, the others are ``null``."""
-    data = row.model_dump(mode="json")
-    safe = {key: data[key] if _writable(data[key]) else None for key in ROW_KEYS}
+    dumped = row.model_dump(mode="json")
+    # ``turns`` is left out of a row that has none, and kept (or nulled) in one that has.
+    keys = (*ROW_KEYS, *(("turns",) if "turns" in dumped else ()))
+    data: dict[str, Any] = {key: dumped.get(key) for key in keys}
+    safe = {key: data[key] if _writable(data[key]) else None for key in keys}
     for key in _IDENTITY:
         if isinstance(data[key], str) and safe[key] is None:
             safe[key] = _scrub(data[key])
     # ``error`` is written anew below, so it is never among the fields left null.
-    dropped = [k for k in ROW_KEYS if safe[k] is None and data[k] is not None and k != "error"]
+    dropped = [k for k in keys if safe[k] is None and data[k] is not None and k != "error"]
     reason = (
         "it holds text that is not valid Unicode (a lone surrogate)"
         if isinstance(problem, UnicodeError)

@@ -49,3 +49,20 @@ def provider_kind(name: str) -> ProviderKind:
 def kinds_of(family: Family) -> tuple[str, ...]:
     """The names of the kinds of one family, in table order."""
     return tuple(kind.name for kind in _TABLE if kind.family == family)
+
+
+def live_turns_refusal(name: str) -> str | None:
+    """Why targets of kind ``name`` cannot hold a live conversation (``turns:``), or
+    ``None`` when they can: chat APIs and ``cli`` do (docs/conversations.md#targets)."""
+    kind = PROVIDER_KINDS[name]
+    if kind.family == "chat" or name == "cli":
+        return None
+    if kind.family == "mock":
+        return (
+            "the offline mock answers every turn alike and cannot hold a live conversation "
+            "(turns:); use a chat target or a cli target"
+        )
+    return (
+        f"a {name} agent session cannot be continued turn by turn, so it cannot hold a live "
+        "conversation (turns:); use a chat target or a cli target"
+    )

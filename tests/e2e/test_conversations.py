@@ -1,0 +1,310 @@
+"""Live conversations (``turns:``, docs/conversations.md) end to end against the fake server:
+each turn's request grows by the previous reply and the next user turn on every chat API,
+per-turn evaluators, the judge's transcript, concurrency, resume, cache and a cli target."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from typing import Any, cast
+
+import pytest
+
+from evalwright.results.row import ROW_KEYS
+from evalwright.testing import ReceivedRequest, Text
+from tests.e2e.harness import E2E, is_judge, judge_user_text, question_section
+
+EVAL_FILE = "evals/talk.yaml"
+THREE_TURNS = """evalcases:
+  - id: talk
+    expected_outcome: Keeps track of the conversation.
+    input_messages:
+      - {role: system, content: Be brief.}
+    turns:
+      - content: Turn one?
+        evaluators:
+          - {name: first, type: contains, value: reply 1}
+      - Turn two?
+      - content: [Turn three?]
+        evaluators:
+          - {name: third, type: contains, value: nowhere}
+    execution:
+      evaluators:
+        - {name: whole, type: contains, value: reply 3}
+"""
+AZURE = """  - name: az
+    provider: azure
+    endpoint: {url}
+    deployment: dep-test
+    judge_target: judge
+"""
+
+
+def _entries(request: ReceivedRequest) -> list[Any]:
+    """The request's conversation in its API's own form (system prompt apart)."""
+    body = request.json
+    if request.api == "gemini":
+        return list(body["contents"])
+    return [m for m in body["messages"] if m["role"] not in ("system", "developer")]
+
+
+def _role_text(api: str, entry: Any) -> tuple[str, str]:
+    """An entry's role (``user`` or ``assistant``) and text, in any API's form."""
+    if api == "gemini":
+        role = "assistant" if entry["role"] == "model" else entry["role"]
+        return role, "".join(part["text"] for part in entry["parts"])
+    content: Any = entry["content"]
+    if isinstance(content, list):
+        blocks = cast(list[dict[str, str]], content)
+        content = "".join(block["text"] for block in blocks)
+    return entry["role"], content
+
+
+def _users(request: ReceivedRequest) -> int:
+    """How many user turns a candidate request carries."""
+    return sum(1 for e in _entries(request) if _role_text(request.api, e)[0] == "user")
+
+
+def _numbered(request: ReceivedRequest) -> Text | None:
+    """Answer ``reply N`` to the request with N user turns (judges fall through)."""
+    if is_judge(request):
+        return None
+    return Text(f"reply {_users(request)}")
+
+
+def _oracle(request: ReceivedRequest) -> None:
+    """The body passes the API's outside oracle (tests/providers/test_oracles.py)."""
+    from pydantic import TypeAdapter
+
+    from tests.providers.test_oracles import materialize, openapi_validator
+
+    body = request.json
+    if request.api in ("openai", "azure"):
+        errors = [
+            e.message for e in openapi_validator("CreateChatCompletionRequest").iter_errors(body)
+        ]
+        assert not errors, errors
+    elif request.api == "anthropic":
+        from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
+
+        adapter: TypeAdapter[Any] = TypeAdapter(MessageCreateParamsNonStreaming)
+        assert materialize(adapter.validate_python(body)) == body
+    else:
+        from google.genai import types
+
+        for content in body["contents"]:
+            types.Content.model_validate(content)
+
+
+def _with_azure(e2e: E2E) -> None:
+    targets = e2e.root / ".evalwright/targets.yaml"
+    text = targets.read_text(encoding="utf-8")
+    targets.write_text(text + AZURE.format(url=e2e.server.url), encoding="utf-8")
+    e2e.env["AZURE_OPENAI_API_KEY"] = "az-test-key-0123456789"
+
+
+@pytest.mark.parametrize("target", ["oa", "az", "an", "ge"])
+def test_three_turns_grow_by_the_reply_and_the_next_turn(e2e: E2E, target: str) -> None:
+    _with_azure(e2e)
+    e2e.project.write(EVAL_FILE, THREE_TURNS)
+    e2e.server.responder = _numbered
+
+    result = e2e.run("eval", EVAL_FILE, "--target", target, "--out", "results.jsonl")
+
+    assert result.code == 0, result.err
+    sent = e2e.candidates()
+    assert len(sent) == 3
+    api = sent[0].api
+    convo = [[_role_text(api, e) for e in _entries(r)] for r in sent]
+    assert convo[0] == [("user", "Turn one?")]
+    assert convo[1] == [*convo[0], ("assistant", "reply 1"), ("user", "Turn two?")]
+    assert convo[2] == [*convo[1], ("assistant", "reply 2"), ("user", "Turn three?")]
+    assert all(r.system_prompt == "Be brief." for r in sent)
+    for request in sent:
+        _oracle(request)
+    (row,) = e2e.rows()
+    assert [t["reply"] for t in row["turns"]] == ["reply 1", "reply 2", "reply 3"]
+    assert [t["wire_request"]["body"] for t in row["turns"]] == [r.json for r in sent]
+    assert row["wire_request"]["body"] == sent[-1].json
+    assert row["candidate_answer"] == "reply 3"
+
+
+def test_each_turn_is_scored_and_the_case_score_combines_them(e2e: E2E) -> None:
+    e2e.project.write(EVAL_FILE, THREE_TURNS)
+    e2e.server.responder = _numbered
+
+    e2e.run("eval", EVAL_FILE, "--target", "oa", "--out", "results.jsonl")
+
+    (row,) = e2e.rows()
+    assert list(row) == [*ROW_KEYS, "turns"]
+    turns = row["turns"]
+    assert [t["turn"] for t in turns] == [1, 2, 3]
+    assert [t["score"] for t in turns] == [1.0, None, 0.0]
+    assert [[r["name"] for r in t["evaluator_results"]] for t in turns] == [
+        ["first"],
+        [],
+        ["third"],
+    ]
+    assert [r["name"] for r in row["evaluator_results"]] == ["whole"]
+    # whole (1) + first (1) + third (0), each of weight 1
+    assert row["score"] == pytest.approx(2 / 3)
+    assert "turn 3: " in " ".join(row["misses"])
+    assert row["usage"]["input_tokens"] == sum(t["usage"]["input_tokens"] for t in turns)
+
+
+def test_the_judge_sees_the_whole_transcript(e2e: E2E) -> None:
+    e2e.project.write(
+        EVAL_FILE,
+        THREE_TURNS.replace(
+            "{name: whole, type: contains, value: reply 3}", "{name: j, type: llm_judge}"
+        ),
+    )
+    e2e.server.responder = _numbered
+    e2e.server.judge_verdict = {"score": 1, "hits": [], "misses": [], "reasoning": "fine"}
+
+    result = e2e.run("eval", EVAL_FILE, "--target", "oa", "--out", "results.jsonl")
+
+    assert result.code in (0, 1), result.err
+    (judge,) = e2e.judges()
+    prompt = judge_user_text(judge)
+    assert question_section(prompt) == (
+        "@[System]:\nBe brief.\n\n@[User]:\nTurn one?\n\n@[Assistant]:\nreply 1\n\n"
+        "@[User]:\nTurn two?\n\n"
+        "@[Assistant]:\nreply 2\n\n@[User]:\nTurn three?"
+    )
+    (row,) = e2e.rows()
+    assert question_section(prompt) == row["raw_request"]["question"]
+    assert "[[ ## candidate_answer ## ]]\nreply 3" in prompt
+
+
+def _many(count: int, turns: int) -> str:
+    lines = [
+        "execution:",
+        "  evaluators:",
+        "    - {name: replied, type: contains, value: reply}",
+        "evalcases:",
+    ]
+    for c in range(count):
+        lines += [f"  - id: c{c:03}", "    expected_outcome: Talks.", "    turns:"]
+        lines += [f"      - c{c:03} t{t}" for t in range(1, turns + 1)]
+    return "\n".join(lines) + "\n"
+
+
+def _conversation_of(request: ReceivedRequest) -> str:
+    entries = _entries(request)
+    text = _role_text(request.api, entries[0])[1]
+    match = re.match(r"c\d{3}", text)
+    assert match, text
+    return match.group(0)
+
+
+def test_many_conversations_run_at_once_each_in_order(e2e: E2E) -> None:
+    count, turns, latency = 200, 5, 0.1
+    e2e.project.write(EVAL_FILE, _many(count, turns))
+    e2e.server.latency_ms = latency * 1000
+    e2e.server.responder = _numbered
+
+    result = e2e.run("eval", EVAL_FILE, "--target", "oa", "--workers", "32", "--out", "r.jsonl")
+
+    assert result.code == 0, result.err
+    sent = sorted(e2e.candidates(), key=lambda r: r.received_at)
+    assert len(sent) == count * turns
+    by_conversation: dict[str, list[int]] = {}
+    for request in sent:
+        by_conversation.setdefault(_conversation_of(request), []).append(_users(request))
+    assert all(order == [1, 2, 3, 4, 5] for order in by_conversation.values())
+    ideal = turns * latency * count / 32
+    took = sent[-1].received_at - sent[0].received_at + latency
+    assert took < 2 * ideal, f"{took:.2f} s for an ideal {ideal:.2f} s (serial: 100 s)"
+    rows = e2e.rows("r.jsonl")
+    assert len(rows) == count
+    assert all(
+        [t["reply"] for t in r["turns"]] == [f"reply {n}" for n in range(1, 6)] for r in rows
+    )
+
+
+def test_a_cached_rerun_sends_nothing(e2e: E2E) -> None:
+    e2e.project.write(EVAL_FILE, THREE_TURNS)
+    e2e.server.responder = _numbered
+    first = e2e.run("eval", EVAL_FILE, "--target", "oa", "--cache", "--out", "a.jsonl")
+    assert first.code == 0, first.err
+    assert len(e2e.candidates()) == 3
+    e2e.server.clear()
+
+    again = e2e.run("eval", EVAL_FILE, "--target", "oa", "--cache", "--out", "b.jsonl")
+
+    assert again.code == 0, again.err
+    assert e2e.server.requests == []
+    (row,) = e2e.rows("b.jsonl")
+    assert row["cache"] == "hit"
+    assert [t["cache"] for t in row["turns"]] == ["hit"] * 3
+    assert [t["reply"] for t in row["turns"]] == ["reply 1", "reply 2", "reply 3"]
+    (before,) = e2e.rows("a.jsonl")
+    assert [t["cache"] for t in before["turns"]] == ["miss"] * 3
+
+
+def test_resume_restarts_an_unfinished_conversation_from_its_first_turn(e2e: E2E) -> None:
+    from tests.e2e.background import start_eval, wait_for_rows, wait_until
+
+    e2e.project.write(EVAL_FILE, _many(2, 3))
+
+    def stall_second(request: ReceivedRequest) -> Text | None:
+        if _conversation_of(request) == "c001" and _users(request) == 2:
+            return Text("too late", latency_ms=60_000)
+        return _numbered(request)
+
+    e2e.server.responder = stall_second
+    path = e2e.root / "results.jsonl"
+    process = start_eval(e2e, "eval", EVAL_FILE, "--target", "oa", "--workers", "1", "--out", path)
+    try:
+        wait_for_rows(path, 1, process)
+        wait_until(
+            lambda: any(_conversation_of(r) == "c001" and _users(r) == 2 for r in e2e.candidates()),
+            timeout=30,
+            what="the second turn of c001",
+        )
+        process.kill()
+        process.communicate(timeout=10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    (kept,) = e2e.rows()
+    assert kept["eval_id"] == "c000", "an unfinished conversation writes no row"
+    e2e.server.clear()
+    e2e.server.responder = _numbered
+
+    result = e2e.run("eval", EVAL_FILE, "--target", "oa", "--resume", "results.jsonl")
+
+    assert result.code == 0, result.err
+    asked = [(_conversation_of(r), _users(r)) for r in e2e.candidates()]
+    assert asked == [("c001", 1), ("c001", 2), ("c001", 3)]
+    rows = {r["eval_id"]: r for r in e2e.rows()}
+    assert set(rows) == {"c000", "c001"}
+    assert [t["reply"] for t in rows["c001"]["turns"]] == ["reply 1", "reply 2", "reply 3"]
+
+
+COUNT_USERS = "import sys; p = sys.argv[1]; print('reply', max(1, p.count('@[User]:')))"
+
+
+def test_a_cli_target_gets_the_whole_transcript_each_turn(e2e: E2E) -> None:
+    targets = e2e.root / ".evalwright/targets.yaml"
+    command = json.dumps([sys.executable, "-c", COUNT_USERS, "{PROMPT}"])
+    targets.write_text(
+        targets.read_text(encoding="utf-8")
+        + f"  - name: sh\n    provider: cli\n    command: {command}\n",
+        encoding="utf-8",
+    )
+    e2e.project.write(EVAL_FILE, THREE_TURNS)
+
+    result = e2e.run("eval", EVAL_FILE, "--target", "sh", "--out", "results.jsonl")
+
+    assert result.code == 0, result.err
+    (row,) = e2e.rows()
+    assert [t["reply"] for t in row["turns"]] == ["reply 1", "reply 2", "reply 3"]
+    assert row["raw_request"]["question"] == (
+        "@[System]:\nBe brief.\n\n@[User]:\nTurn one?\n\n@[Assistant]:\nreply 1\n\n"
+        "@[User]:\nTurn two?\n\n@[Assistant]:\nreply 2\n\n@[User]:\nTurn three?"
+    )
+    assert row["turns"][2]["wire_request"]["argv"][-1] == row["raw_request"]["question"]
