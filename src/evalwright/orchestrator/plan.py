@@ -231,7 +231,8 @@ class Plan:
         self.registry.target(name)
         for evaluator in case.evaluators:
             if isinstance(evaluator.spec, LlmJudgeSpec):
-                self.registry.check_judge(name, evaluator.spec.target)
+                for judge in evaluator.spec.judges or [evaluator.spec.target]:
+                    self.registry.check_judge(name, judge)
 
 
 def _raise_errors(report: Report) -> None:
