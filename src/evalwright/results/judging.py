@@ -182,7 +182,8 @@ def panel_agreement(units: Sequence[PanelUnit], pass_mark: float) -> PanelAgreem
         for unit, scores in zip(units, judged, strict=True)
         if len(scores) > 1 and max(scores) > min(scores)
     ]
-    spread.sort(key=lambda d: -d.spread)
+    # Rounded so that float noise does not order equal spreads; ties in case order.
+    spread.sort(key=lambda d: (-round(d.spread, 9), d.case, d.target, d.evaluator))
     return PanelAgreement(
         judges,
         len(units),
