@@ -5,6 +5,7 @@ each bad label as a located error."""
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pytest
 
 import evalwright as ew
 from evalwright.testing import FakeServer
-from tests.conftest import ProjectDir, run_cli
+from tests.conftest import REPO, ProjectDir, run_cli
 from tests.evaluators.panel_run import run_panel
 
 CASES = [f"c{n}" for n in range(1, 11)]
@@ -141,3 +142,20 @@ def test_a_bad_label_is_a_located_error(
     assert result.code == 2
     assert f"labels.jsonl{expected}" in result.err, result.err
     assert "Traceback" not in result.err
+
+
+def test_the_example_validates_runs_and_checks(project: ProjectDir) -> None:
+    example = REPO / "examples" / "judges"
+    checked = run_cli("validate", example)
+    assert checked.code == 0, checked.out + checked.err
+    assert "2 files checked" in checked.err  # the targets and eval files; not the labels
+    shutil.copytree(example, project.root / "judges")
+    out = project.root / "judged.jsonl"
+    ran = run_cli("eval", project.root / "judges" / "evals", "--out", out, "--quiet")
+    assert "panel judge-a, judge-b, judge-c: 3 case(s)" in ran.out
+    labels = project.root / "judges" / "labels.jsonl"
+    check = ew.judge_check(out, labels)
+    # The offline mock judges pass everything; the humans fail one answer.
+    assert {j.judge: j.accuracy for j in check.judges} == pytest.approx(
+        {f"panel [{name}]": 2 / 3 for name in ("judge-a", "judge-b", "judge-c", "majority")}
+    )
