@@ -66,7 +66,14 @@ class LlmJudgeSpec(_Evaluator):
     type: Literal["llm_judge"] = "llm_judge"
     prompt: str | None = None
     target: NonEmptyStr | None = None
-    judges: Annotated[list[NonEmptyStr], AfterValidator(_panel)] | None = None
+    judges: (
+        Annotated[
+            list[NonEmptyStr],
+            AfterValidator(_panel),
+            Field(json_schema_extra={"minItems": 2, "uniqueItems": True}),
+        ]
+        | None
+    ) = None
     """A panel of judge targets, asked concurrently with the same prompt."""
     aggregate: Aggregate | None = None
     """How the panel's verdicts make the score; ``mean`` when left out."""
