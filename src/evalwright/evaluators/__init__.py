@@ -67,11 +67,11 @@ async def _run(evaluator: Evaluator, ctx: EvalContext) -> EvaluatorResult:
             reply=exc.reply,
             cost_usd=exc.cost_usd,
         )
-    return _result(evaluator, verdict, raw, None)
+    return _result(evaluator, verdict, raw)
 
 
 def _result(
-    evaluator: Evaluator, verdict: Verdict, raw: EvaluatorRequest | None, cost: float | None
+    evaluator: Evaluator, verdict: Verdict, raw: EvaluatorRequest | None
 ) -> EvaluatorResult:
     spec = evaluator.spec
     return EvaluatorResult(
@@ -84,7 +84,6 @@ def _result(
         misses=tuple(verdict.misses),
         reasoning=verdict.reasoning,
         raw_request=raw,
-        cost_usd=cost,
     )
 
 
