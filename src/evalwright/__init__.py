@@ -69,6 +69,16 @@ _EXPORTS: dict[str, str] = {
     "results_dataframe": "evalwright.results.reading",
     "write_report": "evalwright.report",
     "compare": "evalwright.api.compare",
+    # judges (docs/judges.md)
+    "JudgeMetrics": "evalwright.results.judging",
+    "JudgeTargetStats": "evalwright.results.judging",
+    "PanelAgreement": "evalwright.results.judging",
+    "Disagreement": "evalwright.results.judging",
+    "judge_check": "evalwright.results.judge_check",
+    "JudgeCheck": "evalwright.results.judge_check",
+    "JudgeAgreement": "evalwright.results.judge_check",
+    "Confusion": "evalwright.results.judge_check",
+    "LabelDisagreement": "evalwright.results.judge_check",
     # starting a project
     "init_project": "evalwright.api.init",
     # errors
@@ -93,8 +103,10 @@ __all__ = [
     "CodeSpec",
     "CodexTarget",
     "ConfigError",
+    "Confusion",
     "ContainsSpec",
     "Diagnostic",
+    "Disagreement",
     "EqualsSpec",
     "EvalCase",
     "EvalwrightError",
@@ -102,11 +114,17 @@ __all__ = [
     "FilePart",
     "GeminiTarget",
     "IsJsonSpec",
+    "JudgeAgreement",
+    "JudgeCheck",
+    "JudgeMetrics",
+    "JudgeTargetStats",
+    "LabelDisagreement",
     "LlmJudgeSpec",
     "LoadError",
     "Message",
     "MockTarget",
     "OpenAITarget",
+    "PanelAgreement",
     "ProviderError",
     "ProviderTimeout",
     "RegexSpec",
@@ -128,6 +146,7 @@ __all__ = [
     "build_prompt",
     "compare",
     "init_project",
+    "judge_check",
     "load_suite",
     "preview",
     "read_results",
@@ -196,6 +215,19 @@ if TYPE_CHECKING:
     from evalwright.orchestrator.run import Reporter
     from evalwright.prompts import BuiltPrompt
     from evalwright.report import write_report
+    from evalwright.results.judge_check import (
+        Confusion,
+        JudgeAgreement,
+        JudgeCheck,
+        LabelDisagreement,
+        judge_check,
+    )
+    from evalwright.results.judging import (
+        Disagreement,
+        JudgeMetrics,
+        JudgeTargetStats,
+        PanelAgreement,
+    )
     from evalwright.results.reading import read_results, results_dataframe
     from evalwright.results.reliability import Reliability
     from evalwright.targets.models import (

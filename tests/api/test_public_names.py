@@ -64,6 +64,16 @@ EXPORTED = {
     "results_dataframe",
     "write_report",
     "compare",
+    # judges
+    "JudgeMetrics",
+    "JudgeTargetStats",
+    "PanelAgreement",
+    "Disagreement",
+    "judge_check",
+    "JudgeCheck",
+    "JudgeAgreement",
+    "Confusion",
+    "LabelDisagreement",
     # starting a project
     "init_project",
     # errors

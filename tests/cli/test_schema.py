@@ -79,6 +79,15 @@ def test_eval_schema_rejects_wrong_documents() -> None:
     assert problems("eval", {"evalcases": [], "bogus": 1})
 
 
+def test_eval_schema_knows_judge_panels() -> None:
+    document = read_yaml(REPO / "examples" / "judges" / "evals" / "support.yaml")
+    assert problems("eval", document) == []
+    panel = document["execution"]["evaluators"][0]
+    for wrong in ({"judges": ["a"]}, {"judges": ["a", "a"]}, {"aggregate": "mode"}):
+        changed = {**document, "execution": {"evaluators": [{**panel, **wrong}]}}
+        assert problems("eval", changed), wrong
+
+
 def test_eval_schema_knows_pass_env_of_code_evaluators() -> None:
     def with_code(**keys: Any) -> dict[str, Any]:
         code = {"name": "s", "type": "code", "script": ["python3", "s.py"], **keys}

@@ -99,6 +99,17 @@ def _judged(e2e: E2E, rows: dict[tuple[str, str], dict[str, Any]]) -> set[tuple[
     }
 
 
+def _same(row: dict[str, Any]) -> dict[str, Any]:
+    """The keys of a row a cache hit keeps, a judge's ``tries`` left out (a hit sends none)."""
+    kept = {k: row[k] for k in SAME}
+    if kept.get("evaluator_results"):
+        kept["evaluator_results"] = [
+            {k: v for k, v in result.items() if k != "tries"}
+            for result in kept["evaluator_results"]
+        ]
+    return kept
+
+
 def test_a_second_identical_run_asks_nothing_and_gives_the_same_rows(e2e: E2E) -> None:
     _setup(e2e)
     first = _run(e2e, "first.jsonl", "--cache")
@@ -112,12 +123,17 @@ def test_a_second_identical_run_asks_nothing_and_gives_the_same_rows(e2e: E2E) -
     assert _states(second) == _all("hit")
     for key, row in second.items():
         assert (row["latency_ms"], row["attempts"]) == (0, 0)
-        assert {k: row[k] for k in SAME} == {k: first[key][k] for k in SAME}
+        assert _same(row) == _same(first[key])
         assert row["status"] == "ok"
         assert row["candidate_answer"].startswith("fake answer from ")
         assert row["usage"] == {"input_tokens": 7, "output_tokens": 3}
         judge = row["evaluator_results"][1]
         assert (judge["score"], judge["hits"], judge["reasoning"]) == (0.75, ["brief"], "fair")
+        # The judge's request was sent once in the first run, and not at all from the cache.
+        assert first[key]["evaluator_results"][1]["tries"] == [
+            {"attempts": 1, "outcome": "verdict"}
+        ]
+        assert judge["tries"] == [{"attempts": 0, "outcome": "verdict"}]
     cache_dir = e2e.root / ".evalwright" / "cache"
     assert any(cache_dir.iterdir()), "the cache lives under <root>/.evalwright/cache/"
     elsewhere = [

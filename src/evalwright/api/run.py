@@ -26,6 +26,7 @@ from evalwright.limits import MAX_REPEAT
 from evalwright.orchestrator.plan import RunOptions, load_plan
 from evalwright.orchestrator.run import Reporter, SilentReporter, execute
 from evalwright.orchestrator.summary import RunSummary, TargetStats
+from evalwright.results.judging import JudgeMetrics
 from evalwright.results.reliability import Reliability
 from evalwright.results.row import ResultRow
 from evalwright.targets.models import Target
@@ -97,6 +98,12 @@ class RunResult:
         ``.pass_at(k)``, ``.pass_hat(k)``, ``.mean``, ``.ci95``, ``.std_dev``, ``.flaky``
         (docs/python-api.md#reliability; errored rows are left out)."""
         return {name: stats.reliability for name, stats in self.summary.targets.items()}
+
+    @property
+    def judges(self) -> JudgeMetrics | None:
+        """The judges' run metrics: per judge target, and each panel's agreement; ``None``
+        when no judge ran (docs/judges.md#run-metrics)."""
+        return self.summary.judges
 
     @property
     def passed(self) -> bool:

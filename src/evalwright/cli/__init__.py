@@ -286,6 +286,28 @@ def _add_compare(commands: Any) -> None:
     _add_pass_mark(compare)
 
 
+def _add_judge_check(commands: Any) -> None:
+    check = _command(
+        commands,
+        "judge-check",
+        "check each judge of a results file against human labels",
+        "Compare each LLM judge in a results file (a single judge, each panel member and "
+        "each panel's aggregate) with human pass/fail labels: accuracy, Cohen's kappa, a "
+        "confusion table and the cases they disagree on. Exit 0, or 2 for a file that cannot "
+        "be read or a bad label.",
+    )
+    check.set_defaults(module="judge_check")
+    check.add_argument("results", metavar="RESULTS", help="the results file (JSON Lines)")
+    check.add_argument(
+        "--labels",
+        required=True,
+        metavar="LABELS",
+        help='human labels, JSON Lines: {"eval_id", "target", "pass"} or "score" (0 to 1)',
+    )
+    _add_pass_mark(check)
+    check.add_argument("--json", action="store_true", help="print the comparison as JSON")
+
+
 def _add_init(commands: Any) -> None:
     init = _command(
         commands,
@@ -316,6 +338,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_checks(commands)
     _add_tools(commands)
     _add_report(commands)
+    _add_judge_check(commands)
     _add_init(commands)
     return parser
 

@@ -11,6 +11,7 @@ from typing import TextIO
 from evalwright.errors import Diagnostic, printable
 from evalwright.evalfile.project import display_path
 from evalwright.orchestrator.summary import RunSummary
+from evalwright.results.judging import JudgeMetrics
 from evalwright.results.row import ResultRow
 
 _REDRAW_SECONDS = 0.1
@@ -145,6 +146,9 @@ def summary_table(summary: RunSummary) -> str:
     lines = _aligned(rows)
     if summary.repeated:
         lines.extend(["", *_aligned(_reliability_rows(summary)), ""])
+    judges = summary.judges
+    if judges is not None:
+        lines.extend(["", *judge_lines(judges), ""])
     verdict = "interrupted" if summary.interrupted else f"wall time {summary.wall_seconds:.1f}s"
     lines.append(f"{summary.done} of {summary.total} case(s) run, {verdict}")
     if total_cost is not None:
@@ -155,6 +159,27 @@ def summary_table(summary: RunSummary) -> str:
     lines.extend(_verdicts(summary))
     lines.append(f"results: {display_path(summary.results_path)}")
     return printable("\n".join(lines))
+
+
+def judge_lines(metrics: JudgeMetrics) -> list[str]:
+    """Per judge target its calls, replies that were no verdict and retries; per panel its
+    agreement, alpha and the cases it disagrees on most (docs/judges.md#run-metrics)."""
+    rows: list[tuple[str, ...]] = [("judge", "calls", "parse failures", "retries")]
+    for name, stats in metrics.targets.items():
+        rows.append((name, str(stats.calls), str(stats.parse_failures), str(stats.retries)))
+    lines = _aligned(rows)
+    for panel in metrics.panels:
+        lines.append(
+            f"panel {', '.join(panel.judges)}: {panel.cases} case(s), pass/fail agreement "
+            f"{_number(panel.agreement)}, Krippendorff's alpha {_number(panel.alpha)}"
+        )
+        for case in panel.disagreements:
+            scores = ", ".join(
+                f"{judge} {'-' if score is None else f'{score:g}'}"
+                for judge, score in case.scores.items()
+            )
+            lines.append(f"  {case.case} on {case.target}: spread {case.spread:g} ({scores})")
+    return lines
 
 
 def usd(value: float | None) -> str:

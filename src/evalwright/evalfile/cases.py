@@ -121,6 +121,8 @@ class CaseBuilder:
                     key=True,
                 )
             self.check_target(spec.target, where.at("target"))
+            for index, judge in enumerate(spec.judges or ()):
+                self.check_target(judge, where.at("judges", index))
             return Evaluator(spec, template=self._template(spec.prompt, where.at("prompt")))
         if isinstance(spec, CodeSpec):
             cwd = self.base_dir

@@ -33,7 +33,8 @@ def find_eval_files(directory: Path) -> Iterator[Path]:
             if suffix not in EVAL_SUFFIXES or not is_regular_file(path):
                 continue
             if suffix == ".jsonl":
-                if not is_results_file(path):  # a results file (--out) is not an eval file
+                # A results file (--out) or a judge-check labels file is not an eval file.
+                if not is_results_file(path) and not is_labels_file(path):
                     yield path
             elif _looks_like_eval(path):
                 yield path
@@ -50,12 +51,28 @@ def _looks_like_eval(path: Path) -> bool:
 
 def is_results_file(path: str | os.PathLike[str]) -> bool:
     """Whether the first non-blank line is a results row (it has ``run_id`` and ``eval_id``)."""
+    row = _first_row(path)
+    return isinstance(row, dict) and "run_id" in row and "eval_id" in row
+
+
+LABEL_KEYS = frozenset({"eval_id", "target", "pass", "score", "eval_file", "repeat"})
+"""The keys of a human label (docs/judges.md#judge-check)."""
+
+
+def is_labels_file(path: str | os.PathLike[str]) -> bool:
+    """Whether the first non-blank line is a human label of ``judge-check``: only a label's
+    keys, ``eval_id`` and ``target`` among them (docs/judges.md#judge-check)."""
+    row = _first_row(path)
+    return isinstance(row, dict) and {"eval_id", "target"} <= row.keys() <= LABEL_KEYS
+
+
+def _first_row(path: str | os.PathLike[str]) -> object:
+    """The first non-blank line of a JSON Lines file, parsed; ``None`` when it is not JSON."""
     try:
         with open_regular(path) as handle:
             first = b""
             while not first.strip() and (line := handle.readline(MAX_JSONL_LINE_BYTES)):
                 first = line
-        row = jsontext.loads(first)
+        return jsontext.loads(first)
     except (OSError, ValueError, UnreadableFile):
-        return False
-    return isinstance(row, dict) and "run_id" in row and "eval_id" in row
+        return None

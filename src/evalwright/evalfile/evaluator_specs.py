@@ -6,7 +6,7 @@ import functools
 import re
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, ConfigDict, Discriminator, Field, Tag
+from pydantic import AfterValidator, ConfigDict, Discriminator, Field, Tag, model_validator
 
 from evalwright.evalfile.base import (
     EnvName,
@@ -47,15 +47,49 @@ class _Evaluator(FileModel):
     score (docs/eval-files.md#required-evaluators)."""
 
 
+Aggregate = Literal["mean", "median", "majority"]
+"""How a judge panel's verdicts make one score (docs/judges.md#aggregates)."""
+
+
+def _panel(value: list[str]) -> list[str]:
+    if len(value) < 2:
+        raise field_error("panel_size", "a panel needs at least two judges (use 'target' for one)")
+    if len(set(value)) != len(value):
+        raise field_error("duplicate", "each judge target may be named once")
+    return value
+
+
 class LlmJudgeSpec(_Evaluator):
-    """An LLM judge: the default template, or ``prompt`` (a file reference or inline text)."""
+    """An LLM judge: the default template, or ``prompt`` (a file reference or inline text);
+    one judge (``target``) or a panel (``judges``, docs/judges.md)."""
 
     type: Literal["llm_judge"] = "llm_judge"
     prompt: str | None = None
     target: NonEmptyStr | None = None
+    judges: (
+        Annotated[
+            list[NonEmptyStr],
+            AfterValidator(_panel),
+            Field(json_schema_extra={"minItems": 2, "uniqueItems": True}),
+        ]
+        | None
+    ) = None
+    """A panel of judge targets, asked concurrently with the same prompt."""
+    aggregate: Aggregate | None = None
+    """How the panel's verdicts make the score; ``mean`` when left out."""
     model: str | None = Field(
         default=None, deprecated="AgentV's llm_judge model is ignored; set the judge's target"
     )
+
+    @model_validator(mode="after")
+    def _check(self) -> LlmJudgeSpec:
+        if self.judges is not None and self.target is not None:
+            raise field_error(
+                "exclusive", "give either 'target' (one judge) or 'judges' (a panel)", "judges"
+            )
+        if self.aggregate is not None and self.judges is None:
+            raise field_error("panel", "'aggregate' needs a panel of 'judges'", "aggregate")
+        return self
 
 
 def _script(value: list[str] | str) -> list[str] | str:

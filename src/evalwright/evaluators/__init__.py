@@ -15,7 +15,7 @@ from evalwright.evaluators.base import (
 )
 from evalwright.evaluators.builtin import check
 from evalwright.evaluators.code import run_script
-from evalwright.evaluators.judge import run_judge
+from evalwright.evaluators.panel import judge_result
 from evalwright.results.row import EvaluatorRequest
 
 __all__ = [
@@ -45,12 +45,11 @@ async def evaluate(evaluators: tuple[Evaluator, ...], ctx: EvalContext) -> list[
 
 async def _run(evaluator: Evaluator, ctx: EvalContext) -> EvaluatorResult:
     spec = evaluator.spec
+    if isinstance(spec, LlmJudgeSpec):
+        return await judge_result(spec, evaluator.template, ctx)
     raw: EvaluatorRequest | None = None
-    cost: float | None = None
     try:
-        if isinstance(spec, LlmJudgeSpec):
-            verdict, raw, cost = await run_judge(spec, evaluator.template, ctx)
-        elif isinstance(spec, CodeSpec):
+        if isinstance(spec, CodeSpec):
             verdict, raw = await run_script(spec, evaluator.cwd or ".", ctx)
         else:
             verdict = check(spec, ctx.candidate_answer)
@@ -65,14 +64,14 @@ async def _run(evaluator: Evaluator, ctx: EvalContext) -> EvaluatorResult:
             misses=(),
             reasoning=str(exc),
             raw_request=exc.raw_request,
-            **({} if exc.reply is None else {"reply": exc.reply}),
+            reply=exc.reply,
             cost_usd=exc.cost_usd,
         )
-    return _result(evaluator, verdict, raw, cost)
+    return _result(evaluator, verdict, raw)
 
 
 def _result(
-    evaluator: Evaluator, verdict: Verdict, raw: EvaluatorRequest | None, cost: float | None
+    evaluator: Evaluator, verdict: Verdict, raw: EvaluatorRequest | None
 ) -> EvaluatorResult:
     spec = evaluator.spec
     return EvaluatorResult(
@@ -85,7 +84,6 @@ def _result(
         misses=tuple(verdict.misses),
         reasoning=verdict.reasoning,
         raw_request=raw,
-        cost_usd=cost,
     )
 
 

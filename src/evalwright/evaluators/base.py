@@ -52,6 +52,8 @@ class EvalContext:
     )
     judge_target: str | None = None
     judge: JudgeCaller | None = None
+    pass_mark: float = 0.5
+    """The run's pass mark: a panel judge's ``passed`` and the ``majority`` aggregate use it."""
     child_env: ChildEnvironment = field(default_factory=ChildEnvironment.current, repr=False)
 
     @cached_property

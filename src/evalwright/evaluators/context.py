@@ -72,6 +72,8 @@ def eval_context(
     judge: JudgeCaller | None,
     child_env: ChildEnvironment | None = None,
     reference: str | None = None,
+    *,
+    pass_mark: float = 0.5,
 ) -> EvalContext:
     """The context every evaluator of ``case`` sees for ``answer`` (``reference``: the
     case's reference answer, when the caller has already rendered it)."""
@@ -90,5 +92,6 @@ def eval_context(
         authored=lambda: authored_messages(case, suite.resolver, str(suite.path.parent)),
         judge_target=judge_target,
         judge=judge,
+        pass_mark=pass_mark,
         child_env=child_env or ChildEnvironment.current(),
     )

@@ -1,21 +1,22 @@
-"""The ``llm_judge`` evaluator: the filled template and the judge system prompt go to a chat
-target; the reply must be a verdict. One more try after a bad reply, then an error."""
+"""Asking an ``llm_judge``'s judge: the filled template and the judge system prompt go to a
+chat target; the reply must be a verdict. One more try after a bad reply, then a failure."""
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from evalwright import jsontext
 from evalwright.errors import ProviderError
-from evalwright.evalfile.evaluator_specs import LlmJudgeSpec
 from evalwright.evalfile.template import Template, parse_template
-from evalwright.evaluators.base import EvalContext, EvaluatorFailure, Verdict, parse_verdict
+from evalwright.evaluators.base import EvalContext, Verdict, parse_verdict
 from evalwright.evaluators.texts import DEFAULT_TEMPLATE, JUDGE_SYSTEM_PROMPT, VERDICT_SCHEMA
 from evalwright.prompts import ChatMessage
 from evalwright.providers.base import ProviderRequest, ProviderResponse
 from evalwright.providers.wire import WireRequest
+from evalwright.results.row import JudgeTry
 
 DEFAULT = parse_template(DEFAULT_TEMPLATE, "default")
 JUDGE_MAX_OUTPUT_TOKENS = 1024
@@ -104,38 +105,57 @@ def _cut_off(response: ProviderResponse) -> str | None:
     return f"the judge's reply was cut off at {at}: raise its max_output_tokens"
 
 
-async def run_judge(
-    spec: LlmJudgeSpec, template: Template | None, ctx: EvalContext
-) -> tuple[Verdict, WireRequest, float | None]:
-    """Ask the judge, retrying once on a reply that is not a verdict; a reply cut off at the
-    output limit is not retried, since the same request would be cut off again.
+@dataclass(frozen=True, slots=True)
+class JudgeAnswer:
+    """What one judge target made of one request: a verdict, or ``problem`` saying why
+    there is none (with its last ``reply`` when it answered with something else)."""
 
-    Also returns what the judge's answers cost together (``None`` when any cost is unknown;
-    docs/running.md#cost); a failure carries it too."""
-    target = spec.target or ctx.judge_target
-    if ctx.judge is None or target is None:
-        raise EvaluatorFailure("no judge target is configured")
-    request = judge_request(template, ctx)
-    problem, reply = "", ""
+    target: str
+    verdict: Verdict | None
+    problem: str
+    raw: WireRequest | None
+    reply: str | None
+    cost_usd: float | None
+    """What its answers cost together, ``None`` when any cost is unknown (docs/running.md#cost)."""
+    tries: tuple[JudgeTry, ...]
+
+
+async def ask_judge(target: str, request: ProviderRequest, ctx: EvalContext) -> JudgeAnswer:
+    """Ask the judge, retrying once on a reply that is not a verdict; a reply cut off at the
+    output limit is not retried, since the same request would be cut off again. Never raises
+    for a judge that fails: the answer says why."""
+    if ctx.judge is None:
+        return JudgeAnswer(target, None, "no judge target is configured", None, None, None, ())
     raw: WireRequest | None = None
     costs: list[float | None] = []
+    tries: list[JudgeTry] = []
+    problem, reply = "", ""
+
+    def answer(verdict: Verdict | None, why: str, kept: str | None = None) -> JudgeAnswer:
+        return JudgeAnswer(target, verdict, why, raw, kept, _total(costs), tuple(tries))
+
     for attempt in (1, 2):
         try:
             response = await ctx.judge(target, request, use_cache=attempt == 1, accept=_acceptable)
         except ProviderError as exc:
-            message = f"judge target '{target}' failed: {exc}"
-            raise EvaluatorFailure(message, raw, cost_usd=_total(costs)) from None
+            tries.append(JudgeTry(attempts=exc.attempts, outcome="error"))
+            return answer(None, f"judge target '{target}' failed: {exc}")
         raw, reply = response.wire_request, response.text
         costs.append(response.cost_usd)
         try:
-            return read_verdict(reply), raw, _total(costs)
+            verdict = read_verdict(reply)
         except ValueError as exc:
             problem = str(exc)
+            tries.append(JudgeTry(attempts=response.attempts, outcome="no_verdict"))
+        else:
+            tries.append(JudgeTry(attempts=response.attempts, outcome="verdict"))
+            return answer(verdict, "")
         cut_off = _cut_off(response)
         if cut_off is not None:
-            raise EvaluatorFailure(cut_off, raw, kept_reply(reply), _total(costs))
-    message = f"the judge gave no valid verdict in two tries: {problem}"
-    raise EvaluatorFailure(message, raw, kept_reply(reply), _total(costs))
+            return answer(None, cut_off, kept_reply(reply))
+    return answer(
+        None, f"the judge gave no valid verdict in two tries: {problem}", kept_reply(reply)
+    )
 
 
 def _total(costs: list[float | None]) -> float | None:

@@ -98,6 +98,7 @@ class CaseRunner:
             self.caller.judge_for(item.repeat),
             self.plan.registry.child_env,
             reference,
+            pass_mark=self.plan.options.pass_mark,
         )
         results = await evaluate(item.case.evaluators, context)
         score, problem = case_score(results)

@@ -234,7 +234,8 @@ class Plan:
         turn_evaluators = [e for turn in case.turns for e in turn.evaluators]
         for evaluator in (*case.evaluators, *turn_evaluators):
             if isinstance(evaluator.spec, LlmJudgeSpec):
-                self.registry.check_judge(name, evaluator.spec.target)
+                for judge in evaluator.spec.judges or [evaluator.spec.target]:
+                    self.registry.check_judge(name, judge)
         refusal = live_turns_refusal(target.kind.name) if case.turns else None
         if refusal is not None:
             message = f"target '{name}': {refusal}"

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalwright.results.index import RowFacts
+from evalwright.results.judging import JudgeMetrics, JudgeTally
 from evalwright.results.reliability import CaseTally, Reliability
 from evalwright.results.row import ResultRow
 
@@ -79,6 +80,8 @@ class RunSummary:
     unpriced: dict[str, int] = field(default_factory=dict[str, int])
     """Per target, the calls this run sent whose cost is unknown (not counted in
     ``spent_usd``)."""
+    judge_tally: JudgeTally = field(default_factory=JudgeTally, repr=False)
+    """The judge facts of the rows counted (docs/judges.md#run-metrics)."""
 
     def add(self, row: ResultRow) -> None:
         """Count one finished row."""
@@ -102,6 +105,8 @@ class RunSummary:
         stats.output_tokens += row.output_tokens
         stats.cost_usd = _plus(stats.cost_usd, row.cost_usd)
         stats.judge_cost_usd = _plus(stats.judge_cost_usd, row.judge_cost_usd)
+        if row.judges is not None:
+            self.judge_tally.add(row.judges)
         stats.last_row_at = time.monotonic()
 
     def target_wall(self, name: str) -> float:
@@ -150,6 +155,11 @@ class RunSummary:
     def total_cost_usd(self) -> float | None:
         """Target and judge calls together, likewise."""
         return _sum((self.cost_usd, self.judge_cost_usd))
+
+    @property
+    def judges(self) -> JudgeMetrics | None:
+        """The judges' run metrics, ``None`` when no judge ran (docs/judges.md#run-metrics)."""
+        return self.judge_tally.metrics(self.pass_mark)
 
     @property
     def over_budget(self) -> bool:

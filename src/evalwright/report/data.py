@@ -19,6 +19,7 @@ from pydantic import JsonValue
 from evalwright import __version__
 from evalwright.results.compare import Comparison, compare_rows, passed
 from evalwright.results.index import RowFacts, RowKey, row_key, supersedes
+from evalwright.results.judging import JudgeMetrics, judge_metrics
 from evalwright.results.reading import read_results
 from evalwright.results.row import ResultRow
 
@@ -160,12 +161,45 @@ def build_payload(
         "sources": [source.path for source in sources],
         "columns": column_data,
         "rows": rows,
+        "judges": [_judges_json(judge_metrics(s.rows, pass_mark)) for s in sources],
         "baseline": None,
     }
     if baseline:
         new_rows = [row for source in sources for row in source.rows]
         payload["baseline"] = _baseline(new_rows, baseline, pass_mark)
     return payload
+
+
+def _judges_json(metrics: JudgeMetrics | None) -> JsonValue:
+    """A results file's judge metrics (docs/judges.md#run-metrics), ``null`` without a judge."""
+    if metrics is None:
+        return None
+    targets: Json = {
+        name: {"calls": s.calls, "parse_failures": s.parse_failures, "retries": s.retries}
+        for name, s in metrics.targets.items()
+    }
+    panels: list[JsonValue] = []
+    for panel in metrics.panels:
+        cases: list[JsonValue] = [
+            {
+                "case": d.case,
+                "target": d.target,
+                "evaluator": d.evaluator,
+                "spread": d.spread,
+                "scores": dict[str, JsonValue](d.scores),
+            }
+            for d in panel.disagreements
+        ]
+        panels.append(
+            {
+                "judges": list(panel.judges),
+                "cases": panel.cases,
+                "agreement": panel.agreement,
+                "alpha": panel.alpha,
+                "disagreements": cases,
+            }
+        )
+    return {"targets": targets, "panels": panels}
 
 
 def _baseline(new_rows: Sequence[ResultRow], paths: Sequence[PathArg], pass_mark: float) -> Json:

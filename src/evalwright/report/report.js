@@ -194,6 +194,26 @@
     const body = data.columns.map((column) => overviewRow(column));
     main.appendChild(el("table", { class: "overview", id: "overview" }, el("thead", {}, head),
       el("tbody", {}, body)));
+    (data.judges || []).forEach((metrics, index) => {
+      if (metrics) main.appendChild(judgesPart(metrics, data.sources[index]));
+    });
+  }
+
+  // The judges' run metrics of one results file (docs/judges.md#run-metrics).
+  function judgesPart(metrics, source) {
+    const head = el("tr", {}, ["judge", "calls", "parse failures", "retries"].map((h) => el("th", {}, h)));
+    const body = Object.entries(metrics.targets).map(([name, s]) => el("tr", { "data-judge": name },
+      el("th", {}, name), el("td", {}, String(s.calls)), el("td", {}, String(s.parse_failures)),
+      el("td", {}, String(s.retries))));
+    const panels = metrics.panels.map((panel) => el("div", { class: "panel", "data-panel": panel.judges.join(",") },
+      el("p", {}, "panel " + panel.judges.join(", ") + ": " + panel.cases + " case(s), pass/fail agreement ",
+        el("span", { "data-stat": "agreement" }, num(panel.agreement, 3)), ", Krippendorff's alpha ",
+        el("span", { "data-stat": "alpha" }, num(panel.alpha, 3))),
+      panel.disagreements.length ? el("ul", { class: "disagreements" }, panel.disagreements.map((d) =>
+        el("li", {}, d.case + " on " + d.target + ": spread " + num(d.spread, 2) + " (" +
+          Object.entries(d.scores).map(([j, v]) => j + " " + num(v, 2)).join(", ") + ")"))) : null));
+    return el("section", { class: "judges", id: "judges" }, el("h2", {}, "Judges · " + source),
+      el("table", { class: "overview" }, el("thead", {}, head), el("tbody", {}, body)), panels);
   }
 
   function overviewRow(column) {

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from evalwright.results.judging import JudgeFacts
 from evalwright.results.row import ResultRow
 
 RowKey = tuple[str, str, str, int]
@@ -43,6 +44,8 @@ class RowFacts:
     timestamp: str
     cost_usd: float | None = None
     judge_cost_usd: float | None = None
+    judges: JudgeFacts | None = None
+    """What the judge metrics count of the row (docs/judges.md#run-metrics)."""
 
     @classmethod
     def of(cls, row: ResultRow) -> RowFacts:
@@ -62,6 +65,7 @@ class RowFacts:
             timestamp=row.timestamp,
             cost_usd=row.cost_usd,
             judge_cost_usd=row.judge_cost_usd,
+            judges=JudgeFacts.of(row),
         )
 
 

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, JsonValue
 
+from evalwright.evalfile.evaluator_specs import Aggregate
 from evalwright.evalfile.messages import Role
 from evalwright.prompts.chat import DeliveryNote
 from evalwright.providers.wire import RecordModel, TraceEntry, Usage, WireRequest
@@ -48,6 +49,39 @@ EvaluatorRequest = WireRequest | ScriptRequest
 """An evaluator's ``raw_request``: the judge's wire request or the script's ``{argv, cwd}``."""
 
 
+def _absent(value: object) -> bool:
+    return value is None
+
+
+JudgeOutcome = Literal["verdict", "no_verdict", "error"]
+"""What one request to a judge came to: a verdict, a reply that was none, or a failed call."""
+
+
+class JudgeTry(RecordModel):
+    """One request to a judge (docs/judges.md#run-metrics): how many times it was sent
+    (``attempts``, transport retries included) and what its reply came to."""
+
+    attempts: int
+    outcome: JudgeOutcome
+
+
+class JudgeVerdict(RecordModel):
+    """One panel judge's verdict (docs/judges.md#panels); an error leaves ``score`` and
+    ``passed`` null and ``reasoning`` says why."""
+
+    target: str
+    status: Status
+    score: float | None
+    passed: bool | None
+    reasoning: str
+    raw_request: WireRequest | None
+    reply: Annotated[str | None, Field(exclude_if=_absent)] = None
+    """The judge's last reply when it gave no verdict (at most 4 KB), else left out."""
+    cost_usd: Annotated[float | None, Field(exclude_if=_absent)] = None
+    """What this judge's answers cost, else left out."""
+    tries: tuple[JudgeTry, ...]
+
+
 class EvaluatorResult(RecordModel):
     """One evaluator's verdict on one answer (an error leaves ``score`` null)."""
 
@@ -64,6 +98,14 @@ class EvaluatorResult(RecordModel):
     """A judge's last reply when it gave no verdict (at most 4 KB), else left out."""
     cost_usd: Annotated[float | None, Field(exclude_if=lambda value: value is None)] = None
     """What a judge's answers cost (docs/running.md#cost), else left out."""
+    judge_target: Annotated[str | None, Field(exclude_if=_absent)] = None
+    """A single ``llm_judge``'s target (docs/judges.md#run-metrics), else left out."""
+    tries: Annotated[tuple[JudgeTry, ...] | None, Field(exclude_if=_absent)] = None
+    """A single ``llm_judge``'s requests, else left out."""
+    aggregate: Annotated[Aggregate | None, Field(exclude_if=_absent)] = None
+    """A judge panel's aggregate, else left out."""
+    judges: Annotated[tuple[JudgeVerdict, ...] | None, Field(exclude_if=_absent)] = None
+    """A judge panel's verdicts, one per judge in the order named, else left out."""
 
 
 class ToolCallRecord(RecordModel):
@@ -72,10 +114,6 @@ class ToolCallRecord(RecordModel):
     id: str
     name: str
     arguments: dict[str, JsonValue]
-
-
-def _absent(value: object) -> bool:
-    return value is None
 
 
 class PromptMessage(RecordModel):
