@@ -155,25 +155,40 @@ def _timestamp(text: str) -> float:
 
 
 def baseline(cases: int, latency_ms: float, workers: int) -> dict[str, Any]:
-    """A minimal aiohttp client against the same server: proof the server is no bottleneck."""
+    """A minimal aiohttp client against the same server: proof the server is no bottleneck,
+    and the floor of a Python client's own start-up and CPU."""
     script = Path(__file__).with_name("baseline_client.py")
-    with FakeServer.in_thread(latency_ms=latency_ms, default_text="an answer") as server:
-        out = subprocess.run(
-            [
-                sys.executable,
-                str(script),
-                server.url + "/v1/chat/completions",
-                str(cases),
-                str(workers),
-            ],
-            capture_output=True,
-            text=True,
-            check=True,
-            env=bench_env(),
-        ).stdout
-    steady = float(json.loads(out)["steady_wall_s"])
+    with (
+        tempfile.TemporaryDirectory(prefix="evalwright-bench-") as tmp,
+        FakeServer.in_thread(latency_ms=latency_ms, default_text="an answer") as server,
+    ):
+        argv = [sys.executable, str(script), server.url + "/v1/chat/completions"]
+        run = run_measured([*argv, str(cases), str(workers)], Path(tmp), bench_env())
+        first = min(request.received_at for request in server.requests)
+        steady = max(request.received_at for request in server.requests) - first
+    steady += latency_ms / 1000  # the last answer comes L after the last request
     ideal = cases * latency_ms / 1000 / workers
-    return {"steady_wall_s": round(steady, 3), "efficiency": round(ideal / steady, 3)}
+    return {
+        "exit_code": run.code,
+        "startup_s": round(first - run.started, 3),
+        "steady_wall_s": round(steady, 3),
+        "efficiency": round(ideal / steady, 3) if steady else None,
+        "cpu_s": round(run.cpu, 3),
+    }
+
+
+def baseline_cpu(repeat: int) -> dict[str, Any]:
+    """The minimal client's CPU per request, (CPU(N=2,000) - CPU(N=1)) / 1,999 at L = 0, and
+    its start-up (medians of ``repeat`` runs): what aiohttp and Python cost any client."""
+    one = [baseline(1, 0, 32) for _ in range(repeat)]
+    busy = [baseline(2000, 0, 32) for _ in range(repeat)]
+    cpu_one = statistics.median(run["cpu_s"] for run in one)
+    cpu_busy = statistics.median(run["cpu_s"] for run in busy)
+    return {
+        "cpu_per_request_ms": round((cpu_busy - cpu_one) / 1999 * 1000, 3),
+        "startup_s": statistics.median(run["startup_s"] for run in one + busy),
+        "runs": one + busy,
+    }
 
 
 def time_command(argv: list[str], cwd: Path, repeat: int = 5) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from typing import Any
 from goals import failed_runs, goal_table
 from measure import (
     baseline,
+    baseline_cpu,
     evalwright,
     import_time,
     repeated,
@@ -47,6 +48,9 @@ def measure_commands(report: dict[str, Any], repeat: int, large: bool) -> None:
         figures["help_s"] = report["help"]["wall_s"]
         report["import"] = import_time(root)
         figures["import_ms"] = report["import"]["importtime_cumulative_ms"]
+        floor = [sys.executable, "-c", "import pydantic, aiohttp"]
+        report["import_floor"] = time_command(floor, root, repeat=5)
+        figures["import_floor_s"] = report["import_floor"]["wall_s"]
         suites = [(2000, False), (2000, True)] + ([(LARGE, True)] if large else [])
         for cases, as_yaml in suites:
             name = f"validate_{cases}_{'yaml' if as_yaml else 'jsonl'}"
@@ -76,6 +80,9 @@ def measure_cpu(report: dict[str, Any], repeat: int) -> None:
     """CPU per case, (CPU(N=2,000) - CPU(N=1)) / 1,999 at L = 0, and peak RSS at N = 2,000,
     for both formats; then a cached rerun of 2,000 cases of each."""
     figures = report["figures"]
+    report["baseline_cpu"] = floor = baseline_cpu(repeat)
+    figures["cpu_per_request_baseline_ms"] = floor["cpu_per_request_ms"]
+    figures["startup_baseline_s"] = floor["startup_s"]
     for fmt in ("jsonl", "yaml"):
         as_yaml = fmt == "yaml"
         one = repeated(repeat, 1, 0, as_yaml=as_yaml)

@@ -77,6 +77,11 @@ def test_a_clean_file_is_read_by_rapidyaml_exactly_as_the_full_builder_reads_it(
         "a: b: c\n",
         "x: |\n  \tcode\n",  # a tab: libyaml refuses some that rapidyaml reads
         "%schema: x\na: 1\n",  # a directive, not a key
+        "a: {k\t: 1}\n",  # libyaml's key is "k"
+        'a: "x\ry"\n',  # a lone CR folds to a space in libyaml's reading
+        "a: |\n  no line break at the end",
+        "a:\n  - b\n    ]  c: [x]\n",  # libyaml refuses it; rapidyaml reads a key "]  c"
+        "a: {type:, value: x}\n",  # likewise
         'a: "\\0"\n',
         'a: "\\ud800"\n',
         "a: " + "[" * 70 + "]" * 70 + "\n",  # deeper than rapidyaml emits
@@ -92,6 +97,11 @@ def test_rapidyaml_gives_up_where_its_json_could_differ(text: str) -> None:
     lazy = parse_yaml_lazy(text, report, rapid_from=0)
     assert repr(None if lazy is None else lazy[0]) == repr(None if full is None else full[0])
     assert report.items == full_report.items
+
+
+def test_crlf_line_ends_are_read_as_line_breaks_on_rapidyaml_s_path() -> None:
+    text = CLEAN.replace("\n", "\r\n") + 'tail: "folded\r\n  line"\r\n'
+    assert repr(ryml_document(text)) == repr(full_data(text))
 
 
 def test_a_syntax_error_in_a_large_file_shows_only_the_located_error(project: ProjectDir) -> None:
@@ -158,3 +168,25 @@ def test_mutated_eval_files_read_the_same_on_rapidyaml_s_path(
         return  # the loader reports it before any YAML is read
     full, fast = both(text, rapid_from=0)
     assert fast == full
+
+
+def test_a_large_file_nested_deep_in_flow_collections_is_refused_at_once(
+    project: ProjectDir,
+) -> None:
+    # libyaml's parser alone is quadratic in flow depth (20,000 levels: many minutes); it runs
+    # only on text rapidyaml found shallow, and the full builder stops at 200 levels.
+    cases = "".join(
+        f"  - {{id: c{i}, expected_outcome: ok, input: 'hi {i}'}}\n" for i in range(2500)
+    )
+    deep = "[" * 20_000 + "1" + "]" * 20_000
+    path = project.write("evals/deep.yaml", f"evalcases:\n{cases}metadata: {deep}\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "evalwright", "validate", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=project.root,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 1
+    assert "nesting is too deep (more than 200 levels)" in done.stdout

@@ -2,14 +2,14 @@
 standard library's C decoder reads.
 
 This path is taken only when its result is the one the full builder (:mod:`.yaml_events`,
-libyaml under the YAML 1.2 core schema) would give. First libyaml's own parser, run in C alone,
-must accept the text: rapidyaml accepts some text libyaml refuses. Then rapidyaml's JSON follows
-its own reading of scalars, so anything it could read differently makes this path give up
+libyaml under the YAML 1.2 core schema) would give. libyaml's own parser, run in C alone, must
+accept the text: rapidyaml accepts some text libyaml refuses. rapidyaml's JSON follows its own
+reading of scalars, so anything it could read differently makes this path give up
 (:class:`~.yaml_fast.Fallback`) and the libyaml paths read the file: a tag, an anchor or an
 alias; a document that is not one mapping; a duplicate, merge or empty key; a string that the
 core schema would read as something else had it been unquoted (``"12"``, ``"~"``, ``"True"``:
-whether it was quoted is lost in JSON); a lone surrogate; a text not ending in a line break;
-nesting deeper than rapidyaml emits.
+whether it was quoted is lost in JSON); a lone surrogate; a tab or a lone CR; a text not
+ending in a line break; nesting deeper than rapidyaml emits.
 Positions are not kept: :class:`~.yaml_fast.ComposedPositions` composes them with the full
 builder the first time a diagnostic needs one (docs/eval-files.md).
 """
@@ -47,15 +47,48 @@ def ryml_document(text: str) -> JsonValue:
     """The text's one document as data; :class:`~.yaml_fast.Fallback` when this path cannot
     vouch for the result (or rapidyaml is not installed)."""
     ryml = _rapidyaml()
-    if ryml is None or not text.endswith("\n"):
-        # At the end of the text, a block scalar keeps a line break libyaml does not give it.
+    if ryml is None:
+        raise Fallback
+    encoded, for_ryml = _vetted(text)
+    emitted = _json_of(ryml, for_ryml, text)
+    # libyaml's own parser is quadratic in the depth of flow collections, so it runs only on
+    # text that rapidyaml found at most 64 levels deep.
+    if not _libyaml_accepts(encoded):
+        raise Fallback  # rapidyaml accepts some text libyaml refuses: the full builder says why
+    if _EMPTY_KEY.search(emitted) or _has_surrogate(emitted):
+        raise Fallback
+    for match in _MAY_RESOLVE.finditer(emitted):
+        if type(resolve(match.group(1))) is not str:
+            raise Fallback
+    try:
+        data = json.loads(emitted, object_pairs_hook=_mapping, parse_constant=_constant)
+    except (ValueError, RecursionError):
+        raise Fallback from None
+    return cast(JsonValue, data)
+
+
+def _vetted(text: str) -> tuple[bytes, bytes]:
+    """The text as UTF-8, and as rapidyaml reads it the way libyaml would, when nothing in it
+    is read differently by the two at the level of characters."""
+    # At the end of the text, a block scalar keeps a line break libyaml does not give it;
+    # around a tab, rapidyaml and libyaml disagree on what is content.
+    if not text.endswith("\n") or "\t" in text:
         raise Fallback
     try:
         encoded = text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: the full builder reports it
         raise Fallback from None
-    if not _libyaml_accepts(encoded):
-        raise Fallback  # rapidyaml accepts some text libyaml refuses: the full builder says why
+    if b"\r" not in encoded:
+        return encoded, encoded
+    # CRLF is a line break to both (and never content); a lone CR is one to libyaml only.
+    for_ryml = encoded.replace(b"\r\n", b"\n")
+    if b"\r" in for_ryml:
+        raise Fallback
+    return encoded, for_ryml
+
+
+def _json_of(ryml: Any, encoded: bytes, text: str) -> str:
+    """rapidyaml's JSON for the text, if it is one mapping with no tag, anchor or alias."""
     with quiet_stderr():
         try:
             tree = ryml.parse_in_arena(encoded)
@@ -70,16 +103,9 @@ def ryml_document(text: str) -> JsonValue:
             emitted = ryml.emit_json_malloc(tree, root)
         except Exception:  # a syntax error: the full builder reports it, located
             raise Fallback from None
-    if not isinstance(emitted, str) or _EMPTY_KEY.search(emitted) or _has_surrogate(emitted):
+    if not isinstance(emitted, str):
         raise Fallback
-    for match in _MAY_RESOLVE.finditer(emitted):
-        if type(resolve(match.group(1))) is not str:
-            raise Fallback
-    try:
-        data = json.loads(emitted, object_pairs_hook=_mapping, parse_constant=_constant)
-    except (ValueError, RecursionError):
-        raise Fallback from None
-    return cast(JsonValue, data)
+    return emitted
 
 
 @functools.cache
