@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import resource
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any

@@ -190,3 +190,74 @@ def test_a_large_file_nested_deep_in_flow_collections_is_refused_at_once(
     )
     assert done.returncode == 1
     assert "nesting is too deep (more than 200 levels)" in done.stdout
+
+
+PIECED = """\
+# a suite
+description: pieces
+evalcases:
+  # the first case
+  - id: a
+    input: "one"
+  - id: b
+    expected_outcome: |
+      - not a case: deeper than the block
+      - nor this
+
+  # between cases
+  - {id: c, input: three}
+  -
+    id: d
+    input: four
+execution: {target: default}
+tail: [1, 2]
+"""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        PIECED,
+        PIECED.replace("\n  ", "\n"),  # the block in column 0
+        PIECED.replace('input: "one"', 'input: "one\n  - two"'),  # a cut inside a scalar
+        PIECED.replace("input: three}", "input: [three,\n  - x]}"),  # inside a flow collection
+        PIECED + "evalcases: []\n",  # a second block
+    ],
+)
+def test_cases_read_in_pieces_are_the_full_builder_s(text: str) -> None:
+    full_report = Report("f.yaml")
+    full = parse_yaml(text, full_report)
+    try:
+        data = ryml_document(text, per_piece=1)
+    except Fallback:
+        return
+    assert full is not None
+    assert not full_report.items
+    assert repr(data) == repr(full[0])
+
+
+def test_a_clean_file_is_read_in_pieces() -> None:
+    data = ryml_document(PIECED, per_piece=1)
+    assert repr(data) == repr(full_data(PIECED))
+    columns = PIECED.replace("\n  ", "\n")
+    assert repr(ryml_document(columns, per_piece=2)) == repr(full_data(columns))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.randoms(use_true_random=False), st.sampled_from([*SEEDS, PIECED]), st.integers(1, 3))
+def test_mutated_eval_files_read_in_pieces_are_the_full_builder_s(
+    rng: random.Random, seed: str, rounds: int
+) -> None:
+    data = seed.encode()
+    for _ in range(rounds):
+        data = mutate(rng, data)
+    try:
+        text = data.decode("utf-8")
+        pieced = ryml_document(text, per_piece=1)
+    except (UnicodeDecodeError, Fallback):
+        return
+    full_report = Report("f.yaml")
+    full = parse_yaml(text, full_report)
+    assert full is not None
+    assert [d for d in full_report.items if d.severity == "error"] == []
+    assert repr(pieced) == repr(full[0])

@@ -10,8 +10,9 @@ alias; a document that is not one mapping; a duplicate, merge or empty key; a st
 core schema would read as something else had it been unquoted (``"12"``, ``"~"``, ``"True"``:
 whether it was quoted is lost in JSON); a lone surrogate; a tab or a lone CR; a text not
 ending in a line break; nesting deeper than rapidyaml emits.
-Positions are not kept: :class:`~.yaml_fast.ComposedPositions` composes them with the full
-builder the first time a diagnostic needs one (docs/eval-files.md).
+A large file's cases are read in pieces (:mod:`.yaml_chunks`). Positions are not kept:
+:class:`~.yaml_fast.ComposedPositions` composes them with the full builder the first time a
+diagnostic needs one (docs/eval-files.md).
 """
 
 from __future__ import annotations
@@ -25,9 +26,10 @@ import tempfile
 from collections.abc import Generator
 from contextlib import contextmanager
 from types import ModuleType
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from evalwright.evalfile.scalars import resolve
+from evalwright.evalfile.yaml_chunks import CASES_PER_PIECE, Pieces, cut_cases
 from evalwright.evalfile.yaml_fast import Fallback
 from evalwright.jsontext import JsonValue
 
@@ -37,31 +39,56 @@ _MAY_RESOLVE = re.compile(r'"(~|null|Null|NULL|true|True|TRUE|false|False|FALSE|
 # An empty key: unquoted, the core schema reads it as null.
 _EMPTY_KEY = re.compile(r'""\s*:')
 # Where a tag, an anchor or an alias could be, the node types say so.
-_PROPERTY_CHARS = ("&", "*", "!")
+_PROPERTY_CHARS = (b"&", b"*", b"!")
 # rapidyaml's C++ error handler writes lines like these to stderr before raising:
 # "line=1 col=7 (6B): ERROR: [parse] ..." and ".../parse_engine.def.hpp:4335: (detected here)".
 _RYML_NOISE = re.compile(rb"^(?:line=\d+ col=\d+ |.*\.[ch]pp:\d+: ).*\n?", re.MULTILINE)
 
 
-def ryml_document(text: str) -> JsonValue:
+def ryml_document(text: str, per_piece: int = CASES_PER_PIECE) -> JsonValue:
     """The text's one document as data; :class:`~.yaml_fast.Fallback` when this path cannot
-    vouch for the result (or rapidyaml is not installed)."""
+    vouch for the result (or rapidyaml is not installed). Cases are read ``per_piece`` at a
+    time."""
     ryml = _rapidyaml()
     if ryml is None:
         raise Fallback
     encoded, for_ryml = _vetted(text)
-    emitted = _json_of(ryml, for_ryml, text)
+    pieces = cut_cases(for_ryml, per_piece)
+    mappings = _Mappings()
+    if pieces is None:
+        data = _decoded(_json_of(ryml, for_ryml, "map"), mappings)
+    else:
+        data = _decoded(_json_of(ryml, pieces.rest, "map"), mappings)
+        if not isinstance(data, dict) or data.get("evalcases") != []:
+            raise Fallback
+        data["evalcases"] = _cases(ryml, pieces, mappings)
     # libyaml's own parser is quadratic in the depth of flow collections, so it runs only on
     # text that rapidyaml found at most 64 levels deep.
     if not _libyaml_accepts(encoded):
         raise Fallback  # rapidyaml accepts some text libyaml refuses: the full builder says why
+    return data
+
+
+def _cases(ryml: Any, pieces: Pieces, mappings: _Mappings) -> list[JsonValue]:
+    """The cases of every piece, each piece holding as many as starts were found in it."""
+    cases: list[JsonValue] = []
+    for piece, count in pieces.cases:
+        got = _decoded(_json_of(ryml, piece, "seq"), mappings)
+        if not isinstance(got, list) or len(got) != count:
+            raise Fallback
+        cases.extend(got)
+    return cases
+
+
+def _decoded(emitted: str, mappings: _Mappings) -> JsonValue:
+    """rapidyaml's JSON as data, when the core schema would read it the same."""
     if _EMPTY_KEY.search(emitted) or _has_surrogate(emitted):
         raise Fallback
     for match in _MAY_RESOLVE.finditer(emitted):
         if type(resolve(match.group(1))) is not str:
             raise Fallback
     try:
-        data = json.loads(emitted, object_pairs_hook=_mapping, parse_constant=_constant)
+        data = json.loads(emitted, object_pairs_hook=mappings, parse_constant=_constant)
     except (ValueError, RecursionError):
         raise Fallback from None
     return cast(JsonValue, data)
@@ -87,15 +114,21 @@ def _vetted(text: str) -> tuple[bytes, bytes]:
     return encoded, for_ryml
 
 
-def _json_of(ryml: Any, encoded: bytes, text: str) -> str:
-    """rapidyaml's JSON for the text, if it is one mapping with no tag, anchor or alias."""
+def _json_of(ryml: Any, encoded: bytes, kind: Literal["map", "seq"]) -> str:
+    """rapidyaml's JSON for the text, if it is one mapping (or sequence) with no tag, anchor
+    or alias."""
     with quiet_stderr():
         try:
-            tree = ryml.parse_in_arena(encoded)
+            # A tree grows by doubling, which at 20,000 cases holds 170 MB of nodes; reserving
+            # about the number it needs (one per key, item or flow entry) holds 90.
+            tree = ryml.Tree()
+            tree.reserve(_node_estimate(encoded))
+            ryml.parse_in_arena(encoded, tree)
             root = tree.root_id()
             # An eval file is a mapping; anything else is left to the full builder.
-            if not tree.is_map(root) or (
-                any(char in text for char in _PROPERTY_CHARS) and _has_properties(ryml, tree)
+            shape = tree.is_map(root) if kind == "map" else tree.is_seq(root)
+            if not shape or (
+                any(char in encoded for char in _PROPERTY_CHARS) and _has_properties(ryml, tree)
             ):
                 raise Fallback
             # rapidyaml emits at most 64 levels (the full builder allows MAX_DEPTH), so a
@@ -116,6 +149,12 @@ def _rapidyaml() -> ModuleType | None:
     except ImportError:  # an optional speed-up: the libyaml paths read every file
         return None
     return ryml
+
+
+def _node_estimate(encoded: bytes) -> int:
+    """About as many nodes as the text makes, or a few more."""
+    colons = encoded.count(b": ") + encoded.count(b":\n")
+    return colons + encoded.count(b"- ") + encoded.count(b", ") + 16
 
 
 def _libyaml_accepts(encoded: bytes) -> bool:
@@ -139,11 +178,22 @@ def _has_properties(ryml: Any, tree: Any) -> bool:
     return any(int(node_type(node)) & flags for node in range(int(tree.size())))
 
 
-def _mapping(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    mapping = dict(pairs)
-    if len(mapping) != len(pairs) or "<<" in mapping:
-        raise ValueError("a duplicate or merge key")  # the full builder reports or merges it
-    return mapping
+class _Mappings:
+    """Builds each mapping of a document, refusing duplicate and merge keys; a string value
+    met again is kept once (a large file's data is about a third smaller)."""
+
+    def __init__(self) -> None:
+        self.strings: dict[str, str] = {}
+
+    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        strings = self.strings
+        mapping = {
+            key: strings.setdefault(value, value) if type(value) is str else value
+            for key, value in pairs
+        }
+        if len(mapping) != len(pairs) or "<<" in mapping:
+            raise ValueError("a duplicate or merge key")  # the full builder reports or merges it
+        return mapping
 
 
 def _constant(name: str) -> float:
