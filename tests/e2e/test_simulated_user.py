@@ -271,7 +271,7 @@ def test_resume_restarts_an_unfinished_simulated_conversation(e2e: E2E) -> None:
     def stall(request: ReceivedRequest) -> Text | None:
         messages = request.json["messages"]
         users = sum(1 for m in messages if m["role"] == "user")
-        if not _is_simulator(request) and users == 2 and _pending(e2e) == 1:
+        if not _is_simulator(request) and users == 2 and _rows_written(e2e) == 1:
             return Text("too late", latency_ms=60_000)
         return script(request)
 
@@ -280,7 +280,7 @@ def test_resume_restarts_an_unfinished_simulated_conversation(e2e: E2E) -> None:
     process = start_eval(e2e, "eval", EVAL_FILE, "--target", "oa", "--workers", "1", "--out", path)
     try:
         wait_for_rows(path, 1, process)
-        wait_until(lambda: _pending(e2e) == 1 and _stalled(e2e), timeout=30, what="the stall")
+        wait_until(lambda: _rows_written(e2e) == 1 and _stalled(e2e), timeout=30, what="the stall")
         process.kill()
         process.communicate(timeout=10)
     finally:
@@ -303,14 +303,14 @@ def test_resume_restarts_an_unfinished_simulated_conversation(e2e: E2E) -> None:
     assert [t["reply"] for t in rows[other]["turns"]] == ["reply 1", "reply 2", "reply 3"]
 
 
-def _pending(e2e: E2E) -> int:
+def _rows_written(e2e: E2E) -> int:
     """How many rows the results file holds."""
     path = e2e.root / "results.jsonl"
     return len(path.read_text(encoding="utf-8").splitlines()) if path.exists() else 0
 
 
 def _stalled(e2e: E2E) -> bool:
-    return sum(1 for r in _candidates(e2e)) >= 5
+    return len(_candidates(e2e)) >= 5
 
 
 @pytest.mark.parametrize("candidate", ["an", "ge"])
