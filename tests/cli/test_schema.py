@@ -210,3 +210,13 @@ def test_eval_schema_knows_live_turns() -> None:
     assert problems("eval", document) == []
     case = {"id": "a", "expected_outcome": "o", "turns": ["hi", {"content": "x", "bogus": 1}]}
     assert problems("eval", {"evalcases": [case]})
+
+
+def test_eval_schema_knows_simulated_users() -> None:
+    document = read_yaml(QUICKSTART.parent / "conversations" / "evals" / "simulated.yaml")
+    assert problems("eval", document) == []
+    user = {"target": "t", "persona": "p", "goal": "g", "max_turns": 2}
+    case = {"id": "a", "expected_outcome": "o", "simulated_user": user}
+    assert problems("eval", {"evalcases": [case]}) == []
+    for bad in ({**user, "max_turns": 0}, {**user, "bogus": 1}, {"target": "t"}):
+        assert problems("eval", {"evalcases": [{**case, "simulated_user": bad}]}), bad

@@ -100,19 +100,28 @@ class _ProjectCheck:
         return found
 
     def live_errors(self, display: str, case: LoadedCase) -> list[Diagnostic]:
-        """A live conversation (``turns:``) on a target that cannot hold one
+        """A live conversation (``turns:`` or ``simulated_user:``) on a target that cannot
+        hold one, or played by a simulator that is not a chat target
         (docs/conversations.md#targets)."""
-        if self.targets is None or not case.turns:
+        simulated = case.simulated_user
+        if self.targets is None or not (case.turns or simulated):
             return []
         from evalwright.orchestrator.plan import DEFAULT_TARGET
-        from evalwright.targets.kinds import live_turns_refusal
+        from evalwright.targets.kinds import live_turns_refusal, simulator_refusal
 
+        found: list[Diagnostic] = []
+        key = "turns" if case.turns else "simulated_user"
         target = self.targets.get(case.target or DEFAULT_TARGET)
         refusal = live_turns_refusal(target.kind.name) if target is not None else None
-        if refusal is None or target is None:
-            return []
-        message = f"case {case.id!r}: target '{target.name}': {refusal}"
-        return [Diagnostic(display, case.line, 1, "error", "turns", message)]
+        if refusal is not None and target is not None:
+            message = f"case {case.id!r}: target '{target.name}': {refusal}"
+            found.append(Diagnostic(display, case.line, 1, "error", key, message))
+        simulator = self.targets.get(simulated.target) if simulated else None
+        refusal = simulator_refusal(simulator.kind.name) if simulator is not None else None
+        if refusal is not None and simulator is not None:
+            message = f"case {case.id!r}: simulated_user target '{simulator.name}': {refusal}"
+            found.append(Diagnostic(display, case.line, 1, "error", "simulated_user", message))
+        return found
 
     def prompt_warnings(self, display: str, case: LoadedCase) -> list[Diagnostic]:
         """A ``cli`` target given an over-long ``{PROMPT}`` (use ``{PROMPT_FILE}``)."""

@@ -175,8 +175,8 @@ class CaseBuilder:
         expected = tuple(self._messages(_expected_messages(spec), where, "expected", displays))
         evaluators = self._case_evaluators(spec, where, defaults)
         turns = self._turns(spec, where, displays)
-        if spec.turns is not None:
-            self._history_check(inputs, where)
+        if spec.turns is not None or spec.simulated_user is not None:
+            self._history_check(inputs, where, "turns" if spec.turns else "simulated_user")
         elif not any(m.visible for m in inputs) and len(self.report.errors) == errors_before:
             self.error(
                 where.at(_input_key(spec)),
@@ -187,6 +187,8 @@ class CaseBuilder:
             self._conversation_warnings(inputs, where.at(_input_key(spec)))
         execution = spec.execution
         self.check_target(execution.target if execution else None, where.at("execution", "target"))
+        if spec.simulated_user is not None:
+            self.check_target(spec.simulated_user.target, where.at("simulated_user", "target"))
         if len(self.report.errors) != errors_before:
             return None
         return LoadedCase(
@@ -203,6 +205,7 @@ class CaseBuilder:
             spec=spec,
             repeat=spec.repeat,
             turns=turns,
+            simulated_user=spec.simulated_user,
         )
 
     def _turns(
@@ -226,14 +229,14 @@ class CaseBuilder:
             loaded.append(LoadedTurn(CaseMessage("user", segments), evaluators))
         return tuple(loaded)
 
-    def _history_check(self, inputs: tuple[CaseMessage, ...], where: Located) -> None:
+    def _history_check(self, inputs: tuple[CaseMessage, ...], where: Located, key: str) -> None:
         """With ``turns:``, the input messages are what comes before the first turn: a last
         user message would be a second question the target never answers."""
         visible = [i for i, m in enumerate(inputs) if m.visible]
         if visible and inputs[visible[-1]].role == "user":
             self.error(
                 where.at("input_messages", visible[-1]),
-                "with 'turns', input_messages holds only what comes before the first turn "
+                f"with '{key}', input_messages holds only what comes before the first turn "
                 "and must not end with a user message: make it the first turn",
             )
 
@@ -408,7 +411,7 @@ def _input_key(spec: EvalCase) -> str:
 def _input_messages(spec: EvalCase) -> list[tuple[Message, DataPath]]:
     if spec.input_messages is not None:
         return [(m, ("input_messages", i)) for i, m in enumerate(spec.input_messages)]
-    if spec.turns is not None:  # a live conversation with no history
+    if spec.turns is not None or spec.simulated_user is not None:  # no history
         return []
     return [(UserMessage(role="user", content=spec.input or ""), ("input",))]
 

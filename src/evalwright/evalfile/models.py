@@ -66,6 +66,21 @@ TurnItem = Annotated[
     ),
 ]
 """A user turn: a bare string, or a :class:`Turn`."""
+MAX_SIMULATED_TURNS = 100
+"""The most candidate turns a simulated user may run (``max_turns``)."""
+
+
+class SimulatedUser(FileModel):
+    """A chat target that plays the user of a live conversation until its goal is reached
+    or ``max_turns`` candidate turns have run (docs/conversations.md#simulated-user)."""
+
+    target: NonEmptyStr
+    """The chat target that plays the user."""
+    persona: NonEmptyStr
+    goal: NonEmptyStr
+    max_turns: Annotated[int, Field(ge=1, le=MAX_SIMULATED_TURNS)]
+    first_message: NonEmptyStr | None = None
+    """The first user message as written; without it the simulator writes it."""
 
 
 class EvalCase(FileModel):
@@ -88,6 +103,9 @@ class EvalCase(FileModel):
     turns: Annotated[list[TurnItem], Field(min_length=1)] | None = None
     """The user turns of a live conversation: the target answers each in turn
     (docs/conversations.md)."""
+    simulated_user: SimulatedUser | None = None
+    """A chat target playing the user instead of fixed ``turns``
+    (docs/conversations.md#simulated-user)."""
     outcome: str | None = Field(default=None, deprecated=_legacy("expected_outcome"))
     evaluators: EvaluatorList | None = Field(
         default=None, deprecated=_legacy("execution.evaluators")
@@ -100,9 +118,12 @@ class EvalCase(FileModel):
     @model_validator(mode="after")
     def _check(self) -> EvalCase:
         _one_of(self, "expected_outcome", "outcome", required=True)
-        _one_of(self, "input_messages", "input", required=self.turns is None)
-        if self.turns is not None and self.input is not None:
-            raise field_error("conflict", "give 'turns' or 'input', not both", "input")
+        live = self.turns is not None or self.simulated_user is not None
+        _one_of(self, "input_messages", "input", required=not live)
+        _one_of(self, "turns", "simulated_user", required=False)
+        if live and self.input is not None:
+            which = "turns" if self.turns is not None else "simulated_user"
+            raise field_error("conflict", f"give '{which}' or 'input', not both", "input")
         _one_of(self, "expected_messages", "expected_output", required=False)
         if self.execution and self.execution.evaluators is not None:
             _one_of(self, "execution", "evaluators", required=False)

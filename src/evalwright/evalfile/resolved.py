@@ -13,7 +13,7 @@ from pydantic import JsonValue
 
 from evalwright.evalfile.evaluator_specs import EvaluatorSpec
 from evalwright.evalfile.messages import Role, ToolCall
-from evalwright.evalfile.models import EvalCase
+from evalwright.evalfile.models import EvalCase, SimulatedUser
 from evalwright.evalfile.project import Project
 from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.template import Template
@@ -113,6 +113,9 @@ class LoadedCase:
     turns: tuple[LoadedTurn, ...] = field(default=(), kw_only=True)
     """The user turns of a live conversation, empty for a single answer
     (docs/conversations.md)."""
+    simulated_user: SimulatedUser | None = field(default=None, kw_only=True)
+    """The chat target playing the user of a live conversation
+    (docs/conversations.md#simulated-user)."""
     spec: EvalCase = field(repr=False)
 
     @property

@@ -56,7 +56,7 @@ class CaseRunner:
 
         A request that cannot even be built (or sent) is a failure of this case alone.
         """
-        if item.case.turns:
+        if item.case.turns or item.case.simulated_user is not None:
             return await self._converse(item)
         inputs: BuiltPrompt | None = None
         try:
@@ -84,7 +84,7 @@ class CaseRunner:
         if asked.conversation is not None:
             if asked.conversation.failure is not None:
                 return conversation.failed(self, item, asked.conversation)
-            return await conversation.finish(self, item, asked.conversation.turns)
+            return await conversation.finish(self, item, asked.conversation)
         if response is None or inputs is None:
             assert asked.failure is not None
             return self.failed_row(item, asked.failure, inputs)

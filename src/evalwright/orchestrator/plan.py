@@ -24,7 +24,7 @@ from evalwright.evalfile.resolved import LoadedCase, SuiteInfo
 from evalwright.evalfile.suite import Suite, open_suite
 from evalwright.orchestrator.select import Selection
 from evalwright.results.failed import FailedRows, read_failed
-from evalwright.targets.kinds import live_turns_refusal
+from evalwright.targets.kinds import live_turns_refusal, simulator_refusal
 from evalwright.targets.models import Target
 from evalwright.targets.registry import DEFAULT_TARGET, TargetRegistry
 
@@ -236,12 +236,20 @@ class Plan:
             if isinstance(evaluator.spec, LlmJudgeSpec):
                 for judge in evaluator.spec.judges or [evaluator.spec.target]:
                     self.registry.check_judge(name, judge)
-        refusal = live_turns_refusal(target.kind.name) if case.turns else None
+        live = bool(case.turns) or case.simulated_user is not None
+        refusal = live_turns_refusal(target.kind.name) if live else None
+        key = "turns" if case.turns else "simulated_user"
         if refusal is not None:
             message = f"target '{name}': {refusal}"
-            raise LoadError(
-                [Diagnostic(info.display_path, case.line, 1, "error", "turns", message)]
-            )
+            raise LoadError([Diagnostic(info.display_path, case.line, 1, "error", key, message)])
+        if case.simulated_user is not None:
+            simulator = case.simulated_user.target
+            refusal = simulator_refusal(self.registry.target(simulator).kind.name)
+            if refusal is not None:
+                message = f"simulated_user target '{simulator}': {refusal}"
+                raise LoadError(
+                    [Diagnostic(info.display_path, case.line, 1, "error", key, message)]
+                )
 
 
 def _raise_errors(report: Report) -> None:

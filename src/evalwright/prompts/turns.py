@@ -30,6 +30,23 @@ def turn_case(case: LoadedCase, replies: Sequence[str]) -> LoadedCase:
     return dataclasses.replace(case, input_messages=tuple(messages), turns=())
 
 
+def simulated_case(case: LoadedCase, sent: Sequence[str], replies: Sequence[str]) -> LoadedCase:
+    """A simulated user's conversation (docs/conversations.md#simulated-user) as it stands
+    at turn ``len(sent)``: the authored history, then each message the simulated user sent
+    followed by the target's reply to it; the last message sent has no reply yet."""
+    assert len(sent) == len(replies) + 1
+    messages = list(case.input_messages)
+    for index, text in enumerate(sent):
+        messages.append(CaseMessage("user", (TextSegment(text),)))
+        if index < len(replies):
+            messages.append(reply_message(replies[index]))
+    return dataclasses.replace(case, input_messages=tuple(messages), turns=(), simulated_user=None)
+
+
 def first_turn(case: LoadedCase) -> LoadedCase:
-    """What a case sends first: a live conversation's first turn, else the case itself."""
-    return turn_case(case, ()) if case.turns else case
+    """What a case sends first: a live conversation's first turn, else the case itself (a
+    simulated user's whose first message is not written yet: only its history)."""
+    if case.turns:
+        return turn_case(case, ())
+    first = case.simulated_user.first_message if case.simulated_user else None
+    return simulated_case(case, (first,), ()) if first is not None else case

@@ -24,7 +24,7 @@ from evalwright.providers.sampling import unsupported_notes
 from evalwright.providers.wire import TraceEntry, Usage, WireRequest
 from evalwright.targets.models import RetrySettings, Target
 
-Purpose = Literal["candidate", "judge"]
+Purpose = Literal["candidate", "judge", "simulator"]
 
 
 @dataclass(frozen=True, slots=True)

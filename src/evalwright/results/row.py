@@ -139,6 +139,27 @@ class RawRequest(RecordModel):
     chat_prompt: tuple[PromptMessage, ...] | None
 
 
+class SimulatorRecord(RecordModel):
+    """The simulated user's call that wrote a turn's user message, or ended the conversation
+    (docs/conversations.md#simulated-user): recorded as a judge's is."""
+
+    target: str
+    wire_request: WireRequest | None
+    """The last try's request (the simulator sees the conversation from the user's side)."""
+    reply: str
+    """The last try's reply, as given."""
+    done: bool | None
+    """The reply's ``done`` (``null`` when the reply was not the JSON asked for)."""
+    usage: Usage | None
+    """Every try's token counts added up."""
+    cost_usd: float | None
+    """What every try cost, ``null`` when unknown."""
+    latency_ms: float
+    tries: int
+    """2 when the first reply was not the JSON asked for."""
+    cache: CacheState
+
+
 class TurnRecord(RecordModel):
     """One turn of a live conversation: what was sent, the reply, and its own evaluators'
     verdicts (docs/conversations.md#the-row)."""
@@ -158,6 +179,11 @@ class TurnRecord(RecordModel):
     evaluator_results: tuple[EvaluatorResult, ...]
     score: float | None
     """The weighted mean of this turn's evaluators, ``null`` without any (or on an error)."""
+    simulator: Annotated[SimulatorRecord | None, Field(exclude_if=_absent)] = None
+    """The simulated user's call that wrote this turn's message; left out of fixed turns
+    and of a ``first_message``."""
+    simulator_done: Annotated[SimulatorRecord | None, Field(exclude_if=_absent)] = None
+    """The simulated user's call after this turn that ended the conversation (``done``)."""
 
 
 class ResultRow(RecordModel):

@@ -249,3 +249,18 @@ def unwritable_row(row: ResultRow, problem: Exception) -> ResultRow:
         kind, message = row.error.type, f"{_scrub(row.error.message)}; {message}"
     safe.update(status="error", score=None, error={"type": kind, "message": message})
     return ResultRow.model_validate(safe)
+
+
+def total_usage(usages: Sequence[Usage | None]) -> Usage | None:
+    """The calls' token counts added up, ``None`` where one did not report them."""
+    if not usages or any(u is None for u in usages):
+        return None
+    known = [u for u in usages if u is not None]
+
+    def total(name: str) -> int | None:
+        values: list[int | None] = [getattr(u, name) for u in known]
+        if any(v is None for v in values):
+            return None
+        return sum(v for v in values if v is not None)
+
+    return Usage.model_validate({name: total(name) for name in Usage.model_fields})

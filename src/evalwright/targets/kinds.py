@@ -66,3 +66,12 @@ def live_turns_refusal(name: str) -> str | None:
         f"a {name} agent session cannot be continued turn by turn, so it cannot hold a live "
         "conversation (turns:); use a chat target or a cli target"
     )
+
+
+def simulator_refusal(name: str) -> str | None:
+    """Why targets of kind ``name`` cannot play a simulated user, or ``None`` when they can:
+    only chat APIs answer the JSON it is asked for (docs/conversations.md#simulated-user)."""
+    if PROVIDER_KINDS[name].family == "chat":
+        return None
+    chats = ", ".join(kinds_of("chat"))
+    return f"a {name} target cannot play a simulated user: use a chat target ({chats})"

@@ -39,6 +39,9 @@ class MockProvider(Provider):
         """The configured text for this request."""
         if request.purpose == "judge":
             return self.mock.judge_response or DEFAULT_VERDICT
+        if request.purpose == "simulator":  # one turn, then done: a dry run stays short
+            done = len(request.messages) > 2
+            return json.dumps({"message": DEFAULT_RESPONSE, "done": done})
         if self.mock.responses and request.case_id in self.mock.responses:
             return self.mock.responses[request.case_id]
         return DEFAULT_RESPONSE if self.mock.response is None else self.mock.response
