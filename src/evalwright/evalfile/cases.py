@@ -7,6 +7,13 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
+from evalwright.evalfile.case_spec import (
+    expected_messages_of,
+    input_key,
+    input_messages_of,
+    plain_key,
+    spec_outcome,
+)
 from evalwright.evalfile.diagnostics import Report, format_field
 from evalwright.evalfile.evaluator_specs import CodeSpec, EvaluatorSpec, LlmJudgeSpec, default_judge
 from evalwright.evalfile.messages import (
@@ -171,20 +178,20 @@ class CaseBuilder:
         errors_before = len(self.report.errors)
         self._legacy_warnings(spec, where)
         displays: dict[str, str] = {}
-        inputs = tuple(self._messages(_input_messages(spec), where, "input", displays))
-        expected = tuple(self._messages(_expected_messages(spec), where, "expected", displays))
+        inputs = tuple(self._messages(input_messages_of(spec), where, "input", displays))
+        expected = tuple(self._messages(expected_messages_of(spec), where, "expected", displays))
         evaluators = self._case_evaluators(spec, where, defaults)
         turns = self._turns(spec, where, displays)
         if spec.turns is not None or spec.simulated_user is not None:
             self._history_check(inputs, where, "turns" if spec.turns else "simulated_user")
         elif not any(m.visible for m in inputs) and len(self.report.errors) == errors_before:
             self.error(
-                where.at(_input_key(spec)),
+                where.at(input_key(spec)),
                 "the case has nothing visible to send: every input message is empty",
                 key=True,
             )
         else:
-            self._conversation_warnings(inputs, where.at(_input_key(spec)))
+            self._conversation_warnings(inputs, where.at(input_key(spec)))
         execution = spec.execution
         self.check_target(execution.target if execution else None, where.at("execution", "target"))
         if spec.simulated_user is not None:
@@ -193,7 +200,7 @@ class CaseBuilder:
             return None
         return LoadedCase(
             id=spec.id,
-            expected_outcome=_outcome(spec),
+            expected_outcome=spec_outcome(spec),
             input_messages=inputs,
             expected_messages=expected,
             evaluators=evaluators,
@@ -265,7 +272,7 @@ class CaseBuilder:
         displays: dict[str, str],
     ) -> Iterator[CaseMessage]:
         for message, path in messages:
-            plain = _plain_key(message)
+            plain = plain_key(message)
             if plain is not None and (shared := self._plain.get(plain)) is not None:
                 yield shared
                 continue
@@ -385,42 +392,3 @@ class CaseBuilder:
                 "continues it as a prefill, other APIs answer after it",
                 key=True,
             )
-
-
-def _plain_key(message: Message) -> tuple[str, str] | None:
-    """``(role, text)`` of a turn that is one string and nothing else, else ``None``."""
-    content = message.content
-    if not isinstance(content, str) or isinstance(message, ToolMessage):
-        return None
-    if isinstance(message, AssistantMessage) and message.tool_calls:
-        return None
-    return message.role, content
-
-
-def _outcome(spec: EvalCase) -> str:
-    value = (
-        spec.expected_outcome if spec.expected_outcome is not None else raw_field(spec, "outcome")
-    )
-    return str(value)
-
-
-def _input_key(spec: EvalCase) -> str:
-    return "input_messages" if spec.input_messages is not None else "input"
-
-
-def _input_messages(spec: EvalCase) -> list[tuple[Message, DataPath]]:
-    if spec.input_messages is not None:
-        return [(m, ("input_messages", i)) for i, m in enumerate(spec.input_messages)]
-    if spec.turns is not None or spec.simulated_user is not None:  # no history
-        return []
-    return [(UserMessage(role="user", content=spec.input or ""), ("input",))]
-
-
-def _expected_messages(spec: EvalCase) -> list[tuple[Message, DataPath]]:
-    if spec.expected_messages is not None:
-        return [(m, ("expected_messages", i)) for i, m in enumerate(spec.expected_messages)]
-    if spec.expected_output is not None:
-        return [
-            (AssistantMessage(role="assistant", content=spec.expected_output), ("expected_output",))
-        ]
-    return []
