@@ -12,7 +12,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,17 +31,27 @@ def _free_port() -> int:
 
 @dataclass
 class Cluster:
-    """The head's address and the worker node's process (killed to lose the node)."""
+    """The head's address and the two nodes' processes (each its own process group)."""
 
     address: str
     temp_dir: str
+    head: subprocess.Popen[bytes]
     worker: subprocess.Popen[bytes]
 
     def kill_worker(self) -> None:
         """Kill the worker node and everything it started, as a lost machine."""
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.worker.pid, signal.SIGKILL)
-        self.worker.wait()
+        _kill(self.worker)
+
+    def stop(self) -> None:
+        """Stop both nodes: their own process groups, never Ray processes by name."""
+        _kill(self.worker)
+        _kill(self.head)
+
+
+def _kill(node: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(node.pid, signal.SIGKILL)
+    node.wait()
 
 
 def _common(cpus: int) -> list[str]:
@@ -50,35 +60,41 @@ def _common(cpus: int) -> list[str]:
         "--num-gpus=0",
         f"--object-store-memory={OBJECT_STORE}",
         "--disable-usage-stats",
+        "--block",
     ]
 
 
-@contextlib.contextmanager
-def two_nodes(head_cpus: int, worker_cpus: int) -> Iterator[Cluster]:
-    """Start the cluster; stop it (``ray stop`` and the worker's processes) on exit."""
-    temp_dir = tempfile.mkdtemp(prefix="ray-", dir="/tmp")  # short: Ray's sockets live there
-    port = _free_port()
-    address = f"127.0.0.1:{port}"
+def _node(argv: list[str]) -> subprocess.Popen[bytes]:
+    """``ray start ... --block`` in a new session, so its group holds every process of it."""
     env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
-    head = [_ray(), "start", "--head", f"--port={port}", "--node-ip-address=127.0.0.1"]
-    head += ["--include-dashboard=false", f"--temp-dir={temp_dir}", *_common(head_cpus)]
-    subprocess.run(head, check=True, env=env, capture_output=True, timeout=120)
-    worker_cmd = [_ray(), "start", f"--address={address}", "--node-ip-address=127.0.0.1"]
-    worker_cmd += ["--block", '--resources={"worker": 1}', *_common(worker_cpus)]
-    worker = subprocess.Popen(
-        worker_cmd,
+    return subprocess.Popen(
+        argv,
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    cluster = Cluster(address, temp_dir, worker)
+
+
+@contextlib.contextmanager
+def two_nodes(head_cpus: int, worker_cpus: int) -> Generator[Cluster]:
+    """Start the cluster; kill both nodes' process groups and remove its files on exit."""
+    temp_dir = tempfile.mkdtemp(prefix="ray-", dir="/tmp")  # short: Ray's sockets live there
+    port = _free_port()
+    address = f"127.0.0.1:{port}"
+    head = [_ray(), "start", "--head", f"--port={port}", "--node-ip-address=127.0.0.1"]
+    head += ["--include-dashboard=false", f"--temp-dir={temp_dir}", *_common(head_cpus)]
+    worker = [_ray(), "start", f"--address={address}", "--node-ip-address=127.0.0.1"]
+    worker += ['--resources={"worker": 1}', *_common(worker_cpus)]
+    head_node = _node(head)
+    cluster = Cluster(address, temp_dir, head_node, head_node)
     try:
+        _wait_for_nodes(address, 1)
+        cluster.worker = _node(worker)
         _wait_for_nodes(address, 2)
         yield cluster
     finally:
-        cluster.kill_worker()
-        subprocess.run([_ray(), "stop", "--force"], env=env, capture_output=True, timeout=120)
+        cluster.stop()
         shutil.rmtree(temp_dir, ignore_errors=True)
 
 
@@ -92,7 +108,11 @@ def _wait_for_nodes(address: str, count: int, timeout: float = 90) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         done = subprocess.run(
-            [sys.executable, "-c", probe, address], capture_output=True, text=True, timeout=60
+            [sys.executable, "-c", probe, address],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
         )
         if done.returncode == 0 and done.stdout.strip().splitlines()[-1:] == [str(count)]:
             return

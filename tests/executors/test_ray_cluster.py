@@ -103,3 +103,33 @@ def test_cases_spread_over_both_nodes_within_their_slots_time(
     ideal = (CASES - slots) * 1 / slots
     print(f"wall {wall:.1f} s; after the first wave {steady:.1f} s, ideal {ideal:.1f} s")
     assert steady <= ideal * 1.2 + 0.2
+
+
+def test_a_lost_node_loses_no_row(project: ProjectDir, cluster: Cluster) -> None:
+    # Last in this module: the worker node does not come back.
+    _project(project, CASES, sleep=2)
+    out = project.root / "r.jsonl"
+    done: list[tuple[int, str, list[dict[str, Any]]]] = []
+    run = threading.Thread(target=lambda: done.append(_eval(project, cluster)))
+    run.start()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(_lines(out)) < SLOTS:
+        time.sleep(0.2)
+    assert _lines(out), "no case finished before the node was to be killed"
+
+    cluster.kill_worker()
+    run.join(timeout=300)
+
+    assert not run.is_alive(), "the run hangs on the lost node"
+    code, err, rows = done[0]
+    assert code in (0, 1), err
+    assert sorted(row["eval_id"] for row in rows) == [f"c{i:03d}" for i in range(CASES)]
+    for row in rows:
+        assert (
+            row["status"] == "error"
+            or row["candidate_answer"] == f"Say fine {row['eval_id'][1:].lstrip('0') or '0'}."
+        )
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines() if path.exists() else []

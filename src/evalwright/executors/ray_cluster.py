@@ -13,8 +13,9 @@ import contextlib
 import logging
 import os
 import shutil
+import sys
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -105,7 +106,8 @@ class RayExecutor:
             )
 
         try:
-            await asyncio.to_thread(init)
+            with _keeping_streams():
+                await asyncio.to_thread(init)
         except (ConnectionError, RuntimeError, ValueError) as exc:
             raise ConfigError(f"--ray-address: cannot join the Ray cluster: {exc}") from None
         return cls(root)
@@ -120,7 +122,18 @@ class RayExecutor:
         """Leave the cluster (tasks still running are cancelled by the caller first)."""
         import ray
 
-        ray.shutdown()  # pyright: ignore[reportUnknownMemberType]
+        with _keeping_streams():
+            ray.shutdown()  # pyright: ignore[reportUnknownMemberType]
+
+
+@contextlib.contextmanager
+def _keeping_streams() -> Generator[None]:
+    """Put back ``sys.stdout`` and ``sys.stderr``: Ray swaps them while it joins and leaves."""
+    streams = sys.stdout, sys.stderr
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = streams
 
 
 class _RayRunner:
