@@ -4,6 +4,9 @@ cases spread over both nodes, take the time their slots allow, and a lost node l
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -103,6 +106,30 @@ def test_cases_spread_over_both_nodes_within_their_slots_time(
     ideal = (CASES - slots) * 1 / slots
     print(f"wall {wall:.1f} s; after the first wave {steady:.1f} s, ideal {ideal:.1f} s")
     assert steady <= ideal * 1.2 + 0.2
+
+
+def test_ctrl_c_cancels_the_tasks_and_keeps_the_finished_rows(
+    project: ProjectDir, cluster: Cluster
+) -> None:
+    _project(project, CASES, sleep=3)
+    out = project.root / "r.jsonl"
+    argv = [sys.executable, "-m", "evalwright", "eval", "evals", "--target", "agent"]
+    argv += ["--executor", "ray", "--ray-address", cluster.address, "--out", str(out)]
+    argv += ["--workers", str(4 * SLOTS)]
+    run = subprocess.Popen(argv, cwd=project.root, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not _lines(out):
+        time.sleep(0.1)
+    assert _lines(out), "no case finished"
+
+    run.send_signal(signal.SIGINT)
+    _, err = run.communicate(timeout=60)
+
+    assert run.returncode == 130, err
+    assert "interrupted; every finished row is kept" in err
+    rows = _rows(out)
+    assert 0 < len(rows) < CASES
+    assert all(row["status"] == "ok" and row["node"] for row in rows)
 
 
 def test_a_lost_node_loses_no_row(project: ProjectDir, cluster: Cluster) -> None:

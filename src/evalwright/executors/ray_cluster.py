@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import os
 import shutil
@@ -187,7 +188,7 @@ class _RayRunner:
         import ray
         from ray.exceptions import RayError
 
-        task = ray.remote(_node_run).options(**self.options)  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        task = _remote_task().options(**self.options)  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
         ref = task.remote(job)  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
         try:
             future = asyncio.wrap_future(ref.future())  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
@@ -204,6 +205,14 @@ class _RayRunner:
                 ) from None
             raise
         return outcome
+
+
+@functools.cache
+def _remote_task() -> Any:
+    """The node function as a Ray remote function, made once (Ray exports it on first use)."""
+    import ray
+
+    return ray.remote(_node_run)  # pyright: ignore[reportUnknownMemberType]
 
 
 def _pack(paths: Sequence[str], limit: int) -> list[_Shipped]:
