@@ -16,12 +16,13 @@ import os
 from collections.abc import AsyncIterator, Generator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypedDict, Unpack
+from typing import Any, Literal, TypedDict, Unpack
 
 from pydantic import BaseModel
 
 from evalwright.errors import ConfigError, Diagnostic
 from evalwright.evalfile.suite import Suite
+from evalwright.executors.ray_cluster import require_ray
 from evalwright.limits import MAX_REPEAT
 from evalwright.orchestrator.plan import RunOptions, load_plan
 from evalwright.orchestrator.run import Reporter, SilentReporter, execute
@@ -140,6 +141,11 @@ class RunSettings(TypedDict, total=False):
     max_cost: float | None
     """Once the run has spent this many USD (target and judge calls, cache hits free), no new
     case starts (docs/running.md#--max-cost)."""
+    executor: Literal["local", "ray"]
+    """Where agent (``cli``, ``codex``) cases run: ``"local"`` (default) or ``"ray"``, as
+    Ray tasks (the ``evalwright[ray]`` extra; docs/scale.md)."""
+    ray_address: str | None
+    """The Ray cluster to join with ``executor="ray"`` (default: Ray's own choice)."""
     reporter: Reporter | None
     """Told when the run starts, each row, each warning, and the end."""
     keep_rows: bool
@@ -176,7 +182,21 @@ def options_for(suites: SuiteSource | Sequence[SuiteSource], settings: RunSettin
         pass_mark=settings.get("pass_mark", 0.5),
         threshold=settings.get("threshold"),
         max_cost=settings.get("max_cost"),
+        **_executor(settings),
     )
+
+
+def _executor(settings: RunSettings) -> dict[str, Any]:
+    """``executor`` and ``ray_address`` checked (Ray installed when asked for)."""
+    executor = settings.get("executor", "local")
+    if executor not in ("local", "ray"):
+        raise ConfigError(f"executor: expected 'local' or 'ray', got {executor!r}")
+    address = settings.get("ray_address")
+    if address is not None and executor != "ray":
+        raise ConfigError("ray_address: give it with executor 'ray'")
+    if executor == "ray":
+        require_ray()
+    return {"executor": executor, "ray_address": address}
 
 
 def _repeat(value: int | None) -> int | None:
@@ -305,6 +325,7 @@ def run(suites: SuiteSource | Sequence[SuiteSource], **settings: Unpack[RunSetti
     Options are those of ``evalwright eval``: ``targets`` (names), ``targets_file``,
     ``eval_id`` (globs), ``tags``, ``skip_tags``, ``only_failed``, ``repeat``, ``workers``,
     ``out``, ``resume``, ``cache``, ``dry_run``, ``pass_mark``, ``threshold``, ``max_cost``,
+    ``executor``, ``ray_address``,
     plus ``reporter`` and ``keep_rows``. A mistake in the files or options raises
     :class:`ConfigError` before anything runs; a failing target only marks its rows.
     """

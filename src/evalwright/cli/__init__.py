@@ -95,6 +95,18 @@ def _add_eval(commands: Any) -> None:
         help="cases running at once (default 8)",
     )
     run.add_argument(
+        "--executor",
+        choices=("local", "ray"),
+        default="local",
+        help="where agent (cli, codex) cases run: here, or as tasks on a Ray cluster "
+        "(needs evalwright[ray]; docs/scale.md)",
+    )
+    run.add_argument(
+        "--ray-address",
+        metavar="ADDR",
+        help="the Ray cluster to join with --executor ray (default: RAY_ADDRESS, else a local Ray)",
+    )
+    run.add_argument(
         "--dry-run", action="store_true", help="answer every target and judge with the offline mock"
     )
     _add_pass_mark(run)

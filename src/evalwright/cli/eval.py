@@ -39,6 +39,8 @@ def settings_from(args: argparse.Namespace, reporter: Reporter) -> RunSettings:
         "pass_mark": args.pass_mark,
         "threshold": args.threshold,
         "max_cost": args.max_cost,
+        "executor": args.executor,
+        "ray_address": args.ray_address,
         "reporter": reporter,
         # The rows are in the results file; holding them too would grow with the suite.
         "keep_rows": False,

@@ -12,6 +12,7 @@ import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from evalwright.errors import ConfigError, Diagnostic, LoadError
 from evalwright.evalfile.diagnostics import Report
@@ -61,6 +62,10 @@ class RunOptions:
     max_cost: float | None = None
     """``--max-cost``: once this run has spent this many USD, no new case starts
     (docs/running.md#--max-cost)."""
+    executor: Literal["local", "ray"] = "local"
+    """``--executor``: where agent cases' commands run (docs/scale.md)."""
+    ray_address: str | None = None
+    """``--ray-address``: the Ray cluster to join (docs/scale.md)."""
 
     @property
     def selection(self) -> Selection:

@@ -17,6 +17,7 @@ from typing import Protocol
 from evalwright import logs
 from evalwright.errors import Diagnostic
 from evalwright.evalfile.evaluator_specs import CodeSpec, LlmJudgeSpec
+from evalwright.executors.ray_cluster import RayExecutor
 from evalwright.orchestrator.calls import TargetCaller
 from evalwright.orchestrator.case import AnsweredCase, CaseRunner, internal_error
 from evalwright.orchestrator.output import open_results
@@ -87,9 +88,17 @@ async def execute(plan: Plan, reporter: Reporter) -> RunSummary:
     """Run the plan with ``options.workers`` cases at once."""
     redact = Redactor.from_environment(plan.registry.env, plan.registry.all_api_keys())
     plan.registry.use_redactor(redact)
-    # What a run logs is redacted like what it writes.
-    with logs.redacting(redact), _fewer_collections():
-        return await _execute(plan, reporter, redact)
+    executor = None
+    if plan.options.executor == "ray":
+        executor = await RayExecutor.connect(plan.project.root, plan.options.ray_address)
+        plan.registry.use_runner(executor.runner_for)
+    try:
+        # What a run logs is redacted like what it writes.
+        with logs.redacting(redact), _fewer_collections():
+            return await _execute(plan, reporter, redact)
+    finally:
+        if executor is not None:
+            executor.close()
 
 
 @contextlib.contextmanager

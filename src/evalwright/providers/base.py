@@ -20,6 +20,7 @@ from evalwright.prompts import BuiltPrompt, ChatMessage, DeliveryNote
 from evalwright.prompts.render import Mode
 from evalwright.providers.http import HttpPool
 from evalwright.providers.process import ChildEnvironment
+from evalwright.providers.runner import LOCAL, CommandRunner
 from evalwright.providers.sampling import unsupported_notes
 from evalwright.providers.wire import TraceEntry, Usage, WireRequest
 from evalwright.targets.models import RetrySettings, Target
@@ -86,6 +87,8 @@ class ProviderResponse:
     cost_usd: float | None = None
     """What the answer cost at its target's price, set by the run around every call
     (``None`` when unknown; docs/running.md#cost)."""
+    node: str | None = None
+    """The cluster node that ran an agent's command (``--executor ray``, docs/scale.md)."""
 
 
 def _unchanged(text: str) -> str:
@@ -102,6 +105,8 @@ class ProviderContext:
     pool: HttpPool
     redact: Callable[[str], str] = _unchanged
     child_env: ChildEnvironment = field(default_factory=ChildEnvironment.current)
+    runner: CommandRunner = LOCAL
+    """Where agent commands run (docs/scale.md)."""
 
 
 def read_answer_file(path: str | os.PathLike[str], limit: int, missing: str) -> str:

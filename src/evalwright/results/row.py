@@ -228,12 +228,15 @@ class ResultRow(RecordModel):
     attempts: int
     cache: CacheState
     error: ErrorInfo | None
+    node: Annotated[str | None, Field(exclude_if=_absent)] = None
+    """The Ray node that ran the case's agent command (docs/scale.md); left out of every row
+    not run on a cluster."""
     turns: Annotated[tuple[TurnRecord, ...] | None, Field(exclude_if=_absent)] = None
     """A live conversation's turns, in order (docs/conversations.md#the-row); left out of
     every other row."""
 
 
-ROW_KEYS = tuple(key for key in ResultRow.model_fields if key != "turns")
+ROW_KEYS = tuple(key for key in ResultRow.model_fields if key not in ("node", "turns"))
 """Every key of a row, in the order it is written (a live conversation's row adds ``turns``
 last)."""
 

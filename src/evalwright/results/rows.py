@@ -108,6 +108,7 @@ def answered_row(
         latency_ms=round(response.latency_ms, 3),
         attempts=response.attempts,
         cache=cache,
+        node=response.node,
     )
 
 
@@ -148,6 +149,7 @@ def _row(
     latency_ms: float | None = None,
     attempts: int = 0,
     cache: CacheState = "off",
+    node: str | None = None,
 ) -> ResultRow:
     """The one place a row is made: an error row is the empty row plus what is known."""
     return ResultRow(
@@ -183,6 +185,7 @@ def _row(
         attempts=attempts,
         cache=cache,
         error=error,
+        node=node,
     )
 
 

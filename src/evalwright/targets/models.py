@@ -315,6 +315,10 @@ class Healthcheck(FileModel):
 
 class _AgentTarget(_Target):
     max_response_bytes: MaxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES
+    num_cpus: Annotated[float, Field(gt=0)] = 1
+    """CPUs a case reserves on a cluster node (``--executor ray``, docs/scale.md)."""
+    memory: Annotated[int, Field(gt=0)] | None = None
+    """Bytes of memory a case reserves on a cluster node (docs/scale.md)."""
 
 
 class CliTarget(_AgentTarget):

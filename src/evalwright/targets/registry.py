@@ -3,6 +3,7 @@ provider when first used, and each judge checked once."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib
 from collections.abc import Callable, Mapping, Sequence
@@ -14,6 +15,7 @@ from evalwright.evalfile.variables import Environment
 from evalwright.providers.base import Provider, ProviderContext
 from evalwright.providers.http import HttpPool
 from evalwright.providers.process import ChildEnvironment
+from evalwright.providers.runner import CommandRunner
 from evalwright.targets.kinds import ProviderKind
 from evalwright.targets.load import load_project_targets
 from evalwright.targets.models import ChatTarget, MockTarget, Target, TargetsFile
@@ -47,6 +49,7 @@ class TargetRegistry:
         # A dry run answers every target and judge with the mock, needing no key or variable.
         self.dry_run = dry_run
         self._redact: Callable[[str], str] | None = None
+        self._runner_for: Callable[[Target], CommandRunner] | None = None
         self._file: TargetsFile | None = None
         self.warnings: list[Diagnostic] = []
         """The targets file's warnings (AgentV forms), once it is loaded."""
@@ -98,7 +101,10 @@ class TargetRegistry:
             target = self.target(name)
             if self.dry_run:
                 target = MockTarget(name=name, provider="mock")
-            self._providers[name] = create_provider(target, self.context)
+            context = self.context
+            if self._runner_for is not None and target.provider in ("cli", "codex"):
+                context = dataclasses.replace(context, runner=self._runner_for(target))
+            self._providers[name] = create_provider(target, context)
         return self._providers[name]
 
     def default_judge(self, name: str) -> str | None:
@@ -128,6 +134,11 @@ class TargetRegistry:
                 f"judge target '{found.name}' is a {found.provider} target; a judge "
                 "must be a chat API (openai, azure, anthropic, gemini) or mock"
             )
+
+    def use_runner(self, runner_for: Callable[[Target], CommandRunner]) -> None:
+        """Run agent targets' commands with ``runner_for(target)`` (set before the first
+        provider; docs/scale.md)."""
+        self._runner_for = runner_for
 
     @property
     def context(self) -> ProviderContext:

@@ -48,6 +48,7 @@ class CliProvider(Provider):
         self.argv = split_command(target.command)
         self.cwd = str(context.root / target.cwd) if target.cwd else str(context.root)
         self.child_env: ChildEnvironment = context.child_env
+        self.runner = context.runner
         # Naming the file as a placeholder or as the variable means the answer is in it.
         self.answers_in_file = uses(self.argv, "OUTPUT_FILE") or any(
             _OUTPUT_VARIABLE.search(element) for element in self.argv
@@ -96,12 +97,15 @@ class CliProvider(Provider):
             limit = self.cli.max_response_bytes
             try:
                 env = self._env(request, files)
-                finished = await run_command(argv, cwd=self.cwd, env=env, max_stdout=limit)
+                ran = await self.runner.run(
+                    argv, cwd=self.cwd, env=env, max_stdout=limit, ship=[scratch, *_listed(request)]
+                )
             except OSError as exc:
                 raise ProviderError(f"cannot run {argv[0]!r}: {exc.strerror or exc}") from None
             except OutputTooLarge:
                 raise ResponseTooLarge(limit) from None
             latency = (time.perf_counter() - started) * 1000
+            finished = ran.finished
             if finished.returncode != 0:
                 tail = finished.stderr_tail()
                 raise ProviderError(
@@ -109,7 +113,8 @@ class CliProvider(Provider):
                     + (f"; stderr: {tail}" if tail else "")
                 )
             answer = self._answer(files["OUTPUT_FILE"], finished.stdout)
-        return ProviderResponse(answer, None, None, latency, self._wire(argv), prepared.notes)
+        wire = self._wire(argv)
+        return ProviderResponse(answer, None, None, latency, wire, prepared.notes, node=ran.node)
 
     def _answer(self, output_file: str, stdout: bytes) -> str:
         if self.answers_in_file:

@@ -20,7 +20,8 @@ from evalwright.providers.base import (
     ProviderResponse,
 )
 from evalwright.providers.codex.events import Transcript, parse_line
-from evalwright.providers.process import Finished, OutputTooLarge, run_command
+from evalwright.providers.process import OutputTooLarge
+from evalwright.providers.runner import Ran
 from evalwright.providers.wire import AgentWireRequest, Usage
 from evalwright.targets.models import CodexTarget
 
@@ -81,7 +82,8 @@ class CodexProvider(Provider):
                 f"{document}\n\n--- events\n",
             )
             transcript = Transcript()
-            finished = await self._run(workspace, document, transcript, log)
+            ran = await self._run(workspace, document, transcript, log)
+            finished = ran.finished
             stderr = finished.stderr.decode("utf-8", errors="replace")
             self._log(log, f"\n--- exit status {finished.returncode}\n{stderr}\n")
         latency = (time.perf_counter() - started) * 1000
@@ -97,6 +99,7 @@ class CodexProvider(Provider):
             wire_request=wire,
             delivery_notes=prepared.notes,
             trace=tuple(transcript.trace),
+            node=ran.node,
         )
 
     def _log(self, log: IO[str], text: str) -> None:
@@ -105,7 +108,7 @@ class CodexProvider(Provider):
 
     async def _run(
         self, workspace: str, document: str, transcript: Transcript, log: IO[str]
-    ) -> Finished:
+    ) -> Ran:
         """Pipe the document to Codex, logging and reading each event as it arrives; past
         ``max_response_bytes`` Codex is killed and :class:`ResponseTooLarge` raised."""
 
@@ -118,12 +121,13 @@ class CodexProvider(Provider):
 
         limit = self.codex.max_response_bytes
         try:
-            return await run_command(
+            return await self.context.runner.run(
                 self.argv,
                 cwd=workspace,
                 stdin=document.encode("utf-8"),
                 max_stdout=limit,
                 on_line=on_line,
+                ship=[workspace],
             )
         except OSError as exc:
             raise ProviderError(f"cannot run {self.argv[0]!r}: {exc.strerror or exc}") from None

@@ -1,0 +1,1 @@
+"""Where agent cases run besides this machine (docs/scale.md)."""

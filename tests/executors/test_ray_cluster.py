@@ -1,0 +1,162 @@
+"""``--executor ray`` on a real two-node Ray cluster on this machine (docs/scale.md): agent
+cases spread over both nodes, take the time their slots allow, and a lost node loses no row."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import ProjectDir, run_cli
+from tests.executors.ray_cluster import Cluster, two_nodes
+
+pytest.importorskip("ray", reason="the Ray tests need ray (installed in CI by .ci/run)")
+
+SLOTS = 4
+"""CPUs of each node."""
+CASES = 40
+
+AGENT = 'sleep "${EVALWRIGHT_SLEEP:-1}"\ncat "$1"\n'
+"""A 1 s agent that answers with its prompt file: the file must have reached the node."""
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Cluster]:
+    with two_nodes(SLOTS, SLOTS) as started:
+        yield started
+
+
+def _project(project: ProjectDir, cases: int, sleep: float = 1) -> None:
+    project.write("scripts/agent.sh", AGENT)
+    project.write(
+        ".evalwright/targets.yaml",
+        f"""targets:
+  - name: agent
+    provider: cli
+    command: [sh, scripts/agent.sh, "{{PROMPT_FILE}}"]
+    num_cpus: 1
+    timeout_seconds: 120
+    workers: {4 * SLOTS}
+    pass_env: [EVALWRIGHT_SLEEP]
+""",
+    )
+    body = "".join(
+        f"  - id: c{i:03d}\n    expected_outcome: Fine.\n    input: Say fine {i}.\n"
+        for i in range(cases)
+    )
+    evaluators = "execution:\n  evaluators:\n    - {name: says, type: contains, value: fine}\n"
+    project.write("evals/agents.yaml", f"{evaluators}evalcases:\n{body}")
+    project.write(".env", f"EVALWRIGHT_SLEEP={sleep}\n")
+
+
+def _rows(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def _eval(
+    project: ProjectDir, cluster: Cluster, *more: str
+) -> tuple[int, str, list[dict[str, Any]]]:
+    out = project.root / "r.jsonl"
+    result = run_cli(
+        "eval",
+        project.root / "evals",
+        "--target",
+        "agent",
+        "--executor",
+        "ray",
+        "--ray-address",
+        cluster.address,
+        "--workers",
+        str(4 * SLOTS),
+        "--out",
+        out,
+        *more,
+    )
+    return result.code, result.err, _rows(out) if out.exists() else []
+
+
+def test_cases_spread_over_both_nodes_within_their_slots_time(
+    project: ProjectDir, cluster: Cluster
+) -> None:
+    _project(project, CASES)
+    started = time.perf_counter()
+
+    code, err, rows = _eval(project, cluster)
+
+    wall = time.perf_counter() - started
+    assert code == 0, err
+    assert len(rows) == CASES
+    assert {row["candidate_answer"] for row in rows} == {f"Say fine {i}." for i in range(CASES)}
+    nodes = {row["node"] for row in rows}
+    assert len(nodes) == 2, nodes
+    # Ray starts a worker process per slot when the run joins (seconds on a small machine):
+    # from the first full wave on, cases finish at the rate the slots allow.
+    finishes = sorted(datetime.fromisoformat(row["timestamp"]) for row in rows)
+    slots = 2 * SLOTS
+    steady = (finishes[-1] - finishes[slots - 1]).total_seconds()
+    ideal = (CASES - slots) * 1 / slots
+    print(f"wall {wall:.1f} s; after the first wave {steady:.1f} s, ideal {ideal:.1f} s")
+    assert steady <= ideal * 1.2 + 0.2
+
+
+def test_ctrl_c_cancels_the_tasks_and_keeps_the_finished_rows(
+    project: ProjectDir, cluster: Cluster
+) -> None:
+    _project(project, CASES, sleep=3)
+    out = project.root / "r.jsonl"
+    argv = [sys.executable, "-m", "evalwright", "eval", "evals", "--target", "agent"]
+    argv += ["--executor", "ray", "--ray-address", cluster.address, "--out", str(out)]
+    argv += ["--workers", str(4 * SLOTS)]
+    run = subprocess.Popen(argv, cwd=project.root, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not _lines(out):
+        time.sleep(0.1)
+    assert _lines(out), "no case finished"
+
+    run.send_signal(signal.SIGINT)
+    _, err = run.communicate(timeout=60)
+
+    assert run.returncode == 130, err
+    assert "interrupted; every finished row is kept" in err
+    rows = _rows(out)
+    assert 0 < len(rows) < CASES
+    assert all(row["status"] == "ok" and row["node"] for row in rows)
+
+
+def test_a_lost_node_loses_no_row(project: ProjectDir, cluster: Cluster) -> None:
+    # Last in this module: the worker node does not come back.
+    _project(project, CASES, sleep=2)
+    out = project.root / "r.jsonl"
+    done: list[tuple[int, str, list[dict[str, Any]]]] = []
+    run = threading.Thread(target=lambda: done.append(_eval(project, cluster)))
+    run.start()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(_lines(out)) < SLOTS:
+        time.sleep(0.2)
+    assert _lines(out), "no case finished before the node was to be killed"
+
+    cluster.kill_worker()
+    run.join(timeout=300)
+
+    assert not run.is_alive(), "the run hangs on the lost node"
+    code, err, rows = done[0]
+    assert code in (0, 1), err
+    assert sorted(row["eval_id"] for row in rows) == [f"c{i:03d}" for i in range(CASES)]
+    for row in rows:
+        assert (
+            row["status"] == "error"
+            or row["candidate_answer"] == f"Say fine {row['eval_id'][1:].lstrip('0') or '0'}."
+        )
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
