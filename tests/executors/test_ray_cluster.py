@@ -4,6 +4,7 @@ cases spread over both nodes, take the time their slots allow, and a lost node l
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -19,11 +20,17 @@ import pytest
 from tests.conftest import ProjectDir, run_cli
 from tests.executors.ray_cluster import Cluster, two_nodes
 
-pytest.importorskip("ray", reason="the Ray tests need ray (installed in CI by .ci/run)")
+try:
+    import ray  # noqa: F401  # pyright: ignore[reportUnusedImport]
+except ImportError:
+    if os.environ.get("REQUIRE_RAY") == "1":  # CI installs it: there these tests must run
+        raise
+    pytest.skip("the Ray tests need ray (pip install -e '.[ray]')", allow_module_level=True)
 
 SLOTS = 4
 """CPUs of each node."""
 CASES = 40
+CASE_SECONDS = 3
 
 AGENT = 'sleep "${EVALWRIGHT_SLEEP:-1}"\ncat "$1"\n'
 """A 1 s agent that answers with its prompt file: the file must have reached the node."""
@@ -87,7 +94,9 @@ def _eval(
 def test_cases_spread_over_both_nodes_within_their_slots_time(
     project: ProjectDir, cluster: Cluster
 ) -> None:
-    _project(project, CASES)
+    # 3 s cases: Ray's few tenths of a second per task stay well inside the 20% on a busy
+    # 2-core machine (with 1 s cases they did not, now and then).
+    _project(project, CASES, sleep=CASE_SECONDS)
     started = time.perf_counter()
 
     code, err, rows = _eval(project, cluster)
@@ -103,7 +112,7 @@ def test_cases_spread_over_both_nodes_within_their_slots_time(
     finishes = sorted(datetime.fromisoformat(row["timestamp"]) for row in rows)
     slots = 2 * SLOTS
     steady = (finishes[-1] - finishes[slots - 1]).total_seconds()
-    ideal = (CASES - slots) * 1 / slots
+    ideal = (CASES - slots) * CASE_SECONDS / slots
     print(f"wall {wall:.1f} s; after the first wave {steady:.1f} s, ideal {ideal:.1f} s")
     assert steady <= ideal * 1.2 + 0.2
 
