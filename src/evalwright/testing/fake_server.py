@@ -18,6 +18,7 @@ from typing import Self
 from evalwright.jsontext import JsonValue
 from evalwright.testing.actions import Action, Drop, Flood, Stall, Text, Verdict, verdict_json
 from evalwright.testing.apis import error_body, not_found, render
+from evalwright.testing.batches import OpenAIBatches
 from evalwright.testing.common import dumps
 from evalwright.testing.http11 import (
     READ_LIMIT,
@@ -80,6 +81,9 @@ class FakeServer:
         """Exceptions raised while answering (each also answered with a 500)."""
         self.connections_opened = 0
         """How many TCP connections were accepted so far."""
+        self.openai_batches = OpenAIBatches()
+        """OpenAI's files and batches (docs/batch.md); ``batch_delay`` and
+        ``batch_expire_after`` set how its batches go."""
         self._queue: deque[tuple[Action, ApiName | None]] = deque()
         self._lock = threading.Lock()
         self._server: asyncio.Server | None = None
@@ -109,6 +113,24 @@ class FakeServer:
         """The requests received for ``api``, in order."""
         with self._lock:
             return [request for request in self.requests if request.api == api]
+
+    @property
+    def batch_delay(self) -> float:
+        """Seconds a batch stays in progress before its lines are answered (default 0)."""
+        return self.openai_batches.delay
+
+    @batch_delay.setter
+    def batch_delay(self, seconds: float) -> None:
+        self.openai_batches.delay = seconds
+
+    @property
+    def batch_expire_after(self) -> int | None:
+        """Lines a batch answers before it expires (None: it completes)."""
+        return self.openai_batches.expire_after
+
+    @batch_expire_after.setter
+    def batch_expire_after(self, lines: int | None) -> None:
+        self.openai_batches.expire_after = lines
 
     def clear(self) -> None:
         """Forget the recorded requests and errors, and drop every queued action."""
@@ -251,6 +273,8 @@ class FakeServer:
             return self._apply_template(request)
         if request.api == "unknown":
             return not_found(request)
+        if request.api == "openai_batch":
+            return self.openai_batches.reply(request, self._answer_line)
         action = self._choose(request)
         if isinstance(action, Drop):
             return None
@@ -266,6 +290,19 @@ class FakeServer:
         if latency_ms > 0:
             await asyncio.sleep(latency_ms / 1000)
         return render(action, request)
+
+    def _answer_line(self, request: ReceivedRequest) -> Reply:
+        """A batch line's answer: what the live request would get (a stall, a dropped
+        connection or a flood is a server error, as a batch has no connection to drop)."""
+        action = self._choose(request)
+        if isinstance(action, Stall | Drop | Flood):
+            return Reply(500, dumps(error_body(request.api, 500, "the request was not answered")))
+        if isinstance(action, Verdict):
+            action = action.to_text()
+        reply = render(action, request)
+        if isinstance(reply, Reply):
+            return reply
+        return Reply(400, dumps(error_body(request.api, 400, "a batch cannot stream")))
 
     def _apply_template(self, request: ReceivedRequest) -> Reply:
         """llama.cpp's ``/apply-template``, when :attr:`chat_template` is set."""

@@ -13,7 +13,15 @@ from evalwright.jsontext import JsonValue
 from evalwright.testing.http11 import RawRequest
 
 ApiName: TypeAlias = Literal[
-    "openai", "azure", "anthropic", "gemini", "responses", "health", "apply_template", "unknown"
+    "openai",
+    "azure",
+    "anthropic",
+    "gemini",
+    "responses",
+    "openai_batch",
+    "health",
+    "apply_template",
+    "unknown",
 ]
 """Which API a request spoke, judged from its method and path."""
 
@@ -22,6 +30,7 @@ CHAT_APIS: tuple[ApiName, ...] = ("openai", "azure", "anthropic", "gemini", "res
 
 _AZURE = re.compile(r"^/openai/deployments/(?P<deployment>[^/]+)/chat/completions$")
 _GEMINI = re.compile(r"/models/(?P<model>[^/:]+):generateContent$")
+_OPENAI_BATCH = re.compile(r"^(?:/v1)?/(?:files|batches)(?:/[^/]+)?(?:/(?:content|cancel))?$")
 
 
 @dataclass(frozen=True)
@@ -97,6 +106,8 @@ def classify(method: str, path: str) -> ApiName:
     """Which API a request to ``path`` speaks."""
     if path == "/health":
         return "health" if method == "GET" else "unknown"
+    if _OPENAI_BATCH.match(path):
+        return "openai_batch"
     if method != "POST":
         return "unknown"
     if path == "/apply-template":
@@ -131,6 +142,24 @@ def record(raw: RawRequest, connection_id: int) -> ReceivedRequest:
         json=parsed,
         api=classify(raw.method, path),
         connection_id=connection_id,
+    )
+
+
+def record_line(line: dict[str, JsonValue]) -> ReceivedRequest:
+    """A line of an OpenAI batch input file as the live request it stands for."""
+    body = line.get("body")
+    url = line.get("url")
+    path = url if isinstance(url, str) else "/v1/chat/completions"
+    data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return ReceivedRequest(
+        method="POST",
+        path=path,
+        query={},
+        headers={"content-type": "application/json"},
+        body=data,
+        json=body,
+        api=classify("POST", path),
+        connection_id=0,
     )
 
 
