@@ -33,7 +33,8 @@ def _line(custom_id: str, text: str) -> dict[str, Any]:
 def _submit(client: openai.OpenAI, lines: list[dict[str, Any]]) -> str:
     data = "".join(json.dumps(line) + "\n" for line in lines).encode()
     uploaded = client.files.create(file=("in.jsonl", data), purpose="batch")
-    assert uploaded.purpose == "batch" and uploaded.bytes == len(data)
+    assert uploaded.purpose == "batch"
+    assert uploaded.bytes == len(data)
     batch = client.batches.create(
         input_file_id=uploaded.id, endpoint="/v1/chat/completions", completion_window="24h"
     )
@@ -64,7 +65,8 @@ def test_a_batch_answers_every_line_as_the_live_server_would(server: FakeServer)
     ChatCompletion.model_validate(answer)  # the SDK's type: the live answer's shape
     assert answer["choices"][0]["message"]["content"] == "first"
     assert out["b"]["response"]["body"]["choices"][0]["message"]["content"] == "fake answer"
-    assert out["b"]["response"]["status_code"] == 200 and out["b"]["error"] is None
+    assert out["b"]["response"]["status_code"] == 200
+    assert out["b"]["error"] is None
 
 
 def test_a_batch_stays_in_progress_for_the_delay_then_completes(server: FakeServer) -> None:
@@ -95,7 +97,8 @@ def test_an_expired_batch_reports_its_unfinished_lines(server: FakeServer) -> No
     batch = client.batches.retrieve(_submit(client, [_line("a", "x"), _line("b", "y")]))
     assert batch.status == "expired"
     errors = _results(client, batch.error_file_id)
-    assert errors["b"]["error"]["code"] == "batch_expired" and errors["b"]["response"] is None
+    assert errors["b"]["error"]["code"] == "batch_expired"
+    assert errors["b"]["response"] is None
     assert list(_results(client, batch.output_file_id)) == ["a"]
 
 
@@ -105,15 +108,17 @@ def test_a_cancelled_batch_answers_nothing(server: FakeServer) -> None:
     batch_id = _submit(client, [_line("a", "x")])
     assert client.batches.cancel(batch_id).status == "cancelling"
     batch = client.batches.retrieve(batch_id)
-    assert batch.status == "cancelled" and batch.output_file_id is None
+    assert batch.status == "cancelled"
+    assert batch.output_file_id is None
     assert _results(client, batch.error_file_id)["a"]["error"]["code"] == "batch_cancelled"
 
 
 def test_a_bad_input_file_fails_the_batch(server: FakeServer) -> None:
     client = _client(server)
-    bad = {"custom_id": "a", "method": "POST", "url": "/v1/embeddings", "body": {}}
+    bad: dict[str, Any] = {"custom_id": "a", "method": "POST", "url": "/v1/embeddings", "body": {}}
     batch = client.batches.retrieve(_submit(client, [bad]))
     assert batch.status == "failed"
-    assert batch.errors is not None and batch.errors.data
+    assert batch.errors is not None
+    assert batch.errors.data
     with pytest.raises(openai.NotFoundError):
         client.batches.retrieve("batch_missing")
