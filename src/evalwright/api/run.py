@@ -24,7 +24,7 @@ from evalwright.errors import ConfigError, Diagnostic
 from evalwright.evalfile.suite import Suite
 from evalwright.limits import MAX_REPEAT
 from evalwright.orchestrator.plan import RunOptions, load_plan
-from evalwright.orchestrator.run import Reporter, SilentReporter, execute
+from evalwright.orchestrator.run import BatchReporter, Reporter, SilentReporter, execute
 from evalwright.orchestrator.summary import RunSummary, TargetStats
 from evalwright.results.judging import JudgeMetrics
 from evalwright.results.reliability import Reliability
@@ -140,6 +140,9 @@ class RunSettings(TypedDict, total=False):
     max_cost: float | None
     """Once the run has spent this many USD (target and judge calls, cache hits free), no new
     case starts (docs/running.md#--max-cost)."""
+    batch: bool
+    """Send chat targets' single-turn cases through their provider's batch API
+    (docs/batch.md)."""
     reporter: Reporter | None
     """Told when the run starts, each row, each warning, and the end."""
     keep_rows: bool
@@ -176,6 +179,7 @@ def options_for(suites: SuiteSource | Sequence[SuiteSource], settings: RunSettin
         pass_mark=settings.get("pass_mark", 0.5),
         threshold=settings.get("threshold"),
         max_cost=settings.get("max_cost"),
+        batch=settings.get("batch", False),
     )
 
 
@@ -214,6 +218,12 @@ class _Collector(SilentReporter):
 
     def waiting(self, target: str, requests: int, oldest_seconds: float) -> None:
         self.reporter.waiting(target, requests, oldest_seconds)
+
+    def batch(
+        self, target: str, batch_id: str, status: str, completed: int, failed: int, total: int
+    ) -> None:
+        if isinstance(self.reporter, BatchReporter):
+            self.reporter.batch(target, batch_id, status, completed, failed, total)
 
 
 class AsyncRun:
@@ -304,7 +314,7 @@ def run(suites: SuiteSource | Sequence[SuiteSource], **settings: Unpack[RunSetti
 
     Options are those of ``evalwright eval``: ``targets`` (names), ``targets_file``,
     ``eval_id`` (globs), ``tags``, ``skip_tags``, ``only_failed``, ``repeat``, ``workers``,
-    ``out``, ``resume``, ``cache``, ``dry_run``, ``pass_mark``, ``threshold``, ``max_cost``,
+    ``out``, ``resume``, ``cache``, ``dry_run``, ``pass_mark``, ``threshold``, ``max_cost``, ``batch``,
     plus ``reporter`` and ``keep_rows``. A mistake in the files or options raises
     :class:`ConfigError` before anything runs; a failing target only marks its rows.
     """

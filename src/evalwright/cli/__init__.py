@@ -97,6 +97,12 @@ def _add_eval(commands: Any) -> None:
     run.add_argument(
         "--dry-run", action="store_true", help="answer every target and judge with the offline mock"
     )
+    run.add_argument(
+        "--batch",
+        action="store_true",
+        help="send chat targets' single-turn cases through their provider's batch API "
+        "(OpenAI so far; half the price, answers within 24 hours; see docs/batch.md)",
+    )
     _add_pass_mark(run)
     run.add_argument(
         "--threshold",

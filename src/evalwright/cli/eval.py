@@ -39,6 +39,7 @@ def settings_from(args: argparse.Namespace, reporter: Reporter) -> RunSettings:
         "pass_mark": args.pass_mark,
         "threshold": args.threshold,
         "max_cost": args.max_cost,
+        "batch": getattr(args, "batch", False),
         "reporter": reporter,
         # The rows are in the results file; holding them too would grow with the suite.
         "keep_rows": False,

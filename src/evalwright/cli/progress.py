@@ -81,6 +81,15 @@ class Progress:
             self._last = now
             self.line(self._status(summary, bar=False))
 
+    def batch(
+        self, target: str, batch_id: str, status: str, completed: int, failed: int, total: int
+    ) -> None:
+        """Say how a batch goes, as a line (docs/batch.md#progress)."""
+        if self.quiet:
+            return
+        text = f"batch {batch_id} to '{target}': {status}, {completed}/{total} done"
+        self.line(printable(text + (f", {failed} failed" if failed else ""), one_line=True))
+
     def waiting(self, target: str, requests: int, oldest_seconds: float) -> None:
         """Say what a stalled run waits on: in the bar on a terminal, else as a line."""
         if self.quiet:

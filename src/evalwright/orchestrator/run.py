@@ -11,17 +11,20 @@ import asyncio
 import contextlib
 import gc
 import time
-from collections.abc import Generator, Iterator
-from typing import Protocol
+from collections.abc import Callable, Generator, Iterator
+from typing import Protocol, runtime_checkable
 
 from evalwright import logs
 from evalwright.errors import Diagnostic
 from evalwright.evalfile.evaluator_specs import CodeSpec, LlmJudgeSpec
+from evalwright.orchestrator.batch import BatchRunner, batchable
+from evalwright.orchestrator.batch_state import BatchState
 from evalwright.orchestrator.calls import TargetCaller
 from evalwright.orchestrator.case import AnsweredCase, CaseRunner, internal_error
 from evalwright.orchestrator.output import open_results
 from evalwright.orchestrator.plan import Plan, RunOptions, WorkItem
 from evalwright.orchestrator.summary import RunSummary
+from evalwright.providers.openai.batch import BatchStatus
 from evalwright.results.cache import ResponseCache
 from evalwright.results.index import RowIndex, RowKey, case_label
 from evalwright.results.redact import Redactor
@@ -47,6 +50,16 @@ class Reporter(Protocol):
     def waiting(self, target: str, requests: int, oldest_seconds: float) -> None:
         """No row finished for :data:`STALL_SECONDS`: ``requests`` to ``target`` are in flight,
         the oldest sent ``oldest_seconds`` ago (told again every STALL_SECONDS it lasts)."""
+
+
+@runtime_checkable
+class BatchReporter(Protocol):
+    """A reporter that is also told how batches go (docs/batch.md#progress)."""
+
+    def batch(
+        self, target: str, batch_id: str, status: str, completed: int, failed: int, total: int
+    ) -> None:
+        """A batch of ``target`` was asked its status: its state and request counts."""
 
 
 class SilentReporter:
@@ -126,8 +139,15 @@ async def _execute(plan: Plan, reporter: Reporter, redact: Redactor) -> RunSumma
         _tell_warnings(plan, reporter)
         reporter.start(summary)
         pipeline = _Pipeline(runner, options, results.writer, summary, reporter)
+        batched: list[WorkItem] = []
         try:
-            await pipeline.run(_pending(plan, results.previous, summary, reporter))
+            pending = _pending(plan, results.previous, summary, reporter)
+            await pipeline.run(_set_aside(plan, pending, batched))
+            if batched:
+                state = BatchState.open(results.path, options.resume is not None)
+                batches = BatchRunner(runner, state, pipeline.hand, _batch_teller(reporter))
+                await batches.run(batched)
+                await pipeline.drain()
         finally:
             summary.unreachable = dict(caller.unreachable)
             summary.spent_usd = caller.spent
@@ -148,6 +168,30 @@ async def _execute(plan: Plan, reporter: Reporter, redact: Redactor) -> RunSumma
 def _tell_warnings(plan: Plan, reporter: Reporter) -> None:
     for diagnostic in plan.new_warnings():
         reporter.warning(diagnostic)
+
+
+def _set_aside(
+    plan: Plan, items: Iterator[WorkItem], batched: list[WorkItem]
+) -> Iterator[WorkItem]:
+    """The items that run live; those of batched targets go into ``batched`` instead (their
+    requests go out together once every case is read; docs/batch.md)."""
+    for item in items:
+        if batchable(item) and plan.batched(item.target):
+            batched.append(item)
+        else:
+            yield item
+
+
+def _batch_teller(reporter: Reporter) -> Callable[[str, str, BatchStatus], None]:
+    """Tells the reporter each batch status, when it listens for them (:class:`BatchReporter`)."""
+
+    def tell(target: str, batch_id: str, status: BatchStatus) -> None:
+        if isinstance(reporter, BatchReporter):
+            reporter.batch(
+                target, batch_id, status.status, status.completed, status.failed, status.total
+            )
+
+    return tell
 
 
 def _pending(
@@ -256,6 +300,18 @@ class _Pipeline:
             task = asyncio.ensure_future(self._finish(asked))
             self.finishing.add(task)
             task.add_done_callback(self.finishing.discard)
+
+    async def hand(self, asked: AnsweredCase) -> None:
+        """Finish a case answered elsewhere (batch mode) as a worker would."""
+        await self.slots.acquire()
+        task = asyncio.ensure_future(self._finish(asked))
+        self.finishing.add(task)
+        task.add_done_callback(self.finishing.discard)
+
+    async def drain(self) -> None:
+        """Wait until every handed case is finished and written."""
+        while self.finishing:
+            await asyncio.gather(*self.finishing)
 
     def _over_budget(self) -> bool:
         """Whether ``--max-cost`` is spent: what the calls so far cost, cache hits left out

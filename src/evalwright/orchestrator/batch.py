@@ -1,0 +1,294 @@
+"""Batch mode (docs/batch.md): a target's single-turn cases sent through its provider's batch
+API instead of one request each.
+
+Every request is built exactly as a live one (``prepare``) and the cache is asked first; the
+rest go out as one batch (or more, at the API's limits), recorded in the state file as soon as
+each batch exists. The batches are polled with backoff; each answer becomes its case's row as a
+live answer would (evaluators run, the cache filled). A failed request is retried in a
+follow-up batch up to the target's ``retry.max_retries``; the requests of an expired or
+cancelled batch that never ran are error rows (``--resume`` sends them again).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from evalwright.errors import ProviderError
+from evalwright.orchestrator.batch_state import BatchState, SubmittedBatch
+from evalwright.orchestrator.case import AnsweredCase, CaseRunner, internal_error
+from evalwright.orchestrator.plan import WorkItem
+from evalwright.orchestrator.requests import candidate_request, case_prompt
+from evalwright.prompts import BuiltPrompt
+from evalwright.providers.base import PreparedRequest
+from evalwright.providers.chat import http_error
+from evalwright.providers.http import HttpResult
+from evalwright.providers.openai.adapter import OpenAIProvider
+from evalwright.providers.openai.batch import (
+    MAX_FILE_BYTES,
+    MAX_REQUESTS,
+    BatchStatus,
+    LineResult,
+    OpenAIBatchApi,
+    input_line,
+)
+from evalwright.providers.wire import ChatWireRequest
+from evalwright.results.index import RowKey
+
+POLL_FIRST = 2.0
+"""Seconds before a batch's status is first asked (tests lower it; not a setting)."""
+POLL_MAX = 60.0
+"""The longest wait between two status requests: the wait doubles up to it."""
+
+Hand = Callable[[AnsweredCase], Awaitable[None]]
+"""Finishes an answered case: evaluators, the row written (the run's pipeline)."""
+Tell = Callable[[str, str, BatchStatus], None]
+"""Told each status of a batch: the target, the batch id and what the API said."""
+
+
+def key_of(item: WorkItem) -> RowKey:
+    """The row ``item`` writes."""
+    return (item.suite.relative_path, item.case.id, item.target, item.repeat)
+
+
+def batchable(item: WorkItem) -> bool:
+    """Whether the case is one request (a live conversation is not)."""
+    return not item.case.turns and item.case.simulated_user is None
+
+
+@dataclass(slots=True)
+class _Request:
+    """One case's request, ready to go into a batch."""
+
+    item: WorkItem
+    inputs: BuiltPrompt
+    prepared: PreparedRequest
+    attempts: int = 0
+    """Batches that carried it so far."""
+
+
+@dataclass(slots=True)
+class _Flight:
+    """A batch in flight and the requests of this run it carries."""
+
+    submitted: SubmittedBatch
+    members: dict[str, _Request]
+    wait: float = POLL_FIRST
+    due: float = field(default_factory=time.monotonic)
+
+
+class BatchRunner:
+    """Runs the batched items of one run, target by target."""
+
+    def __init__(self, runner: CaseRunner, state: BatchState, hand: Hand, tell: Tell) -> None:
+        self.runner = runner
+        self.state = state
+        self.hand = hand
+        self.tell = tell
+
+    async def run(self, items: list[WorkItem]) -> None:
+        """Answer every item: from the cache, a batch in flight, or a new batch."""
+        by_target: dict[str, list[WorkItem]] = {}
+        for item in items:
+            by_target.setdefault(item.target, []).append(item)
+        for target, group in by_target.items():
+            await _TargetBatches(self, target).run(group)
+
+
+class _TargetBatches:
+    """The batches of one target."""
+
+    def __init__(self, owner: BatchRunner, target: str) -> None:
+        self.owner = owner
+        self.target = target
+        caller = owner.runner.caller
+        provider = caller.registry.provider(target)
+        assert isinstance(provider, OpenAIProvider)  # the plan refuses any other (BATCH_PROVIDERS)
+        self.provider = provider
+        self.api = OpenAIBatchApi(provider.openai, provider.pool, provider.base_url)
+        self.flights: list[_Flight] = []
+
+    async def run(self, items: list[WorkItem]) -> None:
+        """Prepare, re-attach, submit, then poll until every batch is read back."""
+        waiting: dict[RowKey, _Request] = {}
+        for item in items:
+            request = await self._prepare(item)
+            if request is not None:
+                waiting[key_of(item)] = request
+        for submitted in self.owner.state.of_target(self.target):
+            self._reattach(submitted, waiting)
+        await self._submit(list(waiting.values()))
+        await self._poll()
+
+    async def _prepare(self, item: WorkItem) -> _Request | None:
+        """The case's request; None when the cache answered it or it cannot be built (its
+        row is then on its way)."""
+        runner = self.owner.runner
+        inputs: BuiltPrompt | None = None
+        try:
+            inputs = case_prompt(item.case, runner.plan.registry.target(item.target))
+            prepared = self.provider.prepare(candidate_request(item.case, inputs))
+            hit = await runner.caller.cached(item.target, prepared, item.repeat)
+        except ProviderError as exc:
+            await self.owner.hand(AnsweredCase(item, inputs, None, "off", exc))
+            return None
+        except Exception as exc:  # a case that cannot be built costs its row an error
+            await self.owner.hand(AnsweredCase(item, inputs, None, "off", internal_error(exc)))
+            return None
+        if hit is not None:
+            await self.owner.hand(AnsweredCase(item, inputs, hit, "hit"))
+            return None
+        return _Request(item, inputs, prepared)
+
+    def _reattach(self, submitted: SubmittedBatch, waiting: dict[RowKey, _Request]) -> None:
+        """Follow a batch an earlier run submitted: its requests whose rows this run still
+        owes are answered from it, not sent again."""
+        members: dict[str, _Request] = {}
+        for custom_id in submitted.requests:
+            key = self.owner.state.key(submitted, custom_id)
+            request = waiting.pop(key, None) if key is not None else None
+            if request is not None:
+                request.attempts = submitted.attempt
+                members[custom_id] = request
+        if not members:  # every row of it is written already
+            self.owner.state.remove(submitted.batch_id)
+            return
+        self.flights.append(_Flight(submitted, members))
+
+    async def _submit(self, requests: list[_Request]) -> None:
+        """Send ``requests`` in as few batches as the API's limits allow."""
+        chunk: list[tuple[_Request, bytes]] = []
+        size = 0
+        for request in requests:
+            line = _line(f"r{len(chunk)}", request)
+            if chunk and (len(chunk) >= MAX_REQUESTS or size + len(line) > MAX_FILE_BYTES):
+                await self._submit_one(chunk)
+                chunk, size = [], 0
+                line = _line("r0", request)
+            chunk.append((request, line))
+            size += len(line)
+        if chunk:
+            await self._submit_one(chunk)
+
+    async def _submit_one(self, chunk: list[tuple[_Request, bytes]]) -> None:
+        attempt = max(request.attempts for request, _ in chunk) + 1
+        try:
+            batch_id = await self.api.submit(line for _, line in chunk)
+        except ProviderError as exc:
+            for request, _ in chunk:
+                exc.attempts = attempt
+                await self._fail(request, exc)
+            return
+        members = {f"r{index}": request for index, (request, _) in enumerate(chunk)}
+        for request in members.values():
+            request.attempts = attempt
+        submitted = SubmittedBatch(
+            target=self.target,
+            provider=self.provider.kind,
+            batch_id=batch_id,
+            attempt=attempt,
+            submitted_at=time.time(),
+            requests={custom_id: key_of(r.item) for custom_id, r in members.items()},
+        )
+        self.owner.state.add(submitted)
+        self.flights.append(_Flight(submitted, members))
+
+    async def _poll(self) -> None:
+        """Ask each batch's status when due, doubling its wait, until all are read back."""
+        while self.flights:
+            flight = min(self.flights, key=lambda f: f.due)
+            await asyncio.sleep(max(0.0, flight.due - time.monotonic()))
+            status = await self._status(flight)
+            if status is None or not status.done:
+                flight.wait = min(flight.wait * 2, POLL_MAX)
+                flight.due = time.monotonic() + flight.wait
+                continue
+            self.flights.remove(flight)
+            retry = await self._collect(flight, status)
+            self.owner.state.remove(flight.submitted.batch_id)
+            await self._submit(retry)
+
+    async def _status(self, flight: _Flight) -> BatchStatus | None:
+        """The batch's status (None when asking failed: asked again later)."""
+        try:
+            status = await self.api.status(flight.submitted.batch_id)
+        except ProviderError:
+            return None
+        self.owner.tell(self.target, flight.submitted.batch_id, status)
+        return status
+
+    async def _collect(self, flight: _Flight, status: BatchStatus) -> list[_Request]:
+        """Turn a finished batch's lines into answered cases; the requests to send again."""
+        batch_id = flight.submitted.batch_id
+        expected = len(flight.submitted.requests)
+        lines: dict[str, LineResult] = {}
+        try:
+            for file_id in (status.output_file_id, status.error_file_id):
+                for line in await self.api.results(file_id, expected):
+                    lines[line.custom_id] = line
+        except ProviderError as exc:  # the results cannot be read: --resume reads them again
+            for request in flight.members.values():
+                await self._fail(request, exc)
+            return []
+        latency_ms = (time.time() - flight.submitted.submitted_at) * 1000
+        retry: list[_Request] = []
+        for custom_id, request in flight.members.items():
+            line = lines.get(custom_id)
+            if line is not None and line.status is not None and line.status < 400:
+                await self._answer(request, line, latency_ms)
+                continue
+            error = self._line_error(batch_id, status, line)
+            if self._retryable(line, request):
+                retry.append(request)
+            else:
+                await self._fail(request, error)
+        return retry
+
+    async def _answer(self, request: _Request, line: LineResult, latency_ms: float) -> None:
+        item, caller = request.item, self.owner.runner.caller
+        try:
+            response = self.provider.response_from(request.prepared, line.body, latency_ms)
+        except ProviderError as exc:
+            await self._fail(request, exc)
+            return
+        if request.attempts != 1:
+            response = dataclasses.replace(response, attempts=request.attempts)
+        response, cache = await caller.answered(
+            item.target, request.prepared, response, item.repeat
+        )
+        await self.owner.hand(AnsweredCase(item, request.inputs, response, cache))
+
+    def _retryable(self, line: LineResult | None, request: _Request) -> bool:
+        """A request that ran and failed with a retryable status, with retries left."""
+        retry = self.provider.retry
+        if line is None or line.status is None:
+            return False
+        return line.status in retry.retryable_status_codes and request.attempts <= retry.max_retries
+
+    def _line_error(
+        self, batch_id: str, status: BatchStatus, line: LineResult | None
+    ) -> ProviderError:
+        where = f"batch {batch_id} of {self.api.base}"
+        if line is not None and line.status is not None:
+            body = json.dumps(line.body).encode("utf-8")
+            return http_error(HttpResult(line.status, {}, body), where)
+        if line is not None:
+            return ProviderError(f"{where} did not run this request ({line.error})")
+        if status.status == "failed":
+            return ProviderError(f"{where} failed: {status.problem or 'no reason given'}")
+        return ProviderError(f"{where} ended {status.status} without an answer to this request")
+
+    async def _fail(self, request: _Request, error: ProviderError) -> None:
+        error.attempts = max(request.attempts, 1)
+        await self.owner.hand(AnsweredCase(request.item, request.inputs, None, "off", error))
+
+
+def _line(custom_id: str, request: _Request) -> bytes:
+    """The request's input line: its body exactly as the live request sends it."""
+    wire = request.prepared.wire
+    assert isinstance(wire, ChatWireRequest)
+    return input_line(custom_id, wire.body)
