@@ -18,7 +18,7 @@ import pytest
 
 from evalwright.orchestrator import batch
 from evalwright.orchestrator.batch_state import state_path
-from evalwright.testing import FakeServer, Fault, ReceivedRequest, Text
+from evalwright.testing import FakeServer, Fault, ReceivedRequest
 from tests.conftest import ProjectDir, run_cli
 
 CASES = 5
@@ -51,6 +51,12 @@ def server(project: ProjectDir, monkeypatch: pytest.MonkeyPatch) -> Iterator[Fak
     model: gpt-4o-mini
     base_url: {fake.url}/v1
     retry: {{max_retries: 1, initial_delay_ms: 10}}
+    price: lookup
+  - name: own
+    provider: openai
+    model: gpt-own
+    base_url: {fake.url}/v1
+    price: {{input: 1.0, output: 2.0}}
   - name: claude
     provider: anthropic
     model: claude-test
@@ -84,7 +90,9 @@ def test_batch_sends_every_case_in_one_batch_and_writes_rows_as_live(
     project: ProjectDir, server: FakeServer
 ) -> None:
     out = project.root / "batch.jsonl"
-    result = run_cli("eval", project.root / "evals/suite.yaml", "--target", "oa", "--batch", "--out", out)
+    result = run_cli(
+        "eval", project.root / "evals/suite.yaml", "--target", "oa", "--batch", "--out", out
+    )
     assert result.code == 0, result.err
     assert len(_creations(server)) == 1
     assert not server.requests_for("openai")  # nothing went out live
@@ -101,11 +109,19 @@ def test_batch_sends_every_case_in_one_batch_and_writes_rows_as_live(
     assert not state_path(out).exists()
 
 
-def test_batch_and_live_runs_write_the_same_rows(project: ProjectDir, server: FakeServer) -> None:
+@pytest.mark.parametrize("target", ["oa", "own"])
+def test_batch_and_live_runs_write_the_same_rows_at_half_the_price(
+    project: ProjectDir, server: FakeServer, target: str
+) -> None:
+    """``oa`` is priced by the database's batch price, ``own`` at its own price less the
+    documented discount."""
     live, batched = project.root / "live.jsonl", project.root / "batched.jsonl"
     suite = project.root / "evals/suite.yaml"
-    assert run_cli("eval", suite, "--target", "oa", "--out", live).code == 0
-    assert run_cli("eval", suite, "--target", "oa", "--out", batched, "--batch").code == 0
+    assert run_cli("eval", suite, "--target", target, "--out", live).code == 0
+    result = run_cli("eval", suite, "--target", target, "--out", batched, "--batch")
+    assert result.code == 0, result.err
+    # Only the target's own price needs the documented discount: the database has batch prices.
+    assert ("no batch price for 5 of 'own'" in result.err) == (target == "own")
     varying = {"run_id", "timestamp", "latency_ms", "cost_usd"}
 
     def same(row: dict[str, Any]) -> dict[str, Any]:
@@ -114,3 +130,119 @@ def test_batch_and_live_runs_write_the_same_rows(project: ProjectDir, server: Fa
     assert sorted(map(json.dumps, map(same, _rows(live)))) == sorted(
         map(json.dumps, map(same, _rows(batched)))
     )
+    live_cost = {r["eval_id"]: r["cost_usd"] for r in _rows(live)}
+    for row in _rows(batched):  # the batch price: half the live one
+        assert row["cost_usd"] == pytest.approx(live_cost[row["eval_id"]] / 2)
+        assert row["cost_usd"] > 0
+
+
+def test_the_cache_answers_before_anything_is_submitted(
+    project: ProjectDir, server: FakeServer
+) -> None:
+    suite = project.root / "evals/suite.yaml"
+    first = run_cli(
+        "eval", suite, "--target", "oa", "--batch", "--cache", "--out", project.root / "a.jsonl"
+    )
+    assert first.code == 0, first.err
+    second = run_cli(
+        "eval", suite, "--target", "oa", "--batch", "--cache", "--out", project.root / "b.jsonl"
+    )
+    assert second.code == 0, second.err
+    assert len(_creations(server)) == 1  # the second run was all cache hits
+    assert {r["cache"] for r in _rows(project.root / "b.jsonl")} == {"hit"}
+
+
+def test_a_failed_request_is_retried_in_a_follow_up_batch(
+    project: ProjectDir, server: FakeServer
+) -> None:
+    server.enqueue(Fault(500), Fault(400))  # the first two lines of the first batch
+    out = project.root / "retry.jsonl"
+    result = run_cli(
+        "eval", project.root / "evals/suite.yaml", "--target", "oa", "--batch", "--out", out
+    )
+    assert result.code == 1
+    creations = _creations(server)
+    assert len(creations) == 2
+    rows = {r["eval_id"]: r for r in _rows(out)}
+    assert len(rows) == CASES
+    assert rows["case-0"]["status"] == "ok"
+    assert rows["case-0"]["attempts"] == 2
+    assert rows["case-1"]["status"] == "error"
+    assert "HTTP 400" in rows["case-1"]["error"]["message"]
+    assert len(_input_lines(server)) == CASES + 1  # only the 500 went again
+
+
+def test_an_expired_batch_leaves_error_rows_that_resume_sends_again(
+    project: ProjectDir, server: FakeServer
+) -> None:
+    server.batch_expire_after = 2
+    out = project.root / "expired.jsonl"
+    suite = project.root / "evals/suite.yaml"
+    result = run_cli("eval", suite, "--target", "oa", "--batch", "--out", out)
+    assert result.code == 1
+    rows = _rows(out)
+    assert [r["status"] for r in rows].count("error") == CASES - 2
+    errors = [r["error"]["message"] for r in rows if r["status"] == "error"]
+    assert all("batch_expired" in message for message in errors)
+    assert "expired" in result.err
+    server.batch_expire_after = None
+    again = run_cli("eval", suite, "--target", "oa", "--batch", "--resume", out)
+    assert again.code == 0, again.err
+    assert len(_input_lines(server)) == CASES + CASES - 2
+
+
+def test_a_provider_without_batch_support_is_refused(
+    project: ProjectDir, server: FakeServer
+) -> None:
+    out = project.root / "refused.jsonl"
+    result = run_cli(
+        "eval", project.root / "evals/suite.yaml", "--target", "claude", "--batch", "--out", out
+    )
+    assert result.code == 2
+    assert "batch mode is not supported for provider 'anthropic'" in result.err
+    assert "supported: openai" in result.err
+    assert not server.requests
+    assert not out.exists() or not out.read_text()
+
+
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGINT])
+def test_resume_reattaches_to_the_batch_in_flight_and_submits_nothing_twice(
+    project: ProjectDir, server: FakeServer, how: signal.Signals
+) -> None:
+    server.batch_delay = 3600  # the batch is still running when the run is stopped
+    out = project.root / "resumed.jsonl"
+    command = [sys.executable, "-m", "evalwright", "eval", "evals/suite.yaml", "--target", "oa"]
+    child = subprocess.Popen(
+        [*command, "--batch", "--out", str(out)],
+        cwd=project.root,
+        env={**os.environ, "OPENAI_API_KEY": "sk-batch-test"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (_creations(server) and state_path(out).exists()):
+            assert child.poll() is None, child.stderr.read() if child.stderr else ""
+            assert time.monotonic() < deadline, "the batch was not submitted"
+            time.sleep(0.05)
+        child.send_signal(how)
+        child.wait(30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        if child.stderr is not None:
+            child.stderr.close()
+    saved = json.loads(state_path(out).read_text())
+    assert len(saved["batches"]) == 1
+    assert len(saved["batches"][0]["requests"]) == CASES
+    assert not out.exists() or not _rows(out)
+    server.batch_delay = 0
+    result = run_cli(
+        "eval", project.root / "evals/suite.yaml", "--target", "oa", "--batch", "--resume", out
+    )
+    assert result.code == 0, result.err
+    assert len(_creations(server)) == 1
+    rows = _rows(out)
+    assert sorted(r["eval_id"] for r in rows) == [f"case-{i}" for i in range(CASES)]
+    assert not state_path(out).exists()

@@ -314,8 +314,8 @@ def run(suites: SuiteSource | Sequence[SuiteSource], **settings: Unpack[RunSetti
 
     Options are those of ``evalwright eval``: ``targets`` (names), ``targets_file``,
     ``eval_id`` (globs), ``tags``, ``skip_tags``, ``only_failed``, ``repeat``, ``workers``,
-    ``out``, ``resume``, ``cache``, ``dry_run``, ``pass_mark``, ``threshold``, ``max_cost``, ``batch``,
-    plus ``reporter`` and ``keep_rows``. A mistake in the files or options raises
+    ``out``, ``resume``, ``cache``, ``dry_run``, ``pass_mark``, ``threshold``, ``max_cost``,
+    ``batch``, plus ``reporter`` and ``keep_rows``. A mistake in the files or options raises
     :class:`ConfigError` before anything runs; a failing target only marks its rows.
     """
     handle = run_async(suites, **settings)

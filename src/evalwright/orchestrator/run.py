@@ -152,6 +152,7 @@ async def _execute(plan: Plan, reporter: Reporter, redact: Redactor) -> RunSumma
             summary.unreachable = dict(caller.unreachable)
             summary.spent_usd = caller.spent
             summary.unpriced = dict(caller.unpriced)
+            summary.batch_discounted = dict(caller.batch_discounted)
     except asyncio.CancelledError:
         summary.interrupted = True
         raise
