@@ -52,6 +52,11 @@ def server(project: ProjectDir, monkeypatch: pytest.MonkeyPatch) -> Iterator[Fak
     base_url: {fake.url}/v1
     retry: {{max_retries: 1, initial_delay_ms: 10}}
     price: lookup
+  - name: auto
+    provider: openai
+    model: gpt-4o-mini
+    base_url: {fake.url}/v1
+    batch: true
   - name: own
     provider: openai
     model: gpt-own
@@ -246,3 +251,14 @@ def test_resume_reattaches_to_the_batch_in_flight_and_submits_nothing_twice(
     rows = _rows(out)
     assert sorted(r["eval_id"] for r in rows) == [f"case-{i}" for i in range(CASES)]
     assert not state_path(out).exists()
+
+
+def test_batch_true_on_a_target_batches_it_without_the_option(
+    project: ProjectDir, server: FakeServer
+) -> None:
+    out = project.root / "auto.jsonl"
+    result = run_cli("eval", project.root / "evals/suite.yaml", "--target", "auto", "--out", out)
+    assert result.code == 0, result.err
+    assert len(_creations(server)) == 1
+    assert not server.requests_for("openai")
+    assert len(_rows(out)) == CASES

@@ -382,6 +382,7 @@ def test_unknown_key_names_the_keys_the_provider_uses(project: ProjectDir) -> No
         "system_role",
         "max_tokens_field",
         "check_template",
+        "batch",
     }
 
 
