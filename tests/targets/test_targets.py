@@ -69,6 +69,7 @@ CHAT_KEYS = (
     "max_output_tokens",
     "structured_output",
     "settings",
+    "batch",
 )
 
 
@@ -382,7 +383,6 @@ def test_unknown_key_names_the_keys_the_provider_uses(project: ProjectDir) -> No
         "system_role",
         "max_tokens_field",
         "check_template",
-        "batch",
     }
 
 

@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+import anthropic
 import openai
 import pytest
 from openai.types.chat import ChatCompletion
@@ -122,3 +123,74 @@ def test_a_bad_input_file_fails_the_batch(server: FakeServer) -> None:
     assert batch.errors.data
     with pytest.raises(openai.NotFoundError):
         client.batches.retrieve("batch_missing")
+
+
+def _anthropic(server: FakeServer) -> anthropic.Anthropic:
+    return anthropic.Anthropic(api_key="sk-ant-test", base_url=server.url, max_retries=0)
+
+
+def _params(text: str) -> dict[str, Any]:
+    return {
+        "model": "claude-test",
+        "max_tokens": 64,
+        "messages": [{"role": "user", "content": text}],
+    }
+
+
+def test_an_anthropic_message_batch_answers_as_the_live_server_would(server: FakeServer) -> None:
+    client = _anthropic(server)
+    server.enqueue(Text("first"), Fault(529))
+    requests: Any = [{"custom_id": c, "params": _params(c)} for c in ("a", "b", "c")]
+    created = client.messages.batches.create(requests=requests)
+    assert created.processing_status == "in_progress"
+    assert created.results_url is None
+    ended = client.messages.batches.retrieve(created.id)
+    assert ended.processing_status == "ended"
+    counts = ended.request_counts
+    assert (counts.succeeded, counts.errored, counts.processing) == (2, 1, 0)
+    results = {r.custom_id: r.result for r in client.messages.batches.results(created.id)}
+    assert results["a"].type == "succeeded"
+    assert results["a"].message.content[0].type == "text"
+    assert results["a"].message.content[0].text == "first"
+    assert results["b"].type == "errored"
+    assert results["b"].error.error.type == "overloaded_error"
+    assert results["c"].type == "succeeded"
+
+
+def test_an_anthropic_batch_past_its_window_expires_the_rest(server: FakeServer) -> None:
+    client = _anthropic(server)
+    server.batch_expire_after = 1
+    requests: Any = [{"custom_id": c, "params": _params(c)} for c in ("a", "b")]
+    batch_id = client.messages.batches.create(requests=requests).id
+    assert client.messages.batches.retrieve(batch_id).request_counts.expired == 1
+    results = {r.custom_id: r.result.type for r in client.messages.batches.results(batch_id)}
+    assert results == {"a": "succeeded", "b": "expired"}
+
+
+def test_a_cancelled_anthropic_batch_runs_nothing(server: FakeServer) -> None:
+    client = _anthropic(server)
+    server.batch_delay = 30
+    requests: Any = [{"custom_id": "a", "params": _params("a")}]
+    batch_id = client.messages.batches.create(requests=requests).id
+    assert client.messages.batches.cancel(batch_id).processing_status == "canceling"
+    assert client.messages.batches.retrieve(batch_id).request_counts.canceled == 1
+    with pytest.raises(anthropic.BadRequestError):
+        client.messages.batches.create(requests=[])
+
+
+def test_azure_paths_serve_the_same_batches(server: FakeServer) -> None:
+    client = openai.AzureOpenAI(
+        api_key="k", azure_endpoint=server.url, api_version="2024-10-21", max_retries=0
+    )
+    line = {**_line("a", "x"), "url": "/chat/completions"}
+    data = (json.dumps(line) + "\n").encode()
+    uploaded = client.files.create(file=("in.jsonl", data), purpose="batch")
+    # Azure names the endpoint without /v1 (its docs), which the SDK's literal type omits.
+    endpoint: Any = "/chat/completions"
+    batch = client.batches.create(
+        input_file_id=uploaded.id, endpoint=endpoint, completion_window="24h"
+    )
+    done = client.batches.retrieve(batch.id)
+    assert done.status == "completed"
+    assert "/openai/batches" in server.requests[-1].path
+    assert list(_results(client, done.output_file_id)) == ["a"]

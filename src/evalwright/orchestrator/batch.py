@@ -25,18 +25,10 @@ from evalwright.orchestrator.plan import WorkItem
 from evalwright.orchestrator.requests import candidate_request, case_prompt
 from evalwright.prompts import BuiltPrompt
 from evalwright.providers.base import PreparedRequest
-from evalwright.providers.chat import http_error
-from evalwright.providers.http import HttpResult
-from evalwright.providers.openai.adapter import OpenAIProvider
-from evalwright.providers.openai.batch import (
-    MAX_FILE_BYTES,
-    MAX_REQUESTS,
-    BatchStatus,
-    LineResult,
-    OpenAIBatchApi,
-    input_line,
-)
-from evalwright.providers.wire import ChatWireRequest
+from evalwright.providers.batching import BatchStatus, LineResult, batch_api
+from evalwright.providers.chat import ChatProvider, http_error
+from evalwright.providers.http import HttpResult, encode_json
+from evalwright.providers.wire import ChatWireRequest, JsonValue
 from evalwright.results.index import RowKey
 
 POLL_FIRST = 2.0
@@ -107,9 +99,9 @@ class _TargetBatches:
         self.target = target
         caller = owner.runner.caller
         provider = caller.registry.provider(target)
-        assert isinstance(provider, OpenAIProvider)  # the plan refuses any other (BATCH_PROVIDERS)
+        assert isinstance(provider, ChatProvider)  # the plan admits no other (BATCH_PROVIDERS)
         self.provider = provider
-        self.api = OpenAIBatchApi(provider.openai, provider.pool, provider.base_url)
+        self.api = batch_api(provider)
         self.flights: list[_Flight] = []
 
     async def run(self, items: list[WorkItem]) -> None:
@@ -161,29 +153,30 @@ class _TargetBatches:
 
     async def _submit(self, requests: list[_Request]) -> None:
         """Send ``requests`` in as few batches as the API's limits allow."""
-        chunk: list[tuple[_Request, bytes]] = []
+        chunk: list[_Request] = []
         size = 0
         for request in requests:
-            line = _line(f"r{len(chunk)}", request)
-            if chunk and (len(chunk) >= MAX_REQUESTS or size + len(line) > MAX_FILE_BYTES):
+            # The body's size plus the line's envelope, a generous estimate.
+            line = len(encode_json(_body(request))) + 200
+            full = len(chunk) >= self.api.max_requests or size + line > self.api.max_bytes
+            if chunk and full:
                 await self._submit_one(chunk)
                 chunk, size = [], 0
-                line = _line("r0", request)
-            chunk.append((request, line))
-            size += len(line)
+            chunk.append(request)
+            size += line
         if chunk:
             await self._submit_one(chunk)
 
-    async def _submit_one(self, chunk: list[tuple[_Request, bytes]]) -> None:
-        attempt = max(request.attempts for request, _ in chunk) + 1
+    async def _submit_one(self, chunk: list[_Request]) -> None:
+        attempt = max(request.attempts for request in chunk) + 1
+        members = {f"r{index}": request for index, request in enumerate(chunk)}
         try:
-            batch_id = await self.api.submit(line for _, line in chunk)
+            batch_id = await self.api.submit([(c, _body(r)) for c, r in members.items()])
         except ProviderError as exc:
-            for request, _ in chunk:
-                exc.attempts = attempt
+            for request in chunk:
+                request.attempts = attempt
                 await self._fail(request, exc)
             return
-        members = {f"r{index}": request for index, (request, _) in enumerate(chunk)}
         for request in members.values():
             request.attempts = attempt
         submitted = SubmittedBatch(
@@ -227,9 +220,8 @@ class _TargetBatches:
         expected = len(flight.submitted.requests)
         lines: dict[str, LineResult] = {}
         try:
-            for file_id in (status.output_file_id, status.error_file_id):
-                for line in await self.api.results(file_id, expected):
-                    lines[line.custom_id] = line
+            for line in await self.api.results(status, expected):
+                lines[line.custom_id] = line
         except ProviderError as exc:  # the results cannot be read: --resume reads them again
             for request in flight.members.values():
                 await self._fail(request, exc)
@@ -272,23 +264,23 @@ class _TargetBatches:
     def _line_error(
         self, batch_id: str, status: BatchStatus, line: LineResult | None
     ) -> ProviderError:
-        where = f"batch {batch_id} of {self.api.base}"
+        where = f"batch {batch_id} of {self.api.where}"
         if line is not None and line.status is not None:
             body = json.dumps(line.body).encode("utf-8")
             return http_error(HttpResult(line.status, {}, body), where)
         if line is not None:
             return ProviderError(f"{where} did not run this request ({line.error})")
-        if status.status == "failed":
+        if status.state == "failed":
             return ProviderError(f"{where} failed: {status.problem or 'no reason given'}")
-        return ProviderError(f"{where} ended {status.status} without an answer to this request")
+        return ProviderError(f"{where} ended {status.shown} without an answer to this request")
 
     async def _fail(self, request: _Request, error: ProviderError) -> None:
         error.attempts = max(request.attempts, 1)
         await self.owner.hand(AnsweredCase(request.item, request.inputs, None, "off", error))
 
 
-def _line(custom_id: str, request: _Request) -> bytes:
-    """The request's input line: its body exactly as the live request sends it."""
+def _body(request: _Request) -> dict[str, JsonValue]:
+    """The request's body exactly as the live request sends it."""
     wire = request.prepared.wire
     assert isinstance(wire, ChatWireRequest)
-    return input_line(custom_id, wire.body)
+    return wire.body

@@ -25,7 +25,7 @@ from evalwright.evalfile.suite import Suite, open_suite
 from evalwright.orchestrator.select import Selection
 from evalwright.results.failed import FailedRows, read_failed
 from evalwright.targets.kinds import live_turns_refusal, simulator_refusal
-from evalwright.targets.models import ChatTarget, OpenAITarget, Target
+from evalwright.targets.models import ChatTarget, Target
 from evalwright.targets.registry import DEFAULT_TARGET, TargetRegistry
 
 
@@ -235,8 +235,7 @@ class Plan:
         its ``batch: true``; docs/batch.md); a chat target whose provider has no batch
         support yet is a configuration error. Agents and the mock always run live."""
         target = self.registry.target(name)
-        asked = self.options.batch or (isinstance(target, OpenAITarget) and target.batch)
-        if not isinstance(target, ChatTarget) or not asked:
+        if not isinstance(target, ChatTarget) or not (self.options.batch or target.batch):
             return False
         if target.kind.name not in BATCH_PROVIDERS:
             supported = ", ".join(BATCH_PROVIDERS)
@@ -273,7 +272,7 @@ class Plan:
                 )
 
 
-BATCH_PROVIDERS = ("openai",)
+BATCH_PROVIDERS = ("openai", "azure", "anthropic")
 """The providers whose batch API ``--batch`` uses (docs/batch.md)."""
 
 

@@ -24,7 +24,7 @@ from evalwright.orchestrator.case import AnsweredCase, CaseRunner, internal_erro
 from evalwright.orchestrator.output import open_results
 from evalwright.orchestrator.plan import Plan, RunOptions, WorkItem
 from evalwright.orchestrator.summary import RunSummary
-from evalwright.providers.openai.batch import BatchStatus
+from evalwright.providers.batching import BatchStatus
 from evalwright.results.cache import ResponseCache
 from evalwright.results.index import RowIndex, RowKey, case_label
 from evalwright.results.redact import Redactor
@@ -189,7 +189,7 @@ def _batch_teller(reporter: Reporter) -> Callable[[str, str, BatchStatus], None]
     def tell(target: str, batch_id: str, status: BatchStatus) -> None:
         if isinstance(reporter, BatchReporter):
             reporter.batch(
-                target, batch_id, status.status, status.completed, status.failed, status.total
+                target, batch_id, status.shown, status.completed, status.failed, status.total
             )
 
     return tell

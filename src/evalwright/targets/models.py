@@ -165,6 +165,8 @@ class _ChatTarget(_Target):
     settings: SamplingSettings | None = None
     """Sampling settings (docs/targets.md#settings); they win over the top-level
     ``temperature`` and ``max_output_tokens``, and a case's own settings win over them."""
+    batch: bool = False
+    """Send the target's single-turn cases through its provider's batch API (docs/batch.md)."""
 
 
 class _OpenAIWire(_ChatTarget):
@@ -182,8 +184,6 @@ class OpenAITarget(_OpenAIWire):
     check_template: bool = False
     """Render each case's request with the server's chat template and note what it drops
     (docs/targets.md#check_template); needs ``base_url``."""
-    batch: bool = False
-    """Send the target's single-turn cases through OpenAI's Batch API (docs/batch.md)."""
 
     @model_validator(mode="after")
     def _template_needs_server(self) -> OpenAITarget:

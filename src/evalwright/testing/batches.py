@@ -23,9 +23,11 @@ from evalwright.testing.http11 import Reply
 from evalwright.testing.recorded import ReceivedRequest, record_line
 
 BATCH_PATH = re.compile(
-    r"^(?:/v1)?/(?P<kind>files|batches)(?:/(?P<id>[^/]+))?(?:/(?P<verb>content|cancel))?$"
+    r"^(?:/v1|/openai)?/(?P<kind>files|batches)(?:/(?P<id>[^/]+))?(?:/(?P<verb>content|cancel))?$"
 )
-"""The routes of the files and batches APIs (under ``/v1`` or not)."""
+"""The routes of the files and batches APIs (under ``/v1``, Azure's ``/openai``, or neither)."""
+ENDPOINTS = ("/v1/chat/completions", "/chat/completions")
+"""The batch endpoints served: OpenAI's, and Azure OpenAI's."""
 
 Status = Literal[
     "validating",
@@ -159,8 +161,8 @@ class OpenAIBatches:
         file_id, endpoint = body.get("input_file_id"), body.get("endpoint")
         if body.get("completion_window") != "24h":
             return _error(400, "completion_window must be '24h'")
-        if endpoint != "/v1/chat/completions" or not isinstance(endpoint, str):
-            return _error(400, "the fake server batches only /v1/chat/completions")
+        if not isinstance(endpoint, str) or endpoint not in ENDPOINTS:
+            return _error(400, f"the fake server batches only {' and '.join(ENDPOINTS)}")
         stored = self.files.get(file_id) if isinstance(file_id, str) else None
         if stored is None or stored.purpose != "batch":
             return _error(400, f"no file {file_id!r} uploaded with purpose 'batch'")

@@ -17,6 +17,7 @@ from typing import Self
 
 from evalwright.jsontext import JsonValue
 from evalwright.testing.actions import Action, Drop, Flood, Stall, Text, Verdict, verdict_json
+from evalwright.testing.anthropic_batches import AnthropicBatches
 from evalwright.testing.apis import error_body, not_found, render
 from evalwright.testing.batches import OpenAIBatches
 from evalwright.testing.common import dumps
@@ -82,8 +83,9 @@ class FakeServer:
         self.connections_opened = 0
         """How many TCP connections were accepted so far."""
         self.openai_batches = OpenAIBatches()
-        """OpenAI's files and batches (docs/batch.md); ``batch_delay`` and
-        ``batch_expire_after`` set how its batches go."""
+        self.anthropic_batches = AnthropicBatches()
+        """OpenAI's (and Azure's) files and batches (docs/batch.md); ``batch_delay`` and
+        ``batch_expire_after`` set how its batches go, and Anthropic's."""
         self._queue: deque[tuple[Action, ApiName | None]] = deque()
         self._lock = threading.Lock()
         self._server: asyncio.Server | None = None
@@ -121,7 +123,7 @@ class FakeServer:
 
     @batch_delay.setter
     def batch_delay(self, seconds: float) -> None:
-        self.openai_batches.delay = seconds
+        self.openai_batches.delay = self.anthropic_batches.delay = seconds
 
     @property
     def batch_expire_after(self) -> int | None:
@@ -130,7 +132,7 @@ class FakeServer:
 
     @batch_expire_after.setter
     def batch_expire_after(self, lines: int | None) -> None:
-        self.openai_batches.expire_after = lines
+        self.openai_batches.expire_after = self.anthropic_batches.expire_after = lines
 
     def clear(self) -> None:
         """Forget the recorded requests and errors, and drop every queued action."""
@@ -275,6 +277,8 @@ class FakeServer:
             return not_found(request)
         if request.api == "openai_batch":
             return self.openai_batches.reply(request, self._answer_line)
+        if request.api == "anthropic_batch":
+            return self.anthropic_batches.reply(request, self._answer_line)
         action = self._choose(request)
         if isinstance(action, Drop):
             return None

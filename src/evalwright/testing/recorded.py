@@ -19,6 +19,7 @@ ApiName: TypeAlias = Literal[
     "gemini",
     "responses",
     "openai_batch",
+    "anthropic_batch",
     "health",
     "apply_template",
     "unknown",
@@ -30,7 +31,10 @@ CHAT_APIS: tuple[ApiName, ...] = ("openai", "azure", "anthropic", "gemini", "res
 
 _AZURE = re.compile(r"^/openai/deployments/(?P<deployment>[^/]+)/chat/completions$")
 _GEMINI = re.compile(r"/models/(?P<model>[^/:]+):generateContent$")
-_OPENAI_BATCH = re.compile(r"^(?:/v1)?/(?:files|batches)(?:/[^/]+)?(?:/(?:content|cancel))?$")
+_OPENAI_BATCH = re.compile(
+    r"^(?:/v1|/openai)?/(?:files|batches)(?:/[^/]+)?(?:/(?:content|cancel))?$"
+)
+_ANTHROPIC_BATCH = re.compile(r"^/v1/messages/batches(?:/[^/]+(?:/(?:results|cancel))?)?$")
 
 
 @dataclass(frozen=True)
@@ -108,6 +112,8 @@ def classify(method: str, path: str) -> ApiName:
         return "health" if method == "GET" else "unknown"
     if _OPENAI_BATCH.match(path):
         return "openai_batch"
+    if _ANTHROPIC_BATCH.match(path):
+        return "anthropic_batch"
     if method != "POST":
         return "unknown"
     if path == "/apply-template":

@@ -1,143 +1,130 @@
-"""OpenAI's Batch API (docs/batch.md): the JSONL input file uploaded through the files API,
-the batch created on it, its status, and its output and error files read back.
-
-Each line's body is the recorded ``wire_request.body`` of the live request, unchanged.
+"""OpenAI's (and Azure OpenAI's) Batch API (docs/batch.md): the JSONL input file uploaded
+through the files API, the batch created on it, its status, and its output and error files
+read back. Each line's body is the recorded ``wire_request.body`` of the live request.
 """
 
 from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
-from evalwright import jsontext
-from evalwright.errors import ProviderError
-from evalwright.providers.chat import http_error
+from evalwright.providers.azure.adapter import AzureProvider
+from evalwright.providers.batching import (
+    RESULT_BYTES_PER_LINE,
+    BatchStatus,
+    LineResult,
+    State,
+    fetch_json,
+    fetch_lines,
+)
 from evalwright.providers.http import HttpPool, encode_json
+from evalwright.providers.openai.adapter import OpenAIProvider
 from evalwright.providers.openai.convert import bearer_headers
-from evalwright.targets.models import OpenAITarget
 
-CHAT_ENDPOINT = "/v1/chat/completions"
-MAX_REQUESTS = 50_000
-"""Requests one batch may hold (OpenAI's limit)."""
-MAX_FILE_BYTES = 200 * 1024 * 1024
-"""The largest input file OpenAI accepts."""
-RESULT_BYTES_PER_LINE = 1 << 20
-"""What a results file may hold per request it answers, at most (its answers and envelope)."""
-TERMINAL = frozenset({"completed", "failed", "expired", "cancelled"})
+_STATES: dict[str, State] = {
+    "completed": "completed",
+    "expired": "expired",
+    "cancelled": "cancelled",
+    "failed": "failed",
+}
 
 
-@dataclass(frozen=True, slots=True)
-class BatchStatus:
-    """What a status request said of a batch."""
+class OpenAIBatches:
+    """The files and batches API of one target: ``url(path)`` gives each route's URL."""
 
-    status: str
-    total: int
-    completed: int
-    failed: int
-    output_file_id: str | None
-    error_file_id: str | None
-    problem: str | None
-    """Why a ``failed`` batch failed (its errors joined)."""
+    max_requests = 50_000
+    max_bytes = 200 * 1024 * 1024
 
-    @property
-    def done(self) -> bool:
-        """Whether the batch will change no more."""
-        return self.status in TERMINAL
-
-
-@dataclass(frozen=True, slots=True)
-class LineResult:
-    """One line of an output or error file: the HTTP status and body, or the batch's error
-    for a request that never ran (``status`` None)."""
-
-    custom_id: str
-    status: int | None
-    body: Any
-    error: str | None
-
-
-def input_line(custom_id: str, body: Mapping[str, object]) -> bytes:
-    """One line of the input file."""
-    line = {"custom_id": custom_id, "method": "POST", "url": CHAT_ENDPOINT, "body": body}
-    return encode_json(line) + b"\n"
-
-
-class OpenAIBatchApi:
-    """The batch API of one OpenAI target."""
-
-    def __init__(self, target: OpenAITarget, pool: HttpPool, base_url: str) -> None:
-        self.target = target
+    def __init__(
+        self,
+        pool: HttpPool,
+        headers: Mapping[str, str],
+        url: Callable[[str], str],
+        endpoint: str,
+        where: str,
+    ) -> None:
         self.pool = pool
-        self.base = base_url.rstrip("/")
-        self.headers = bearer_headers(target)
+        self.headers = dict(headers)
+        self.url = url
+        self.endpoint = endpoint
+        self.where = where
 
-    async def submit(self, lines: Iterable[bytes]) -> str:
+    async def submit(self, requests: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
         """Upload the input file and create a batch on it; the batch id."""
-        data = b"".join(lines)
+        data = b"".join(self._line(custom_id, body) for custom_id, body in requests)
         boundary = "evalwright-" + uuid.uuid4().hex
-        body = _multipart(boundary, data)
         headers = {**self.headers, "content-type": f"multipart/form-data; boundary={boundary}"}
-        uploaded = await self._json("POST", "/files", headers, body)
+        uploaded = await fetch_json(
+            self.pool, "POST", self.url("/files"), headers, _multipart(boundary, data)
+        )
         create = {
             "input_file_id": uploaded["id"],
-            "endpoint": CHAT_ENDPOINT,
+            "endpoint": self.endpoint,
             "completion_window": "24h",
         }
         headers = {**self.headers, "content-type": "application/json"}
-        created = await self._json("POST", "/batches", headers, encode_json(create))
+        created = await fetch_json(
+            self.pool, "POST", self.url("/batches"), headers, encode_json(create)
+        )
         return str(created["id"])
+
+    def _line(self, custom_id: str, body: Mapping[str, Any]) -> bytes:
+        line = {"custom_id": custom_id, "method": "POST", "url": self.endpoint, "body": body}
+        return encode_json(line) + b"\n"
 
     async def status(self, batch_id: str) -> BatchStatus:
         """The batch's state and counts."""
-        data = await self._json("GET", f"/batches/{batch_id}", self.headers)
+        data = await fetch_json(self.pool, "GET", self.url(f"/batches/{batch_id}"), self.headers)
         counts = cast(dict[str, Any], data.get("request_counts") or {})
         errors = cast(dict[str, Any], data.get("errors") or {})
-        messages = [
-            str(e.get("message")) for e in cast(list[dict[str, Any]], errors.get("data") or [])
-        ]
+        found = cast(list[dict[str, Any]], errors.get("data") or [])
+        shown = str(data.get("status"))
         return BatchStatus(
-            status=str(data["status"]),
+            state=_STATES.get(shown, "running"),
+            shown=shown,
             total=int(counts.get("total", 0)),
             completed=int(counts.get("completed", 0)),
             failed=int(counts.get("failed", 0)),
-            output_file_id=data.get("output_file_id"),
-            error_file_id=data.get("error_file_id"),
-            problem="; ".join(messages) or None,
+            problem="; ".join(str(e.get("message")) for e in found) or None,
+            results=(data.get("output_file_id"), data.get("error_file_id")),
         )
 
-    async def results(self, file_id: str | None, lines: int) -> list[LineResult]:
-        """The lines of an output or error file (none when there is no file)."""
-        if file_id is None:
-            return []
-        limit = max(lines, 1) * RESULT_BYTES_PER_LINE
-        result = await self.pool.exchange(
-            "GET", f"{self.base}/files/{file_id}/content", self.headers, max_bytes=limit
-        )
-        if result.status >= 400:
-            raise http_error(result, f"{self.base}/files/{file_id}/content")
-        return [_line_result(text) for text in result.body.splitlines() if text.strip()]
+    async def results(self, status: BatchStatus, expected: int) -> list[LineResult]:
+        """The lines of the output and error files."""
+        found: list[LineResult] = []
+        for file_id in status.results:
+            if file_id is None:
+                continue
+            url = self.url(f"/files/{file_id}/content")
+            limit = max(expected, 1) * RESULT_BYTES_PER_LINE
+            found.extend(map(_line_result, await fetch_lines(self.pool, url, self.headers, limit)))
+        return found
 
-    async def cancel(self, batch_id: str) -> None:
-        """Ask the API to cancel the batch."""
-        await self._json("POST", f"/batches/{batch_id}/cancel", self.headers)
 
-    async def _json(
-        self, method: str, path: str, headers: Mapping[str, str], data: bytes | None = None
-    ) -> dict[str, Any]:
-        url = self.base + path
-        result = await self.pool.exchange(method, url, headers, data)
-        if result.status >= 400:
-            raise http_error(result, url)
-        try:
-            parsed = jsontext.loads(result.body)
-        except ValueError:
-            raise ProviderError(f"{method} {url}: the response is not valid JSON") from None
-        if not isinstance(parsed, dict):
-            raise ProviderError(f"{method} {url}: the response is not a JSON object")
-        return cast(dict[str, Any], parsed)
+def openai_batches(provider: OpenAIProvider) -> OpenAIBatches:
+    """OpenAI's: ``{base_url}/files`` and ``/batches``, lines to ``/v1/chat/completions``."""
+    base = provider.base_url
+
+    def url(path: str) -> str:
+        return base + path
+
+    headers = bearer_headers(provider.openai)
+    return OpenAIBatches(provider.pool, headers, url, "/v1/chat/completions", base)
+
+
+def azure_batches(provider: AzureProvider) -> OpenAIBatches:
+    """Azure OpenAI's: ``{endpoint}/openai/files`` and ``/openai/batches`` with the target's
+    ``api-version``, lines to ``/chat/completions``; the body's ``model`` names the
+    deployment (a Global Batch deployment)."""
+    target = provider.azure
+    base = target.endpoint.rstrip("/") + "/openai"
+
+    def url(path: str) -> str:
+        return f"{base}{path}?api-version={target.api_version}"
+
+    return OpenAIBatches(provider.pool, provider.headers, url, "/chat/completions", base)
 
 
 def _line_result(text: bytes) -> LineResult:
