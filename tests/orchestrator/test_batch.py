@@ -15,11 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import TypeAdapter
 
 from evalwright.orchestrator import batch
 from evalwright.orchestrator.batch_state import state_path
-from evalwright.testing import FakeServer, Fault, ReceivedRequest
+from evalwright.testing import ApiName, FakeServer, Fault, ReceivedRequest
 from tests.conftest import ProjectDir, run_cli
+from tests.providers.test_oracles import materialize, openapi_validator
 
 CASES = 5
 
@@ -67,14 +69,29 @@ def server(project: ProjectDir, monkeypatch: pytest.MonkeyPatch) -> Iterator[Fak
     model: claude-test
     base_url: {fake.url}
     api_key: sk-ant-test
+    retry: {{max_retries: 1, initial_delay_ms: 10}}
+  - name: az
+    provider: azure
+    endpoint: {fake.url}
+    deployment: gpt-4o-mini-batch
+    api_key: az-test
+    retry: {{max_retries: 1, initial_delay_ms: 10}}
+  - name: gem
+    provider: gemini
+    model: gemini-test
+    base_url: {fake.url}
+    api_key: gem-test
 """,
         )
         project.write("evals/suite.yaml", _suite())
         yield fake
 
 
+CREATE_PATHS = ("/v1/batches", "/openai/batches", "/v1/messages/batches")
+
+
 def _creations(server: FakeServer) -> list[ReceivedRequest]:
-    return [r for r in server.requests if r.method == "POST" and r.path == "/v1/batches"]
+    return [r for r in server.requests if r.method == "POST" and r.path in CREATE_PATHS]
 
 
 def _rows(path: Path) -> list[dict[str, Any]]:
@@ -82,34 +99,57 @@ def _rows(path: Path) -> list[dict[str, Any]]:
 
 
 def _input_lines(server: FakeServer) -> list[dict[str, Any]]:
-    uploads = [r for r in server.requests if r.method == "POST" and r.path == "/v1/files"]
+    """Every request submitted in a batch, as ``{"custom_id", "body"}``."""
     lines: list[dict[str, Any]] = []
-    for upload in uploads:
-        start = upload.body.index(b"\r\n\r\n{") + 4
-        end = upload.body.rindex(b"\r\n--")
-        lines += [json.loads(t) for t in upload.body[start:end].splitlines()]
+    for sent in server.requests:
+        if sent.method != "POST":
+            continue
+        if sent.path in ("/v1/files", "/openai/files"):
+            start = sent.body.index(b"\r\n\r\n{") + 4
+            end = sent.body.rindex(b"\r\n--")
+            lines += [json.loads(t) for t in sent.body[start:end].splitlines()]
+        elif sent.path == "/v1/messages/batches":
+            lines += [
+                {"custom_id": r["custom_id"], "body": r["params"]} for r in sent.json["requests"]
+            ]
     return lines
 
 
+def _check_oracle(target: str, server: FakeServer) -> None:
+    """Each submitted body passes the same oracle as the live wire bodies."""
+    if target == "claude":
+        from anthropic.types.messages import BatchCreateParams
+
+        sent = next(r for r in server.requests if r.path == "/v1/messages/batches").json
+        adapter: TypeAdapter[Any] = TypeAdapter(BatchCreateParams)
+        assert materialize(adapter.validate_python(sent)) == sent
+        return
+    validator = openapi_validator("CreateChatCompletionRequest")
+    for line in _input_lines(server):
+        assert not [e.message for e in validator.iter_errors(line["body"])], line
+
+
+@pytest.mark.parametrize(
+    ("target", "live_api"), [("oa", "openai"), ("az", "azure"), ("claude", "anthropic")]
+)
 def test_batch_sends_every_case_in_one_batch_and_writes_rows_as_live(
-    project: ProjectDir, server: FakeServer
+    project: ProjectDir, server: FakeServer, target: str, live_api: ApiName
 ) -> None:
     out = project.root / "batch.jsonl"
-    result = run_cli(
-        "eval", project.root / "evals/suite.yaml", "--target", "oa", "--batch", "--out", out
-    )
+    suite = project.root / "evals/suite.yaml"
+    result = run_cli("eval", suite, "--target", target, "--batch", "--out", out)
     assert result.code == 0, result.err
     assert len(_creations(server)) == 1
-    assert not server.requests_for("openai")  # nothing went out live
+    assert not server.requests_for(live_api)  # nothing went out live
     rows = _rows(out)
     assert sorted(r["eval_id"] for r in rows) == [f"case-{i}" for i in range(CASES)]
     assert all(r["score"] == 1.0 and r["candidate_answer"] == "fake answer" for r in rows)
-    bodies = {line["body"]["messages"][-1]["content"] for line in _input_lines(server)}
-    # Each line's body is the row's recorded wire request, unchanged.
-    assert {json.dumps(r["wire_request"]["body"]) for r in rows} == {
+    # Each request's body is the row's recorded wire request, unchanged.
+    assert sorted(json.dumps(r["wire_request"]["body"]) for r in rows) == sorted(
         json.dumps(line["body"]) for line in _input_lines(server)
-    }
-    assert len(bodies) == CASES
+    )
+    assert len({json.dumps(line["body"]) for line in _input_lines(server)}) == CASES
+    _check_oracle(target, server)
     assert "batch " in result.err
     assert not state_path(out).exists()
 
@@ -157,13 +197,14 @@ def test_the_cache_answers_before_anything_is_submitted(
     assert {r["cache"] for r in _rows(project.root / "b.jsonl")} == {"hit"}
 
 
+@pytest.mark.parametrize("target", ["oa", "az", "claude"])
 def test_a_failed_request_is_retried_in_a_follow_up_batch(
-    project: ProjectDir, server: FakeServer
+    project: ProjectDir, server: FakeServer, target: str
 ) -> None:
     server.enqueue(Fault(500), Fault(400))  # the first two lines of the first batch
     out = project.root / "retry.jsonl"
     result = run_cli(
-        "eval", project.root / "evals/suite.yaml", "--target", "oa", "--batch", "--out", out
+        "eval", project.root / "evals/suite.yaml", "--target", target, "--batch", "--out", out
     )
     assert result.code == 1
     creations = _creations(server)
@@ -201,22 +242,30 @@ def test_a_provider_without_batch_support_is_refused(
 ) -> None:
     out = project.root / "refused.jsonl"
     result = run_cli(
-        "eval", project.root / "evals/suite.yaml", "--target", "claude", "--batch", "--out", out
+        "eval", project.root / "evals/suite.yaml", "--target", "gem", "--batch", "--out", out
     )
     assert result.code == 2
-    assert "batch mode is not supported for provider 'anthropic'" in result.err
-    assert "supported: openai" in result.err
+    assert "batch mode is not supported for provider 'gemini'" in result.err
+    assert "supported: openai, azure, anthropic" in result.err
     assert not server.requests
     assert not out.exists() or not out.read_text()
 
 
-@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGINT])
+@pytest.mark.parametrize(
+    ("target", "how"),
+    [
+        ("oa", signal.SIGKILL),
+        ("oa", signal.SIGINT),
+        ("az", signal.SIGKILL),
+        ("claude", signal.SIGKILL),
+    ],
+)
 def test_resume_reattaches_to_the_batch_in_flight_and_submits_nothing_twice(
-    project: ProjectDir, server: FakeServer, how: signal.Signals
+    project: ProjectDir, server: FakeServer, target: str, how: signal.Signals
 ) -> None:
     server.batch_delay = 3600  # the batch is still running when the run is stopped
     out = project.root / "resumed.jsonl"
-    command = [sys.executable, "-m", "evalwright", "eval", "evals/suite.yaml", "--target", "oa"]
+    command = [sys.executable, "-m", "evalwright", "eval", "evals/suite.yaml", "--target", target]
     child = subprocess.Popen(
         [*command, "--batch", "--out", str(out)],
         cwd=project.root,
@@ -244,7 +293,7 @@ def test_resume_reattaches_to_the_batch_in_flight_and_submits_nothing_twice(
     assert not out.exists() or not _rows(out)
     server.batch_delay = 0
     result = run_cli(
-        "eval", project.root / "evals/suite.yaml", "--target", "oa", "--batch", "--resume", out
+        "eval", project.root / "evals/suite.yaml", "--target", target, "--batch", "--resume", out
     )
     assert result.code == 0, result.err
     assert len(_creations(server)) == 1
