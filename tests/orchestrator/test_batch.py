@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
-from evalwright.orchestrator import batch
+from evalwright.orchestrator import batch, plan
 from evalwright.orchestrator.batch_state import state_path
 from evalwright.testing import ApiName, FakeServer, Fault, ReceivedRequest
 from tests.conftest import ProjectDir, run_cli
@@ -81,6 +81,7 @@ def server(project: ProjectDir, monkeypatch: pytest.MonkeyPatch) -> Iterator[Fak
     model: gemini-test
     base_url: {fake.url}
     api_key: gem-test
+    retry: {{max_retries: 1, initial_delay_ms: 10}}
 """,
         )
         project.write("evals/suite.yaml", _suite())
@@ -91,7 +92,12 @@ CREATE_PATHS = ("/v1/batches", "/openai/batches", "/v1/messages/batches")
 
 
 def _creations(server: FakeServer) -> list[ReceivedRequest]:
-    return [r for r in server.requests if r.method == "POST" and r.path in CREATE_PATHS]
+    return [
+        r
+        for r in server.requests
+        if r.method == "POST"
+        and (r.path in CREATE_PATHS or r.path.endswith(":batchGenerateContent"))
+    ]
 
 
 def _rows(path: Path) -> list[dict[str, Any]]:
@@ -112,6 +118,9 @@ def _input_lines(server: FakeServer) -> list[dict[str, Any]]:
             lines += [
                 {"custom_id": r["custom_id"], "body": r["params"]} for r in sent.json["requests"]
             ]
+        elif sent.path.endswith(":batchGenerateContent"):
+            inline = sent.json["batch"]["inputConfig"]["requests"]["requests"]
+            lines += [{"custom_id": r["metadata"]["key"], "body": r["request"]} for r in inline]
     return lines
 
 
@@ -124,13 +133,22 @@ def _check_oracle(target: str, server: FakeServer) -> None:
         adapter: TypeAdapter[Any] = TypeAdapter(BatchCreateParams)
         assert materialize(adapter.validate_python(sent)) == sent
         return
+    if target == "gem":
+        from google.genai import types
+
+        for line in _input_lines(server):
+            assert set(line["body"]) <= {"contents", "systemInstruction", "generationConfig"}
+            for content in line["body"]["contents"]:
+                types.Content.model_validate(content)
+        return
     validator = openapi_validator("CreateChatCompletionRequest")
     for line in _input_lines(server):
         assert not [e.message for e in validator.iter_errors(line["body"])], line
 
 
 @pytest.mark.parametrize(
-    ("target", "live_api"), [("oa", "openai"), ("az", "azure"), ("claude", "anthropic")]
+    ("target", "live_api"),
+    [("oa", "openai"), ("az", "azure"), ("claude", "anthropic"), ("gem", "gemini")],
 )
 def test_batch_sends_every_case_in_one_batch_and_writes_rows_as_live(
     project: ProjectDir, server: FakeServer, target: str, live_api: ApiName
@@ -197,7 +215,7 @@ def test_the_cache_answers_before_anything_is_submitted(
     assert {r["cache"] for r in _rows(project.root / "b.jsonl")} == {"hit"}
 
 
-@pytest.mark.parametrize("target", ["oa", "az", "claude"])
+@pytest.mark.parametrize("target", ["oa", "az", "claude", "gem"])
 def test_a_failed_request_is_retried_in_a_follow_up_batch(
     project: ProjectDir, server: FakeServer, target: str
 ) -> None:
@@ -238,8 +256,10 @@ def test_an_expired_batch_leaves_error_rows_that_resume_sends_again(
 
 
 def test_a_provider_without_batch_support_is_refused(
-    project: ProjectDir, server: FakeServer
+    project: ProjectDir, server: FakeServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Every chat provider has batch support now; the refusal guards the next one added.
+    monkeypatch.setattr(plan, "BATCH_PROVIDERS", ("openai", "azure", "anthropic"))
     out = project.root / "refused.jsonl"
     result = run_cli(
         "eval", project.root / "evals/suite.yaml", "--target", "gem", "--batch", "--out", out
@@ -258,6 +278,7 @@ def test_a_provider_without_batch_support_is_refused(
         ("oa", signal.SIGINT),
         ("az", signal.SIGKILL),
         ("claude", signal.SIGKILL),
+        ("gem", signal.SIGKILL),
     ],
 )
 def test_resume_reattaches_to_the_batch_in_flight_and_submits_nothing_twice(

@@ -194,3 +194,34 @@ def test_azure_paths_serve_the_same_batches(server: FakeServer) -> None:
     assert done.status == "completed"
     assert "/openai/batches" in server.requests[-1].path
     assert list(_results(client, done.output_file_id)) == ["a"]
+
+
+def _genai(server: FakeServer) -> Any:
+    from google import genai
+
+    options: Any = {"base_url": server.url, "api_version": "v1beta"}
+    return genai.Client(api_key="gem-test", http_options=options)
+
+
+def test_a_gemini_batch_answers_inline_as_the_live_server_would(server: FakeServer) -> None:
+    client = _genai(server)
+    server.enqueue(Text("first"), Fault(429))
+    src: Any = [
+        {"contents": [{"role": "user", "parts": [{"text": t}]}]} for t in ("one", "two", "three")
+    ]
+    job = client.batches.create(model="gemini-test", src=src)
+    assert job.name.startswith("batches/")
+    done = client.batches.get(name=job.name)
+    assert done.state.name == "JOB_STATE_SUCCEEDED"
+    answers = done.dest.inlined_responses
+    assert answers[0].response.text == "first"
+    assert answers[1].error is not None
+    assert answers[2].response.text == "fake answer"
+
+
+def test_a_gemini_batch_past_its_window_expires(server: FakeServer) -> None:
+    client = _genai(server)
+    server.batch_expire_after = 0
+    src: Any = [{"contents": [{"role": "user", "parts": [{"text": "one"}]}]}]
+    job = client.batches.create(model="gemini-test", src=src)
+    assert client.batches.get(name=job.name).state.name == "JOB_STATE_EXPIRED"

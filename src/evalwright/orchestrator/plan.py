@@ -272,7 +272,7 @@ class Plan:
                 )
 
 
-BATCH_PROVIDERS = ("openai", "azure", "anthropic")
+BATCH_PROVIDERS = ("openai", "azure", "anthropic", "gemini")
 """The providers whose batch API ``--batch`` uses (docs/batch.md)."""
 
 

@@ -77,6 +77,7 @@ def batch_api(provider: ChatProvider) -> BatchApi:
     """The batch API of ``provider``'s target (the plan admits only these kinds)."""
     from evalwright.providers.anthropic.adapter import AnthropicProvider
     from evalwright.providers.azure.adapter import AzureProvider
+    from evalwright.providers.gemini.adapter import GeminiProvider
     from evalwright.providers.openai.adapter import OpenAIProvider
 
     if isinstance(provider, OpenAIProvider):
@@ -91,6 +92,10 @@ def batch_api(provider: ChatProvider) -> BatchApi:
         from evalwright.providers.anthropic.batch import AnthropicBatches
 
         return AnthropicBatches(provider)
+    if isinstance(provider, GeminiProvider):
+        from evalwright.providers.gemini.batch import GeminiBatches
+
+        return GeminiBatches(provider)
     raise ProviderError(f"provider '{provider.kind}' has no batch support")
 
 

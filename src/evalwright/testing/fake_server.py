@@ -21,6 +21,7 @@ from evalwright.testing.anthropic_batches import AnthropicBatches
 from evalwright.testing.apis import error_body, not_found, render
 from evalwright.testing.batches import OpenAIBatches
 from evalwright.testing.common import dumps
+from evalwright.testing.gemini_batches import GeminiBatches
 from evalwright.testing.http11 import (
     READ_LIMIT,
     BadRequest,
@@ -84,8 +85,9 @@ class FakeServer:
         """How many TCP connections were accepted so far."""
         self.openai_batches = OpenAIBatches()
         self.anthropic_batches = AnthropicBatches()
+        self.gemini_batches = GeminiBatches()
         """OpenAI's (and Azure's) files and batches (docs/batch.md); ``batch_delay`` and
-        ``batch_expire_after`` set how its batches go, and Anthropic's."""
+        ``batch_expire_after`` set how its batches go, and Anthropic's and Gemini's."""
         self._queue: deque[tuple[Action, ApiName | None]] = deque()
         self._lock = threading.Lock()
         self._server: asyncio.Server | None = None
@@ -123,7 +125,8 @@ class FakeServer:
 
     @batch_delay.setter
     def batch_delay(self, seconds: float) -> None:
-        self.openai_batches.delay = self.anthropic_batches.delay = seconds
+        for batches in (self.openai_batches, self.anthropic_batches, self.gemini_batches):
+            batches.delay = seconds
 
     @property
     def batch_expire_after(self) -> int | None:
@@ -132,7 +135,8 @@ class FakeServer:
 
     @batch_expire_after.setter
     def batch_expire_after(self, lines: int | None) -> None:
-        self.openai_batches.expire_after = self.anthropic_batches.expire_after = lines
+        for batches in (self.openai_batches, self.anthropic_batches, self.gemini_batches):
+            batches.expire_after = lines
 
     def clear(self) -> None:
         """Forget the recorded requests and errors, and drop every queued action."""
@@ -279,6 +283,8 @@ class FakeServer:
             return self.openai_batches.reply(request, self._answer_line)
         if request.api == "anthropic_batch":
             return self.anthropic_batches.reply(request, self._answer_line)
+        if request.api == "gemini_batch":
+            return self.gemini_batches.reply(request, self._answer_line)
         action = self._choose(request)
         if isinstance(action, Drop):
             return None

@@ -20,6 +20,7 @@ ApiName: TypeAlias = Literal[
     "responses",
     "openai_batch",
     "anthropic_batch",
+    "gemini_batch",
     "health",
     "apply_template",
     "unknown",
@@ -33,6 +34,10 @@ _AZURE = re.compile(r"^/openai/deployments/(?P<deployment>[^/]+)/chat/completion
 _GEMINI = re.compile(r"/models/(?P<model>[^/:]+):generateContent$")
 _OPENAI_BATCH = re.compile(
     r"^(?:/v1|/openai)?/(?:files|batches)(?:/[^/]+)?(?:/(?:content|cancel))?$"
+)
+# Gemini's batches are under v1beta only: /v1/batches/ is OpenAI's.
+_GEMINI_BATCH = re.compile(
+    r"^/(?:v1beta/models/[^/:]+:batchGenerateContent|v1beta/batches/[^/:]+(?::cancel)?)$"
 )
 _ANTHROPIC_BATCH = re.compile(r"^/v1/messages/batches(?:/[^/]+(?:/(?:results|cancel))?)?$")
 
@@ -114,6 +119,8 @@ def classify(method: str, path: str) -> ApiName:
         return "openai_batch"
     if _ANTHROPIC_BATCH.match(path):
         return "anthropic_batch"
+    if _GEMINI_BATCH.match(path):
+        return "gemini_batch"
     if method != "POST":
         return "unknown"
     if path == "/apply-template":
