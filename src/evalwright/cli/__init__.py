@@ -101,7 +101,8 @@ def _add_eval(commands: Any) -> None:
         "--batch",
         action="store_true",
         help="send chat targets' single-turn cases through their provider's batch API "
-        "(OpenAI so far; half the price, answers within 24 hours; see docs/batch.md)",
+        "(OpenAI, Azure OpenAI, Anthropic, Gemini: half the price, answers within 24 hours; "
+        "see docs/batch.md)",
     )
     _add_pass_mark(run)
     run.add_argument(
