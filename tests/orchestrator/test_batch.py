@@ -332,3 +332,27 @@ def test_batch_true_on_a_target_batches_it_without_the_option(
     assert len(_creations(server)) == 1
     assert not server.requests_for("openai")
     assert len(_rows(out)) == CASES
+
+
+def test_targets_batch_at_once_and_live_targets_run_beside_them(
+    project: ProjectDir, server: FakeServer
+) -> None:
+    server.batch_delay = 0.5
+    out = project.root / "mixed.jsonl"
+    suite = project.root / "evals/suite.yaml"
+    targets = ("--target", "auto", "--target", "claude", "--target", "oa")
+    # Without --batch, 'auto' (batch: true) is batched while 'oa' runs live.
+    result = run_cli("eval", suite, *targets[:2], *targets[4:], "--out", out)
+    assert result.code == 0, result.err
+    assert len(_creations(server)) == 1
+    assert len(server.requests_for("openai")) == CASES  # 'oa', live
+    assert len(_rows(out)) == 2 * CASES
+    server.clear()
+    result = run_cli("eval", suite, *targets[:4], "--batch", "--out", out)
+    assert result.code == 0, result.err
+    creations = _creations(server)
+    assert len(creations) == 2
+    downloads = [r for r in server.requests if r.path.endswith(("/content", "/results"))]
+    # The second target's batch went out before the first one's answers came back.
+    assert max(c.received_at for c in creations) < min(d.received_at for d in downloads)
+    assert len(_rows(out)) == 2 * CASES

@@ -87,8 +87,17 @@ class BatchRunner:
         by_target: dict[str, list[WorkItem]] = {}
         for item in items:
             by_target.setdefault(item.target, []).append(item)
-        for target, group in by_target.items():
-            await _TargetBatches(self, target).run(group)
+        # Each target's batches run at once: one target's 24 hours must not wait on another's.
+        tasks = [
+            asyncio.ensure_future(_TargetBatches(self, target).run(group))
+            for target, group in by_target.items()
+        ]
+        try:
+            await asyncio.gather(*tasks)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
 
 
 class _TargetBatches:

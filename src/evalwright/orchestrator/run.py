@@ -139,16 +139,23 @@ async def _execute(plan: Plan, reporter: Reporter, redact: Redactor) -> RunSumma
         _tell_warnings(plan, reporter)
         reporter.start(summary)
         pipeline = _Pipeline(runner, options, results.writer, summary, reporter)
-        batched: list[WorkItem] = []
+        aside = _SetAside(plan)
+
+        def batches() -> BatchRunner:
+            state = BatchState.open(results.path, options.resume is not None)
+            return BatchRunner(runner, state, pipeline.hand, _batch_teller(reporter))
+
+        # Batches are submitted once every case is read, while the live cases still run.
+        batching = asyncio.ensure_future(aside.run_batches(batches))
         try:
-            pending = _pending(plan, results.previous, summary, reporter)
-            await pipeline.run(_set_aside(plan, pending, batched))
-            if batched:
-                state = BatchState.open(results.path, options.resume is not None)
-                batches = BatchRunner(runner, state, pipeline.hand, _batch_teller(reporter))
-                await batches.run(batched)
-                await pipeline.drain()
+            await pipeline.run(aside.live(_pending(plan, results.previous, summary, reporter)))
+            await batching
+            await pipeline.drain()
         finally:
+            if not batching.done():
+                batching.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await batching
             summary.unreachable = dict(caller.unreachable)
             summary.spent_usd = caller.spent
             summary.unpriced = dict(caller.unpriced)
@@ -171,16 +178,29 @@ def _tell_warnings(plan: Plan, reporter: Reporter) -> None:
         reporter.warning(diagnostic)
 
 
-def _set_aside(
-    plan: Plan, items: Iterator[WorkItem], batched: list[WorkItem]
-) -> Iterator[WorkItem]:
-    """The items that run live; those of batched targets go into ``batched`` instead (their
-    requests go out together once every case is read; docs/batch.md)."""
-    for item in items:
-        if batchable(item) and plan.batched(item.target):
-            batched.append(item)
-        else:
-            yield item
+class _SetAside:
+    """Sets aside the items of batched targets (docs/batch.md) from those that run live."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        self.batched: list[WorkItem] = []
+        self.all_read = asyncio.Event()
+
+    def live(self, items: Iterator[WorkItem]) -> Iterator[WorkItem]:
+        """The items that run live; the others are kept for :meth:`run_batches`."""
+        for item in items:
+            if batchable(item) and self.plan.batched(item.target):
+                self.batched.append(item)
+            else:
+                yield item
+        self.all_read.set()
+
+    async def run_batches(self, batches: Callable[[], BatchRunner]) -> None:
+        """Once every case is read, answer the batched ones (with the runner ``batches``
+        makes: a run without any opens no batch state)."""
+        await self.all_read.wait()
+        if self.batched:
+            await batches().run(self.batched)
 
 
 def _batch_teller(reporter: Reporter) -> Callable[[str, str, BatchStatus], None]:
