@@ -356,3 +356,38 @@ def test_targets_batch_at_once_and_live_targets_run_beside_them(
     # The second target's batch went out before the first one's answers came back.
     assert max(c.received_at for c in creations) < min(d.received_at for d in downloads)
     assert len(_rows(out)) == 2 * CASES
+
+
+def test_a_batch_the_api_does_not_know_is_error_rows_then_submitted_again(
+    project: ProjectDir, server: FakeServer
+) -> None:
+    server.batch_delay = 3600
+    out = project.root / "unknown.jsonl"
+    suite = project.root / "evals/suite.yaml"
+    command = [sys.executable, "-m", "evalwright", "eval", "evals/suite.yaml", "--target", "oa"]
+    child = subprocess.Popen(
+        [*command, "--batch", "--out", str(out)],
+        cwd=project.root,
+        env={**os.environ, "OPENAI_API_KEY": "sk-batch-test"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not state_path(out).exists():
+            assert time.monotonic() < deadline, "the batch was not submitted"
+            time.sleep(0.05)
+    finally:
+        child.kill()
+        child.wait()
+    server.openai_batches.batches.clear()  # the provider lost it
+    server.batch_delay = 0
+    lost = run_cli("eval", suite, "--target", "oa", "--batch", "--resume", out)
+    assert lost.code == 1
+    rows = _rows(out)
+    assert {r["status"] for r in rows} == {"error"}
+    assert "does not know the batch" in rows[0]["error"]["message"]
+    assert not state_path(out).exists()
+    again = run_cli("eval", suite, "--target", "oa", "--batch", "--resume", out)
+    assert again.code == 0, again.err
+    assert len(_creations(server)) == 2

@@ -36,6 +36,10 @@ POLL_FIRST = 2.0
 POLL_MAX = 60.0
 """The longest wait between two status requests: the wait doubles up to it."""
 
+POLL_FAILURES = 10
+"""Failed status requests in a row (connection failures, retryable statuses) after which the
+batch's requests are error rows; the batch stays in the state file for ``--resume``."""
+
 Hand = Callable[[AnsweredCase], Awaitable[None]]
 """Finishes an answered case: evaluators, the row written (the run's pipeline)."""
 Tell = Callable[[str, str, BatchStatus], None]
@@ -71,6 +75,8 @@ class _Flight:
     members: dict[str, _Request]
     wait: float = POLL_FIRST
     due: float = field(default_factory=time.monotonic)
+    failures: int = 0
+    """Status requests in a row that failed."""
 
 
 class BatchRunner:
@@ -204,37 +210,64 @@ class _TargetBatches:
         while self.flights:
             flight = min(self.flights, key=lambda f: f.due)
             await asyncio.sleep(max(0.0, flight.due - time.monotonic()))
-            status = await self._status(flight)
-            if status is None or not status.done:
-                flight.wait = min(flight.wait * 2, POLL_MAX)
-                flight.due = time.monotonic() + flight.wait
+            try:
+                status = await self.api.status(flight.submitted.batch_id)
+            except ProviderError as exc:
+                if self._keep_polling(flight, exc):
+                    continue
+                await self._give_up(flight, exc)
+                continue
+            flight.failures = 0
+            self.owner.tell(self.target, flight.submitted.batch_id, status)
+            if not status.done:
+                self._later(flight)
                 continue
             self.flights.remove(flight)
-            retry = await self._collect(flight, status)
+            try:
+                retry = await self._collect(flight, status)
+            except ProviderError as exc:  # its answers cannot be read now
+                await self._give_up(flight, exc, removed=True)
+                continue
             self.owner.state.remove(flight.submitted.batch_id)
             await self._submit(retry)
 
-    async def _status(self, flight: _Flight) -> BatchStatus | None:
-        """The batch's status (None when asking failed: asked again later)."""
-        try:
-            status = await self.api.status(flight.submitted.batch_id)
-        except ProviderError:
-            return None
-        self.owner.tell(self.target, flight.submitted.batch_id, status)
-        return status
+    def _later(self, flight: _Flight) -> None:
+        flight.wait = min(flight.wait * 2, POLL_MAX)
+        flight.due = time.monotonic() + flight.wait
+
+    def _keep_polling(self, flight: _Flight, exc: ProviderError) -> bool:
+        """Whether a failed status request is asked again: a connection failure or a
+        retryable status, up to POLL_FAILURES in a row."""
+        flight.failures += 1
+        retryable = exc.status is None or exc.status in self.provider.retry.retryable_status_codes
+        if retryable and flight.failures < POLL_FAILURES:
+            self._later(flight)
+            return True
+        return False
+
+    async def _give_up(self, flight: _Flight, exc: ProviderError, *, removed: bool = False) -> None:
+        """The batch's status or answers cannot be had: its requests are error rows, and the
+        batch stays in the state file, so that ``--resume`` asks it again rather than
+        submitting them twice (unless the API does not know it)."""
+        if not removed:
+            self.flights.remove(flight)
+        batch_id = flight.submitted.batch_id
+        then = "--resume asks again"
+        if exc.status == 404:  # no such batch there: nothing to ask again
+            self.owner.state.remove(batch_id)
+            then = "the API does not know the batch; --resume submits its requests again"
+        error = ProviderError(f"batch {batch_id} of {self.api.where}: {exc} ({then})")
+        for request in flight.members.values():
+            await self._fail(request, error)
 
     async def _collect(self, flight: _Flight, status: BatchStatus) -> list[_Request]:
-        """Turn a finished batch's lines into answered cases; the requests to send again."""
+        """Turn a finished batch's lines into answered cases; the requests to send again.
+        Raises ProviderError when its answers cannot be read."""
         batch_id = flight.submitted.batch_id
         expected = len(flight.submitted.requests)
         lines: dict[str, LineResult] = {}
-        try:
-            for line in await self.api.results(status, expected):
-                lines[line.custom_id] = line
-        except ProviderError as exc:  # the results cannot be read: --resume reads them again
-            for request in flight.members.values():
-                await self._fail(request, exc)
-            return []
+        for line in await self.api.results(status, expected):
+            lines[line.custom_id] = line
         latency_ms = (time.time() - flight.submitted.submitted_at) * 1000
         retry: list[_Request] = []
         for custom_id, request in flight.members.items():
