@@ -15,7 +15,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Protocol
 
 from evalwright.jsontext import JsonObject, JsonValue
 from evalwright.testing.common import dumps, new_id
@@ -41,6 +41,17 @@ Status = Literal[
 ]
 LineAnswer = Callable[[ReceivedRequest], Reply]
 """Answers one batch line as a live request would be answered."""
+
+
+class BatchRoutes(Protocol):
+    """One batch API of the fake server."""
+
+    delay: float
+    expire_after: int | None
+
+    def reply(self, request: ReceivedRequest, answer: LineAnswer) -> Reply:
+        """The answer to a request of this API."""
+        ...
 
 
 @dataclass

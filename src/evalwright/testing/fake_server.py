@@ -19,7 +19,7 @@ from evalwright.jsontext import JsonValue
 from evalwright.testing.actions import Action, Drop, Flood, Stall, Text, Verdict, verdict_json
 from evalwright.testing.anthropic_batches import AnthropicBatches
 from evalwright.testing.apis import error_body, not_found, render
-from evalwright.testing.batches import OpenAIBatches
+from evalwright.testing.batches import BatchRoutes, OpenAIBatches
 from evalwright.testing.common import dumps
 from evalwright.testing.gemini_batches import GeminiBatches
 from evalwright.testing.http11 import (
@@ -84,10 +84,14 @@ class FakeServer:
         self.connections_opened = 0
         """How many TCP connections were accepted so far."""
         self.openai_batches = OpenAIBatches()
+        """OpenAI's (and Azure's) files and batches; with :attr:`anthropic_batches` and
+        :attr:`gemini_batches`, the four batch APIs (docs/batch.md)."""
         self.anthropic_batches = AnthropicBatches()
         self.gemini_batches = GeminiBatches()
-        """OpenAI's (and Azure's) files and batches (docs/batch.md); ``batch_delay`` and
-        ``batch_expire_after`` set how its batches go, and Anthropic's and Gemini's."""
+        self.batch_delay = 0.0
+        """Seconds a batch stays in progress before its requests are answered."""
+        self.batch_expire_after: int | None = None
+        """Requests a batch answers before it expires (None: it completes)."""
         self._queue: deque[tuple[Action, ApiName | None]] = deque()
         self._lock = threading.Lock()
         self._server: asyncio.Server | None = None
@@ -117,26 +121,6 @@ class FakeServer:
         """The requests received for ``api``, in order."""
         with self._lock:
             return [request for request in self.requests if request.api == api]
-
-    @property
-    def batch_delay(self) -> float:
-        """Seconds a batch stays in progress before its lines are answered (default 0)."""
-        return self.openai_batches.delay
-
-    @batch_delay.setter
-    def batch_delay(self, seconds: float) -> None:
-        for batches in (self.openai_batches, self.anthropic_batches, self.gemini_batches):
-            batches.delay = seconds
-
-    @property
-    def batch_expire_after(self) -> int | None:
-        """Lines a batch answers before it expires (None: it completes)."""
-        return self.openai_batches.expire_after
-
-    @batch_expire_after.setter
-    def batch_expire_after(self, lines: int | None) -> None:
-        for batches in (self.openai_batches, self.anthropic_batches, self.gemini_batches):
-            batches.expire_after = lines
 
     def clear(self) -> None:
         """Forget the recorded requests and errors, and drop every queued action."""
@@ -279,12 +263,10 @@ class FakeServer:
             return self._apply_template(request)
         if request.api == "unknown":
             return not_found(request)
-        if request.api == "openai_batch":
-            return self.openai_batches.reply(request, self._answer_line)
-        if request.api == "anthropic_batch":
-            return self.anthropic_batches.reply(request, self._answer_line)
-        if request.api == "gemini_batch":
-            return self.gemini_batches.reply(request, self._answer_line)
+        routes = self._batch_routes(request)
+        if routes is not None:
+            routes.delay, routes.expire_after = self.batch_delay, self.batch_expire_after
+            return routes.reply(request, self._answer_line)
         action = self._choose(request)
         if isinstance(action, Drop):
             return None
@@ -300,6 +282,13 @@ class FakeServer:
         if latency_ms > 0:
             await asyncio.sleep(latency_ms / 1000)
         return render(action, request)
+
+    def _batch_routes(self, request: ReceivedRequest) -> BatchRoutes | None:
+        if request.api == "openai_batch":
+            return self.openai_batches
+        if request.api == "anthropic_batch":
+            return self.anthropic_batches
+        return self.gemini_batches if request.api == "gemini_batch" else None
 
     def _answer_line(self, request: ReceivedRequest) -> Reply:
         """A batch line's answer: what the live request would get (a stall, a dropped
