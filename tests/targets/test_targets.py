@@ -69,6 +69,7 @@ CHAT_KEYS = (
     "max_output_tokens",
     "structured_output",
     "settings",
+    "batch",
 )
 
 

@@ -25,7 +25,7 @@ from evalwright.evalfile.suite import Suite
 from evalwright.executors.ray_cluster import require_ray
 from evalwright.limits import MAX_REPEAT
 from evalwright.orchestrator.plan import RunOptions, load_plan
-from evalwright.orchestrator.run import Reporter, SilentReporter, execute
+from evalwright.orchestrator.run import BatchReporter, Reporter, SilentReporter, execute
 from evalwright.orchestrator.summary import RunSummary, TargetStats
 from evalwright.results.judging import JudgeMetrics
 from evalwright.results.reliability import Reliability
@@ -146,6 +146,9 @@ class RunSettings(TypedDict, total=False):
     Ray tasks (the ``evalwright[ray]`` extra; docs/scale.md)."""
     ray_address: str | None
     """The Ray cluster to join with ``executor="ray"`` (default: Ray's own choice)."""
+    batch: bool
+    """Send chat targets' single-turn cases through their provider's batch API
+    (docs/batch.md)."""
     reporter: Reporter | None
     """Told when the run starts, each row, each warning, and the end."""
     keep_rows: bool
@@ -183,6 +186,7 @@ def options_for(suites: SuiteSource | Sequence[SuiteSource], settings: RunSettin
         threshold=settings.get("threshold"),
         max_cost=settings.get("max_cost"),
         **_executor(settings),
+        batch=settings.get("batch", False),
     )
 
 
@@ -234,6 +238,12 @@ class _Collector(SilentReporter):
 
     def waiting(self, target: str, requests: int, oldest_seconds: float) -> None:
         self.reporter.waiting(target, requests, oldest_seconds)
+
+    def batch(
+        self, target: str, batch_id: str, status: str, completed: int, failed: int, total: int
+    ) -> None:
+        if isinstance(self.reporter, BatchReporter):
+            self.reporter.batch(target, batch_id, status, completed, failed, total)
 
 
 class AsyncRun:
@@ -325,9 +335,9 @@ def run(suites: SuiteSource | Sequence[SuiteSource], **settings: Unpack[RunSetti
     Options are those of ``evalwright eval``: ``targets`` (names), ``targets_file``,
     ``eval_id`` (globs), ``tags``, ``skip_tags``, ``only_failed``, ``repeat``, ``workers``,
     ``out``, ``resume``, ``cache``, ``dry_run``, ``pass_mark``, ``threshold``, ``max_cost``,
-    ``executor``, ``ray_address``,
-    plus ``reporter`` and ``keep_rows``. A mistake in the files or options raises
-    :class:`ConfigError` before anything runs; a failing target only marks its rows.
+    ``executor``, ``ray_address``, ``batch``, plus ``reporter`` and ``keep_rows``. A mistake in
+    the files or options raises :class:`ConfigError` before anything runs; a failing target
+    only marks its rows.
     """
     handle = run_async(suites, **settings)
     try:

@@ -109,6 +109,13 @@ def _add_eval(commands: Any) -> None:
     run.add_argument(
         "--dry-run", action="store_true", help="answer every target and judge with the offline mock"
     )
+    run.add_argument(
+        "--batch",
+        action="store_true",
+        help="send chat targets' single-turn cases through their provider's batch API "
+        "(OpenAI, Azure OpenAI, Anthropic, Gemini: half the price, answers within 24 hours; "
+        "see docs/batch.md)",
+    )
     _add_pass_mark(run)
     run.add_argument(
         "--threshold",

@@ -11,7 +11,13 @@ from collections.abc import Generator
 from evalwright import logs
 from evalwright.api.run import RunSettings
 from evalwright.api.run import run as run_evals
-from evalwright.cli.progress import Progress, budget_message, summary_table, unpriced_warning
+from evalwright.cli.progress import (
+    Progress,
+    batch_price_note,
+    budget_message,
+    summary_table,
+    unpriced_warning,
+)
 from evalwright.errors import printable
 from evalwright.orchestrator.run import Reporter
 from evalwright.orchestrator.summary import RunSummary
@@ -41,6 +47,7 @@ def settings_from(args: argparse.Namespace, reporter: Reporter) -> RunSettings:
         "max_cost": args.max_cost,
         "executor": args.executor,
         "ray_address": args.ray_address,
+        "batch": getattr(args, "batch", False),
         "reporter": reporter,
         # The rows are in the results file; holding them too would grow with the suite.
         "keep_rows": False,
@@ -91,6 +98,9 @@ def run_once(args: argparse.Namespace) -> int:
             ),
             file=sys.stderr,
         )
+    discounted = batch_price_note(result.summary)
+    if discounted is not None:
+        print(printable(discounted, one_line=True), file=sys.stderr)
     unpriced = unpriced_warning(result.summary)
     if unpriced is not None:
         print(printable(unpriced, one_line=True), file=sys.stderr)

@@ -81,6 +81,18 @@ class Progress:
             self._last = now
             self.line(self._status(summary, bar=False))
 
+    def batch(
+        self, target: str, batch_id: str, status: str, completed: int, failed: int, total: int
+    ) -> None:
+        """Say how a batch goes, as a line (docs/batch.md#progress)."""
+        if self.quiet:
+            return
+        text = f"batch {batch_id} to '{target}': {status}, {completed}/{total} done"
+        text += f", {failed} failed" if failed else ""
+        if status in ("expired", "cancelled", "failed"):
+            text += "; the requests it did not answer are error rows (--resume sends them again)"
+        self.line(printable(text, one_line=True))
+
     def waiting(self, target: str, requests: int, oldest_seconds: float) -> None:
         """Say what a stalled run waits on: in the bar on a terminal, else as a line."""
         if self.quiet:
@@ -216,6 +228,18 @@ def unpriced_warning(summary: RunSummary) -> str | None:
     return (
         f"evalwright: warning: --max-cost counts only calls of known price; {calls} had "
         "none (give the target a price:, docs/targets.md#price)"
+    )
+
+
+def batch_price_note(summary: RunSummary) -> str | None:
+    """The batch answers priced at the live price less the documented discount, or ``None``
+    (docs/batch.md#cost)."""
+    if not summary.batch_discounted:
+        return None
+    answers = ", ".join(f"{n} of '{name}'" for name, n in summary.batch_discounted.items())
+    return (
+        f"evalwright: note: the price data has no batch price for {answers}: their cost_usd "
+        "is the live price less the provider's documented 50% batch discount"
     )
 
 

@@ -16,7 +16,7 @@ from evalwright.errors import ProviderError, TargetUnreachable
 from evalwright.evaluators.base import JudgeCaller
 from evalwright.orchestrator.retry import with_retries
 from evalwright.providers.base import PreparedRequest, Provider, ProviderRequest, ProviderResponse
-from evalwright.providers.pricing import call_cost, load_prices_for
+from evalwright.providers.pricing import batch_cost, call_cost, load_prices_for
 from evalwright.providers.wire import ChatWireRequest
 from evalwright.results.cache import ResponseCache, cache_key
 from evalwright.results.rows import CacheState
@@ -45,6 +45,9 @@ class TargetCaller:
         self.unpriced: dict[str, int] = {}
         """Per target, the calls sent whose cost is unknown (the offline mock's left out)."""
         self._seen: set[str] = set()
+        self.batch_discounted: dict[str, int] = {}
+        """Per target, the batch answers priced at the live price less the documented batch
+        discount, the price database having no batch price of the model (docs/batch.md#cost)."""
 
     def in_flight(self) -> Iterator[tuple[str, int, float]]:
         """Each target with requests in flight: its name, how many, and when the oldest was
@@ -138,14 +141,10 @@ class TargetCaller:
         # Prepared once: the same request gives the cache key and goes out on every attempt.
         prepared = provider.prepare(request)
         key = self._key(provider, prepared, repeat)
-        if key is not None and use_cache and self.cache is not None:
-            hit = await self.cache.get(key, prepared)
+        if key is not None and use_cache:
+            hit = await self._hit(provider, prepared, key)
             if hit is not None:
-                notes = provider.answer_notes(hit.wire_request, hit.usage)
-                # Checked on a hit too, so that a cached row says what a fresh one would.
-                checked = await provider.template_notes(prepared)
-                notes = (*hit.delivery_notes, *notes, *checked)
-                return dataclasses.replace(hit, delivery_notes=notes), "hit"
+                return hit, "hit"
         if name in self.unreachable:
             raise TargetUnreachable(self._given_up(name), sent=False)
         async with self._limit(name):
@@ -166,6 +165,54 @@ class TargetCaller:
         if accept is None or accept(response):
             await self.cache.put(key, request.purpose, response)
         return response, "miss"
+
+    async def _hit(
+        self, provider: Provider, prepared: PreparedRequest, key: str
+    ) -> ProviderResponse | None:
+        """The cached answer under ``key``, with the notes a fresh answer would have."""
+        if self.cache is None:
+            return None
+        hit = await self.cache.get(key, prepared)
+        if hit is None:
+            return None
+        notes = provider.answer_notes(hit.wire_request, hit.usage)
+        # Checked on a hit too, so that a cached row says what a fresh one would.
+        checked = await provider.template_notes(prepared)
+        notes = (*hit.delivery_notes, *notes, *checked)
+        return dataclasses.replace(hit, delivery_notes=notes)
+
+    async def cached(
+        self, name: str, prepared: PreparedRequest, repeat: int
+    ) -> ProviderResponse | None:
+        """The cached answer to ``prepared``, priced, or None: batch mode asks the cache
+        before it submits anything (docs/batch.md)."""
+        provider = self.registry.provider(name)
+        key = self._key(provider, prepared, repeat)
+        hit = None if key is None else await self._hit(provider, prepared, key)
+        if hit is None:
+            return None
+        cost = call_cost(self.registry.target(name), hit.usage)
+        return hit if cost is None else dataclasses.replace(hit, cost_usd=cost)
+
+    async def answered(
+        self, name: str, prepared: PreparedRequest, response: ProviderResponse, repeat: int
+    ) -> tuple[ProviderResponse, CacheState]:
+        """A batch's answer to ``prepared``: cached as a live one would be, and priced at the
+        batch discount (docs/batch.md#cost)."""
+        provider = self.registry.provider(name)
+        key = self._key(provider, prepared, repeat)
+        state: CacheState = "off"
+        if key is not None and self.cache is not None:
+            await self.cache.put(key, prepared.request.purpose, response)
+            state = "miss"
+        cost, discounted = batch_cost(self.registry.target(name), response.usage)
+        if cost is None:
+            self.unpriced[name] = self.unpriced.get(name, 0) + 1
+            return response, state
+        self.spent += cost
+        if discounted:
+            self.batch_discounted[name] = self.batch_discounted.get(name, 0) + 1
+        return dataclasses.replace(response, cost_usd=cost), state
 
     def _key(self, provider: Provider, prepared: PreparedRequest, repeat: int) -> str | None:
         """The request's cache key, when this run caches and the provider's answers may be."""

@@ -26,7 +26,7 @@ from evalwright.evalfile.suite import Suite, open_suite
 from evalwright.orchestrator.select import Selection
 from evalwright.results.failed import FailedRows, read_failed
 from evalwright.targets.kinds import live_turns_refusal, simulator_refusal
-from evalwright.targets.models import Target
+from evalwright.targets.models import ChatTarget, Target
 from evalwright.targets.registry import DEFAULT_TARGET, TargetRegistry
 
 
@@ -66,6 +66,9 @@ class RunOptions:
     """``--executor``: where agent cases' commands run (docs/scale.md)."""
     ray_address: str | None = None
     """``--ray-address``: the Ray cluster to join (docs/scale.md)."""
+    batch: bool = False
+    """``--batch``: chat targets' single-turn cases go through their provider's batch API
+    (docs/batch.md)."""
 
     @property
     def selection(self) -> Selection:
@@ -232,10 +235,27 @@ class Plan:
             given = f"{given} --only-failed {self.failed.shown}".strip()
         return f"no case matches {given}" if given else "no case to run"
 
+    def batched(self, name: str) -> bool:
+        """Whether target ``name``'s single-turn cases go through a batch API (``--batch`` or
+        its ``batch: true``; docs/batch.md); a chat target whose provider has no batch
+        support yet is a configuration error. Agents and the mock always run live."""
+        target = self.registry.target(name)
+        if not isinstance(target, ChatTarget) or not (self.options.batch or target.batch):
+            return False
+        if target.kind.name not in BATCH_PROVIDERS:
+            supported = ", ".join(BATCH_PROVIDERS)
+            raise ConfigError(
+                f"target '{name}': batch mode is not supported for provider "
+                f"'{target.kind.name}' yet (supported: {supported}); run it without --batch "
+                "and batch: true"
+            )
+        return True
+
     def _check(self, case: LoadedCase, name: str, info: SuiteInfo) -> None:
         """Resolve the case's target and check each of its judges (once, in the registry);
         a live conversation's target must be able to hold one."""
         target = self.registry.target(name)
+        self.batched(name)
         turn_evaluators = [e for turn in case.turns for e in turn.evaluators]
         for evaluator in (*case.evaluators, *turn_evaluators):
             if isinstance(evaluator.spec, LlmJudgeSpec):
@@ -255,6 +275,10 @@ class Plan:
                 raise LoadError(
                     [Diagnostic(info.display_path, case.line, 1, "error", key, message)]
                 )
+
+
+BATCH_PROVIDERS = ("openai", "azure", "anthropic", "gemini")
+"""The providers whose batch API ``--batch`` uses (docs/batch.md)."""
 
 
 def _raise_errors(report: Report) -> None:

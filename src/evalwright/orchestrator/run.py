@@ -11,18 +11,21 @@ import asyncio
 import contextlib
 import gc
 import time
-from collections.abc import Generator, Iterator
-from typing import Protocol
+from collections.abc import Callable, Generator, Iterator
+from typing import Protocol, runtime_checkable
 
 from evalwright import logs
 from evalwright.errors import Diagnostic
 from evalwright.evalfile.evaluator_specs import CodeSpec, LlmJudgeSpec
 from evalwright.executors.ray_cluster import RayExecutor
+from evalwright.orchestrator.batch import BatchRunner, batchable
+from evalwright.orchestrator.batch_state import BatchState
 from evalwright.orchestrator.calls import TargetCaller
 from evalwright.orchestrator.case import AnsweredCase, CaseRunner, internal_error
 from evalwright.orchestrator.output import open_results
 from evalwright.orchestrator.plan import Plan, RunOptions, WorkItem
 from evalwright.orchestrator.summary import RunSummary
+from evalwright.providers.batching import BatchStatus
 from evalwright.results.cache import ResponseCache
 from evalwright.results.index import RowIndex, RowKey, case_label
 from evalwright.results.redact import Redactor
@@ -48,6 +51,16 @@ class Reporter(Protocol):
     def waiting(self, target: str, requests: int, oldest_seconds: float) -> None:
         """No row finished for :data:`STALL_SECONDS`: ``requests`` to ``target`` are in flight,
         the oldest sent ``oldest_seconds`` ago (told again every STALL_SECONDS it lasts)."""
+
+
+@runtime_checkable
+class BatchReporter(Protocol):
+    """A reporter that is also told how batches go (docs/batch.md#progress)."""
+
+    def batch(
+        self, target: str, batch_id: str, status: str, completed: int, failed: int, total: int
+    ) -> None:
+        """A batch of ``target`` was asked its status: its state and request counts."""
 
 
 class SilentReporter:
@@ -135,12 +148,27 @@ async def _execute(plan: Plan, reporter: Reporter, redact: Redactor) -> RunSumma
         _tell_warnings(plan, reporter)
         reporter.start(summary)
         pipeline = _Pipeline(runner, options, results.writer, summary, reporter)
+        aside = _SetAside(plan)
+
+        def batches() -> BatchRunner:
+            state = BatchState.open(results.path, options.resume is not None)
+            return BatchRunner(runner, state, pipeline.hand, _batch_teller(reporter))
+
+        # Batches are submitted once every case is read, while the live cases still run.
+        batching = asyncio.ensure_future(aside.run_batches(batches))
         try:
-            await pipeline.run(_pending(plan, results.previous, summary, reporter))
+            await pipeline.run(aside.live(_pending(plan, results.previous, summary, reporter)))
+            await batching
+            await pipeline.drain()
         finally:
+            if not batching.done():
+                batching.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await batching
             summary.unreachable = dict(caller.unreachable)
             summary.spent_usd = caller.spent
             summary.unpriced = dict(caller.unpriced)
+            summary.batch_discounted = dict(caller.batch_discounted)
     except asyncio.CancelledError:
         summary.interrupted = True
         raise
@@ -157,6 +185,43 @@ async def _execute(plan: Plan, reporter: Reporter, redact: Redactor) -> RunSumma
 def _tell_warnings(plan: Plan, reporter: Reporter) -> None:
     for diagnostic in plan.new_warnings():
         reporter.warning(diagnostic)
+
+
+class _SetAside:
+    """Sets aside the items of batched targets (docs/batch.md) from those that run live."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        self.batched: list[WorkItem] = []
+        self.all_read = asyncio.Event()
+
+    def live(self, items: Iterator[WorkItem]) -> Iterator[WorkItem]:
+        """The items that run live; the others are kept for :meth:`run_batches`."""
+        for item in items:
+            if batchable(item) and self.plan.batched(item.target):
+                self.batched.append(item)
+            else:
+                yield item
+        self.all_read.set()
+
+    async def run_batches(self, batches: Callable[[], BatchRunner]) -> None:
+        """Once every case is read, answer the batched ones (with the runner ``batches``
+        makes: a run without any opens no batch state)."""
+        await self.all_read.wait()
+        if self.batched:
+            await batches().run(self.batched)
+
+
+def _batch_teller(reporter: Reporter) -> Callable[[str, str, BatchStatus], None]:
+    """Tells the reporter each batch status, when it listens for them (:class:`BatchReporter`)."""
+
+    def tell(target: str, batch_id: str, status: BatchStatus) -> None:
+        if isinstance(reporter, BatchReporter):
+            reporter.batch(
+                target, batch_id, status.shown, status.completed, status.failed, status.total
+            )
+
+    return tell
 
 
 def _pending(
@@ -265,6 +330,18 @@ class _Pipeline:
             task = asyncio.ensure_future(self._finish(asked))
             self.finishing.add(task)
             task.add_done_callback(self.finishing.discard)
+
+    async def hand(self, asked: AnsweredCase) -> None:
+        """Finish a case answered elsewhere (batch mode) as a worker would."""
+        await self.slots.acquire()
+        task = asyncio.ensure_future(self._finish(asked))
+        self.finishing.add(task)
+        task.add_done_callback(self.finishing.discard)
+
+    async def drain(self) -> None:
+        """Wait until every handed case is finished and written."""
+        while self.finishing:
+            await asyncio.gather(*self.finishing)
 
     def _over_budget(self) -> bool:
         """Whether ``--max-cost`` is spent: what the calls so far cost, cache hits left out

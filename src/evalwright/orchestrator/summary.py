@@ -80,6 +80,9 @@ class RunSummary:
     unpriced: dict[str, int] = field(default_factory=dict[str, int])
     """Per target, the calls this run sent whose cost is unknown (not counted in
     ``spent_usd``)."""
+    batch_discounted: dict[str, int] = field(default_factory=dict[str, int])
+    """Per target, the batch answers priced at the live price less the documented batch
+    discount, the price data having no batch price (docs/batch.md#cost)."""
     judge_tally: JudgeTally = field(default_factory=JudgeTally, repr=False)
     """The judge facts of the rows counted (docs/judges.md#run-metrics)."""
 

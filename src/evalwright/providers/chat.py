@@ -118,6 +118,15 @@ class ChatProvider(Provider):
                 f"HTTP {result.status} from {endpoint.shown}: the response body is not valid JSON",
                 retryable=True,
             ) from None
+        return self.response_from(prepared, data, latency_ms)
+
+    def response_from(
+        self, prepared: PreparedRequest, data: Any, latency_ms: float
+    ) -> ProviderResponse:
+        """The answer in a response body ``data`` to ``prepared``: sent live, or a line of a
+        batch's results (docs/batch.md)."""
+        wire = prepared.wire
+        assert isinstance(wire, ChatWireRequest)
         try:
             text, finish_reason, usage = self.parse(data)
         except (KeyError, IndexError, TypeError, AttributeError) as exc:

@@ -130,6 +130,34 @@ class HttpPool:
             raise
         raise ProviderError(f"more than {MAX_REDIRECTS} redirects from {endpoint.shown}")
 
+    async def exchange(
+        self,
+        method: str,
+        url: str,
+        headers: Mapping[str, str],
+        data: bytes | None = None,
+        max_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+    ) -> HttpResult:
+        """One request of a batch API (an upload, a status, a results file): no redirect is
+        followed, and a connection failure is a retryable ProviderError naming the URL."""
+        import aiohttp
+        from yarl import URL
+
+        target = URL(url)
+        started = time.perf_counter()
+        try:
+            async with self._get_session().request(
+                method, target, data=data, headers=dict(headers), allow_redirects=False
+            ) as resp:
+                raw = await _read_body(resp, max_bytes)
+                _log_request(target, len(data or b""), f"HTTP {resp.status}", started)
+                return HttpResult(resp.status, {k.lower(): v for k, v in resp.headers.items()}, raw)
+        except aiohttp.ClientError as exc:
+            problem = connection_problem(exc)
+            raise ProviderError(
+                f"{problem} ({shown_url(target)})", retryable=True, unreachable=unreachable(exc)
+            ) from None
+
     async def aclose(self) -> None:
         """Close the session if this pool created it."""
         if self._session is not None and self._owned:

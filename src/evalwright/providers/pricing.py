@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -105,6 +106,33 @@ def call_cost(target: Target, usage: Usage | None) -> float | None:
     return database_cost(PRICE_PROVIDERS[target.kind.name], model, tokens)
 
 
+BATCH_DISCOUNT = 0.5
+"""What the providers' batch APIs charge of the live price, where the price database has no
+batch price of the model (OpenAI's and Anthropic's documented 50%; docs/batch.md#cost)."""
+
+
+def batch_cost(target: Target, usage: Usage | None) -> tuple[float | None, bool]:
+    """USD for one batch answer, and whether it is the live price at :data:`BATCH_DISCOUNT`
+    (no batch price known) rather than the database's batch price."""
+    tokens = billed_tokens(target.kind.name, usage)
+    if tokens is None:
+        return None, False
+    if isinstance(target.price, Price):
+        return own_cost(target.price, tokens) * BATCH_DISCOUNT, True
+    if not looked_up(target):
+        return None, False
+    assert isinstance(target, ChatTarget)
+    model = target.deployment if isinstance(target, AzureTarget) else target.model
+    provider_id = PRICE_PROVIDERS[target.kind.name]
+    live = database_cost(provider_id, model, tokens)
+    batch = database_cost(provider_id, model, tokens, {"processing": "batch"})
+    if live is None or batch is None:
+        return None, False
+    if batch < live:
+        return batch, False
+    return live * BATCH_DISCOUNT, True
+
+
 def load_prices_for(target: Target) -> None:
     """Start importing the price database on a thread of its own when ``target``'s calls are
     priced by it, so the first answer does not wait for the import (a third of a second);
@@ -131,7 +159,9 @@ def own_cost(price: Price, tokens: Tokens) -> float:
     return (spent + tokens.output * price.output) / _MILLION
 
 
-def database_cost(provider_id: str, model: str, tokens: Tokens) -> float | None:
+def database_cost(
+    provider_id: str, model: str, tokens: Tokens, context: Mapping[str, str] | None = None
+) -> float | None:
     """USD by the ``genai-prices`` database, or ``None`` when it does not know the model."""
     # Imported here: it takes a third of a second, paid only by a run that needs a price.
     import genai_prices
@@ -143,7 +173,9 @@ def database_cost(provider_id: str, model: str, tokens: Tokens) -> float | None:
         cache_write_tokens=tokens.cache_write,
     )
     try:
-        price = genai_prices.calc_price(usage, model, provider_id=provider_id)
+        price = genai_prices.calc_price(
+            usage, model, provider_id=provider_id, price_context=context
+        )
     except (LookupError, ValueError):  # a model it does not know, or usage it cannot price
         return None
     return float(price.total_price)

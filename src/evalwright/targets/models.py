@@ -165,6 +165,8 @@ class _ChatTarget(_Target):
     settings: SamplingSettings | None = None
     """Sampling settings (docs/targets.md#settings); they win over the top-level
     ``temperature`` and ``max_output_tokens``, and a case's own settings win over them."""
+    batch: bool = False
+    """Send the target's single-turn cases through its provider's batch API (docs/batch.md)."""
 
 
 class _OpenAIWire(_ChatTarget):

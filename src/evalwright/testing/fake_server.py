@@ -17,8 +17,11 @@ from typing import Self
 
 from evalwright.jsontext import JsonValue
 from evalwright.testing.actions import Action, Drop, Flood, Stall, Text, Verdict, verdict_json
+from evalwright.testing.anthropic_batches import AnthropicBatches
 from evalwright.testing.apis import error_body, not_found, render
+from evalwright.testing.batches import BatchRoutes, OpenAIBatches
 from evalwright.testing.common import dumps
+from evalwright.testing.gemini_batches import GeminiBatches
 from evalwright.testing.http11 import (
     READ_LIMIT,
     BadRequest,
@@ -80,6 +83,15 @@ class FakeServer:
         """Exceptions raised while answering (each also answered with a 500)."""
         self.connections_opened = 0
         """How many TCP connections were accepted so far."""
+        self.openai_batches = OpenAIBatches()
+        """OpenAI's (and Azure's) files and batches; with :attr:`anthropic_batches` and
+        :attr:`gemini_batches`, the four batch APIs (docs/batch.md)."""
+        self.anthropic_batches = AnthropicBatches()
+        self.gemini_batches = GeminiBatches()
+        self.batch_delay = 0.0
+        """Seconds a batch stays in progress before its requests are answered."""
+        self.batch_expire_after: int | None = None
+        """Requests a batch answers before it expires (None: it completes)."""
         self._queue: deque[tuple[Action, ApiName | None]] = deque()
         self._lock = threading.Lock()
         self._server: asyncio.Server | None = None
@@ -251,6 +263,10 @@ class FakeServer:
             return self._apply_template(request)
         if request.api == "unknown":
             return not_found(request)
+        routes = self._batch_routes(request)
+        if routes is not None:
+            routes.delay, routes.expire_after = self.batch_delay, self.batch_expire_after
+            return routes.reply(request, self._answer_line)
         action = self._choose(request)
         if isinstance(action, Drop):
             return None
@@ -266,6 +282,26 @@ class FakeServer:
         if latency_ms > 0:
             await asyncio.sleep(latency_ms / 1000)
         return render(action, request)
+
+    def _batch_routes(self, request: ReceivedRequest) -> BatchRoutes | None:
+        if request.api == "openai_batch":
+            return self.openai_batches
+        if request.api == "anthropic_batch":
+            return self.anthropic_batches
+        return self.gemini_batches if request.api == "gemini_batch" else None
+
+    def _answer_line(self, request: ReceivedRequest) -> Reply:
+        """A batch line's answer: what the live request would get (a stall, a dropped
+        connection or a flood is a server error, as a batch has no connection to drop)."""
+        action = self._choose(request)
+        if isinstance(action, Stall | Drop | Flood):
+            return Reply(500, dumps(error_body(request.api, 500, "the request was not answered")))
+        if isinstance(action, Verdict):
+            action = action.to_text()
+        reply = render(action, request)
+        if isinstance(reply, Reply):
+            return reply
+        return Reply(400, dumps(error_body(request.api, 400, "a batch cannot stream")))
 
     def _apply_template(self, request: ReceivedRequest) -> Reply:
         """llama.cpp's ``/apply-template``, when :attr:`chat_template` is set."""

@@ -13,7 +13,17 @@ from evalwright.jsontext import JsonValue
 from evalwright.testing.http11 import RawRequest
 
 ApiName: TypeAlias = Literal[
-    "openai", "azure", "anthropic", "gemini", "responses", "health", "apply_template", "unknown"
+    "openai",
+    "azure",
+    "anthropic",
+    "gemini",
+    "responses",
+    "openai_batch",
+    "anthropic_batch",
+    "gemini_batch",
+    "health",
+    "apply_template",
+    "unknown",
 ]
 """Which API a request spoke, judged from its method and path."""
 
@@ -22,6 +32,14 @@ CHAT_APIS: tuple[ApiName, ...] = ("openai", "azure", "anthropic", "gemini", "res
 
 _AZURE = re.compile(r"^/openai/deployments/(?P<deployment>[^/]+)/chat/completions$")
 _GEMINI = re.compile(r"/models/(?P<model>[^/:]+):generateContent$")
+_OPENAI_BATCH = re.compile(
+    r"^(?:/v1|/openai)?/(?:files|batches)(?:/[^/]+)?(?:/(?:content|cancel))?$"
+)
+# Gemini's batches are under v1beta only: /v1/batches/ is OpenAI's.
+_GEMINI_BATCH = re.compile(
+    r"^/(?:v1beta/models/[^/:]+:batchGenerateContent|v1beta/batches/[^/:]+(?::cancel)?)$"
+)
+_ANTHROPIC_BATCH = re.compile(r"^/v1/messages/batches(?:/[^/]+(?:/(?:results|cancel))?)?$")
 
 
 @dataclass(frozen=True)
@@ -97,6 +115,12 @@ def classify(method: str, path: str) -> ApiName:
     """Which API a request to ``path`` speaks."""
     if path == "/health":
         return "health" if method == "GET" else "unknown"
+    if _OPENAI_BATCH.match(path):
+        return "openai_batch"
+    if _ANTHROPIC_BATCH.match(path):
+        return "anthropic_batch"
+    if _GEMINI_BATCH.match(path):
+        return "gemini_batch"
     if method != "POST":
         return "unknown"
     if path == "/apply-template":
@@ -131,6 +155,24 @@ def record(raw: RawRequest, connection_id: int) -> ReceivedRequest:
         json=parsed,
         api=classify(raw.method, path),
         connection_id=connection_id,
+    )
+
+
+def record_line(line: dict[str, JsonValue]) -> ReceivedRequest:
+    """A line of an OpenAI batch input file as the live request it stands for."""
+    body = line.get("body")
+    url = line.get("url")
+    path = url if isinstance(url, str) else "/v1/chat/completions"
+    data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return ReceivedRequest(
+        method="POST",
+        path=path,
+        query={},
+        headers={"content-type": "application/json"},
+        body=data,
+        json=body,
+        api=classify("POST", path),
+        connection_id=0,
     )
 
 

@@ -36,9 +36,14 @@ class OpenAIProvider(ChatProvider):
         self.openai = target
         super().__init__(target, context)
 
+    @property
+    def base_url(self) -> str:
+        """The API's base URL (``/chat/completions``, ``/files`` and ``/batches`` are under it)."""
+        return (self.openai.base_url or DEFAULT_BASE_URL).rstrip("/")
+
     def endpoint(self) -> str:
         """``{base_url}/chat/completions``."""
-        return (self.openai.base_url or DEFAULT_BASE_URL).rstrip("/") + "/chat/completions"
+        return self.base_url + "/chat/completions"
 
     def error_hint(self, status: int, body: bytes) -> str | None:
         """A refused ``response_format`` (docs/targets.md#structured-output), or a 404 from a

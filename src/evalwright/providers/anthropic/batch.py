@@ -1,0 +1,104 @@
+"""Anthropic's Message Batches API (docs/batch.md): ``POST /v1/messages/batches`` with
+``requests: [{custom_id, params}]`` (``params`` the live request's body, unchanged), the
+batch's ``processing_status``, and the JSONL at its ``results_url``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+from evalwright.providers.anthropic.adapter import AnthropicProvider
+from evalwright.providers.batching import (
+    RESULT_BYTES_PER_LINE,
+    BatchStatus,
+    LineResult,
+    State,
+    fetch_json,
+    fetch_lines,
+)
+from evalwright.providers.http import encode_json
+
+_STATUS_OF_ERROR = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "billing_error": 402,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "timeout_error": 504,
+    "overloaded_error": 529,
+}
+"""The HTTP status a live request would have got for each error type (the retry policy reads
+it)."""
+
+
+class AnthropicBatches:
+    """The Message Batches API of one Anthropic target."""
+
+    max_requests = 100_000
+    max_bytes = 256 * 1024 * 1024
+
+    def __init__(self, provider: AnthropicProvider) -> None:
+        self.pool = provider.pool
+        self.headers = provider.headers
+        self.where = provider.url + "/batches"
+
+    async def submit(self, requests: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
+        """Create the batch; its id."""
+        body = {"requests": [{"custom_id": c, "params": params} for c, params in requests]}
+        headers = {**self.headers, "content-type": "application/json"}
+        created = await fetch_json(self.pool, "POST", self.where, headers, encode_json(body))
+        return str(created["id"])
+
+    async def status(self, batch_id: str) -> BatchStatus:
+        """The batch's processing status and counts."""
+        data = await fetch_json(self.pool, "GET", f"{self.where}/{batch_id}", self.headers)
+        counts = cast(dict[str, Any], data.get("request_counts") or {})
+
+        def count(name: str) -> int:
+            value = counts.get(name, 0)
+            return value if isinstance(value, int) else 0
+
+        shown = str(data.get("processing_status"))
+        state: State = "running"
+        if shown == "ended":
+            # Per request, some may have expired or been cancelled: say so on the batch.
+            state = "expired" if count("expired") else "completed"
+            state = "cancelled" if count("canceled") else state
+        total = sum(count(n) for n in ("processing", "succeeded", "errored", "canceled", "expired"))
+        return BatchStatus(
+            state=state,
+            shown=shown,
+            total=total,
+            completed=count("succeeded"),
+            failed=count("errored") + count("canceled") + count("expired"),
+            results=(data.get("results_url"),),
+        )
+
+    async def results(self, status: BatchStatus, expected: int) -> list[LineResult]:
+        """The lines at the batch's ``results_url``."""
+        url = status.results[0] if status.results else None
+        if url is None:
+            return []
+        limit = max(expected, 1) * RESULT_BYTES_PER_LINE
+        return [
+            _line_result(line) for line in await fetch_lines(self.pool, url, self.headers, limit)
+        ]
+
+
+def _line_result(text: bytes) -> LineResult:
+    line = cast(dict[str, Any], json.loads(text))
+    custom_id = str(line.get("custom_id"))
+    result = cast(dict[str, Any], line.get("result") or {})
+    kind = result.get("type")
+    if kind == "succeeded":
+        return LineResult(custom_id, 200, result.get("message"), None)
+    if kind == "errored":
+        error = cast(dict[str, Any], result.get("error") or {})
+        inner = cast(dict[str, Any], error.get("error") or error)
+        status = _STATUS_OF_ERROR.get(str(inner.get("type")), 500)
+        return LineResult(custom_id, status, {"type": "error", "error": inner}, None)
+    return LineResult(custom_id, None, None, f"{kind}: the batch did not run this request")

@@ -1,0 +1,130 @@
+"""What every provider's batch API looks like to batch mode (docs/batch.md): submit the wire
+bodies of many requests, ask a batch's status, read its answers back.
+
+Each provider's module maps its own shapes to these; every answer read back is the body the
+live request would have been answered with, so the adapter's ``response_from`` reads it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol, cast
+
+from evalwright import jsontext
+from evalwright.errors import ProviderError
+from evalwright.providers.chat import ChatProvider, http_error
+from evalwright.providers.http import HttpPool
+
+State = Literal["running", "completed", "expired", "cancelled", "failed"]
+"""Where a batch is: still running, or one of the ways it ends."""
+
+
+@dataclass(frozen=True, slots=True)
+class BatchStatus:
+    """What a status request said of a batch."""
+
+    state: State
+    shown: str
+    """The API's own word for it (``in_progress``, ``ended``, ``JOB_STATE_RUNNING``...)."""
+    total: int
+    completed: int
+    failed: int
+    problem: str | None = None
+    """Why a ``failed`` batch failed."""
+    results: tuple[str | None, ...] = ()
+    """Where its answers are (file ids, a URL), as its API reads them back."""
+
+    @property
+    def done(self) -> bool:
+        """Whether the batch will change no more."""
+        return self.state != "running"
+
+
+@dataclass(frozen=True, slots=True)
+class LineResult:
+    """One request's outcome: an HTTP status and the body a live request would have been
+    answered with, or (``status`` None) the reason it never ran."""
+
+    custom_id: str
+    status: int | None
+    body: Any
+    error: str | None
+
+
+class BatchApi(Protocol):
+    """One target's batch API."""
+
+    where: str
+    """The API's base URL, as messages name it."""
+    max_requests: int
+    max_bytes: int
+
+    async def submit(self, requests: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
+        """Create a batch of ``(custom_id, wire body)``; its id."""
+        ...
+
+    async def status(self, batch_id: str) -> BatchStatus:
+        """The batch's state and counts."""
+        ...
+
+    async def results(self, status: BatchStatus, expected: int) -> list[LineResult]:
+        """The outcome of each request of a finished batch."""
+        ...
+
+
+def batch_api(provider: ChatProvider) -> BatchApi:
+    """The batch API of ``provider``'s target (the plan admits only these kinds)."""
+    from evalwright.providers.anthropic.adapter import AnthropicProvider
+    from evalwright.providers.azure.adapter import AzureProvider
+    from evalwright.providers.gemini.adapter import GeminiProvider
+    from evalwright.providers.openai.adapter import OpenAIProvider
+
+    if isinstance(provider, OpenAIProvider):
+        from evalwright.providers.openai.batch import openai_batches
+
+        return openai_batches(provider)
+    if isinstance(provider, AzureProvider):
+        from evalwright.providers.openai.batch import azure_batches
+
+        return azure_batches(provider)
+    if isinstance(provider, AnthropicProvider):
+        from evalwright.providers.anthropic.batch import AnthropicBatches
+
+        return AnthropicBatches(provider)
+    if isinstance(provider, GeminiProvider):
+        from evalwright.providers.gemini.batch import GeminiBatches
+
+        return GeminiBatches(provider)
+    raise ProviderError(f"provider '{provider.kind}' has no batch support")
+
+
+async def fetch_json(
+    pool: HttpPool, method: str, url: str, headers: Mapping[str, str], data: bytes | None = None
+) -> dict[str, Any]:
+    """A batch API's JSON object answer; an HTTP error or another body is a ProviderError."""
+    result = await pool.exchange(method, url, headers, data)
+    shown = url.split("?", 1)[0]
+    if result.status >= 400:
+        raise http_error(result, shown)
+    try:
+        parsed = jsontext.loads(result.body)
+    except ValueError:
+        raise ProviderError(f"{method} {shown}: the response is not valid JSON") from None
+    if not isinstance(parsed, dict):
+        raise ProviderError(f"{method} {shown}: the response is not a JSON object")
+    return cast(dict[str, Any], parsed)
+
+
+async def fetch_lines(
+    pool: HttpPool, url: str, headers: Mapping[str, str], max_bytes: int
+) -> list[bytes]:
+    """The non-empty lines of a JSONL results file."""
+    result = await pool.exchange("GET", url, headers, max_bytes=max_bytes)
+    if result.status >= 400:
+        raise http_error(result, url.split("?", 1)[0])
+    return [line for line in result.body.splitlines() if line.strip()]
+
+
+RESULT_BYTES_PER_LINE = 1 << 20
+"""What a results file may hold per request it answers, at most (its answer and envelope)."""

@@ -1,0 +1,97 @@
+"""Gemini's batch mode (docs/batch.md): ``models/{model}:batchGenerateContent`` with the
+requests inline (each ``request`` the live request's body, unchanged), then the batch
+operation polled at ``batches/{id}`` until it holds the inline responses."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+from evalwright.providers.batching import BatchStatus, LineResult, State, fetch_json
+from evalwright.providers.gemini.adapter import GeminiProvider
+from evalwright.providers.http import encode_json
+
+_STATES: dict[str, State] = {
+    "BATCH_STATE_SUCCEEDED": "completed",
+    "BATCH_STATE_FAILED": "failed",
+    "BATCH_STATE_CANCELLED": "cancelled",
+    "BATCH_STATE_EXPIRED": "expired",
+}
+
+
+class GeminiBatches:
+    """The batch mode of one Gemini target."""
+
+    max_requests = 50_000
+    max_bytes = 20 * 1024 * 1024
+    """Inline requests may total 20 MB (a larger batch needs an input file)."""
+
+    def __init__(self, provider: GeminiProvider) -> None:
+        self.pool = provider.pool
+        self.headers = provider.headers
+        self.create_url = provider.url.removesuffix(":generateContent") + ":batchGenerateContent"
+        self.where = provider.url.split("/v1beta/", 1)[0] + "/v1beta"
+        self._answers: dict[str, list[LineResult]] = {}
+
+    async def submit(self, requests: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
+        """Create the batch; its operation name (``batches/…``)."""
+        inline = [{"request": body, "metadata": {"key": key}} for key, body in requests]
+        body = {
+            "batch": {
+                "displayName": "evalwright",
+                "inputConfig": {"requests": {"requests": inline}},
+            }
+        }
+        headers = {**self.headers, "content-type": "application/json"}
+        created = await fetch_json(self.pool, "POST", self.create_url, headers, encode_json(body))
+        return str(created["name"])
+
+    async def status(self, batch_id: str) -> BatchStatus:
+        """The operation's state and counts; a finished one's answers are kept for
+        :meth:`results`."""
+        data = await fetch_json(self.pool, "GET", f"{self.where}/{batch_id}", self.headers)
+        metadata = cast(dict[str, Any], data.get("metadata") or {})
+        stats = cast(dict[str, Any], metadata.get("batchStats") or {})
+
+        def count(name: str) -> int:
+            try:
+                return int(stats.get(name, 0))  # int64 counts come as strings
+            except (TypeError, ValueError):
+                return 0
+
+        shown = str(metadata.get("state"))
+        output = cast(dict[str, Any], metadata.get("output") or data.get("response") or {})
+        self._answers[batch_id] = _answers(output)
+        error = cast(dict[str, Any], data.get("error") or {})
+        return BatchStatus(
+            state=_STATES.get(shown, "running"),
+            shown=shown,
+            total=count("requestCount"),
+            completed=count("successfulRequestCount"),
+            failed=count("failedRequestCount"),
+            problem=str(error.get("message")) if error else None,
+            results=(batch_id,),
+        )
+
+    async def results(self, status: BatchStatus, expected: int) -> list[LineResult]:
+        """The inline responses the last status of the batch carried."""
+        del expected
+        key = status.results[0] if status.results else None
+        return self._answers.pop(key, []) if key is not None else []
+
+
+def _answers(output: dict[str, Any]) -> list[LineResult]:
+    inlined = cast(dict[str, Any], output.get("inlinedResponses") or {})
+    found: list[LineResult] = []
+    for entry in cast(list[dict[str, Any]], inlined.get("inlinedResponses") or []):
+        metadata = cast(dict[str, Any], entry.get("metadata") or {})
+        key = str(metadata.get("key"))
+        error = entry.get("error")
+        if isinstance(error, dict):
+            details = cast(dict[str, Any], error)
+            code = details.get("code")
+            status = code if isinstance(code, int) and code >= 400 else 500
+            found.append(LineResult(key, status, {"error": details}, None))
+        else:
+            found.append(LineResult(key, 200, entry.get("response"), None))
+    return found

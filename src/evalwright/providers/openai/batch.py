@@ -1,0 +1,149 @@
+"""OpenAI's (and Azure OpenAI's) Batch API (docs/batch.md): the JSONL input file uploaded
+through the files API, the batch created on it, its status, and its output and error files
+read back. Each line's body is the recorded ``wire_request.body`` of the live request.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, cast
+
+from evalwright.providers.azure.adapter import AzureProvider
+from evalwright.providers.batching import (
+    RESULT_BYTES_PER_LINE,
+    BatchStatus,
+    LineResult,
+    State,
+    fetch_json,
+    fetch_lines,
+)
+from evalwright.providers.http import HttpPool, encode_json
+from evalwright.providers.openai.adapter import OpenAIProvider
+from evalwright.providers.openai.convert import bearer_headers
+
+_STATES: dict[str, State] = {
+    "completed": "completed",
+    "expired": "expired",
+    "cancelled": "cancelled",
+    "failed": "failed",
+}
+
+
+class OpenAIBatches:
+    """The files and batches API of one target: ``url(path)`` gives each route's URL."""
+
+    max_requests = 50_000
+    max_bytes = 200 * 1024 * 1024
+
+    def __init__(
+        self,
+        pool: HttpPool,
+        headers: Mapping[str, str],
+        url: Callable[[str], str],
+        endpoint: str,
+        where: str,
+    ) -> None:
+        self.pool = pool
+        self.headers = dict(headers)
+        self.url = url
+        self.endpoint = endpoint
+        self.where = where
+
+    async def submit(self, requests: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
+        """Upload the input file and create a batch on it; the batch id."""
+        data = b"".join(self._line(custom_id, body) for custom_id, body in requests)
+        boundary = "evalwright-" + uuid.uuid4().hex
+        headers = {**self.headers, "content-type": f"multipart/form-data; boundary={boundary}"}
+        uploaded = await fetch_json(
+            self.pool, "POST", self.url("/files"), headers, _multipart(boundary, data)
+        )
+        create = {
+            "input_file_id": uploaded["id"],
+            "endpoint": self.endpoint,
+            "completion_window": "24h",
+        }
+        headers = {**self.headers, "content-type": "application/json"}
+        created = await fetch_json(
+            self.pool, "POST", self.url("/batches"), headers, encode_json(create)
+        )
+        return str(created["id"])
+
+    def _line(self, custom_id: str, body: Mapping[str, Any]) -> bytes:
+        line = {"custom_id": custom_id, "method": "POST", "url": self.endpoint, "body": body}
+        return encode_json(line) + b"\n"
+
+    async def status(self, batch_id: str) -> BatchStatus:
+        """The batch's state and counts."""
+        data = await fetch_json(self.pool, "GET", self.url(f"/batches/{batch_id}"), self.headers)
+        counts = cast(dict[str, Any], data.get("request_counts") or {})
+        errors = cast(dict[str, Any], data.get("errors") or {})
+        found = cast(list[dict[str, Any]], errors.get("data") or [])
+        shown = str(data.get("status"))
+        return BatchStatus(
+            state=_STATES.get(shown, "running"),
+            shown=shown,
+            total=int(counts.get("total", 0)),
+            completed=int(counts.get("completed", 0)),
+            failed=int(counts.get("failed", 0)),
+            problem="; ".join(str(e.get("message")) for e in found) or None,
+            results=(data.get("output_file_id"), data.get("error_file_id")),
+        )
+
+    async def results(self, status: BatchStatus, expected: int) -> list[LineResult]:
+        """The lines of the output and error files."""
+        found: list[LineResult] = []
+        for file_id in status.results:
+            if file_id is None:
+                continue
+            url = self.url(f"/files/{file_id}/content")
+            limit = max(expected, 1) * RESULT_BYTES_PER_LINE
+            found.extend(map(_line_result, await fetch_lines(self.pool, url, self.headers, limit)))
+        return found
+
+
+def openai_batches(provider: OpenAIProvider) -> OpenAIBatches:
+    """OpenAI's: ``{base_url}/files`` and ``/batches``, lines to ``/v1/chat/completions``."""
+    base = provider.base_url
+
+    def url(path: str) -> str:
+        return base + path
+
+    headers = bearer_headers(provider.openai)
+    return OpenAIBatches(provider.pool, headers, url, "/v1/chat/completions", base)
+
+
+def azure_batches(provider: AzureProvider) -> OpenAIBatches:
+    """Azure OpenAI's: ``{endpoint}/openai/files`` and ``/openai/batches`` with the target's
+    ``api-version``, lines to ``/chat/completions``; the body's ``model`` names the
+    deployment (a Global Batch deployment)."""
+    target = provider.azure
+    base = target.endpoint.rstrip("/") + "/openai"
+
+    def url(path: str) -> str:
+        return f"{base}{path}?api-version={target.api_version}"
+
+    return OpenAIBatches(provider.pool, provider.headers, url, "/chat/completions", base)
+
+
+def _line_result(text: bytes) -> LineResult:
+    line = cast(dict[str, Any], json.loads(text))
+    custom_id = str(line.get("custom_id"))
+    response = line.get("response")
+    if isinstance(response, dict):
+        answer = cast(dict[str, Any], response)
+        return LineResult(custom_id, int(answer.get("status_code", 500)), answer.get("body"), None)
+    error = cast(dict[str, Any], line.get("error") or {})
+    message = f"{error.get('code', 'batch_error')}: {error.get('message', 'no answer')}"
+    return LineResult(custom_id, None, None, message)
+
+
+def _multipart(boundary: str, data: bytes) -> bytes:
+    """The files API's upload body: ``purpose=batch`` and the JSONL file."""
+    head = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nbatch\r\n'
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="batch.jsonl"\r\n'
+        "Content-Type: application/jsonl\r\n\r\n"
+    )
+    return head.encode("ascii") + data + f"\r\n--{boundary}--\r\n".encode("ascii")
