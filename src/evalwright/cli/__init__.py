@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from evalwright import __version__
-from evalwright.cli import argtypes
+from evalwright.cli import argtypes, eval_output
 
 CONFIG_ERROR = 2
 INTERRUPTED = 130
@@ -130,51 +130,7 @@ def _add_eval(commands: Any) -> None:
         help="start no new case once this run has spent USD on target and judge calls "
         "(cache hits are free); exit 1, and --resume continues",
     )
-    _add_eval_output(run)
-
-
-def _add_eval_output(run: Any) -> None:
-    run.add_argument("--out", metavar="FILE", help="the results file (JSON Lines)")
-    run.add_argument(
-        "--resume",
-        metavar="FILE",
-        help="rerun the missing and errored rows of an earlier results file",
-    )
-    run.add_argument(
-        "--cache",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="reuse cached answers (default: config.yaml's cache)",
-    )
-    run.add_argument(
-        "--report",
-        nargs="?",
-        const="",
-        metavar="FILE",
-        help="also write the HTML report (default: the results file with .html)",
-    )
-    run.add_argument(
-        "--junit", metavar="FILE", help="also write the rows as JUnit XML, for CI systems"
-    )
-    run.add_argument(
-        "--summary-md",
-        metavar="FILE",
-        help="also write a Markdown summary (appended to $GITHUB_STEP_SUMMARY when set)",
-    )
-    run.add_argument("--quiet", action="store_true", help="print no progress")
-    run.add_argument(
-        "-v",
-        "--verbose",
-        action="count",
-        default=0,
-        help="log retries and failing healthchecks on stderr; -vv also each request",
-    )
-    run.add_argument(
-        "--watch",
-        action="store_true",
-        help="after the run, rerun whenever an eval file or a file it uses changes "
-        "(with the cache on: only what changed is sent again); Ctrl-C stops",
-    )
+    eval_output.add_eval_output(run)
 
 
 def _add_checks(commands: Any) -> None:
