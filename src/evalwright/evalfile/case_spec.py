@@ -1,5 +1,5 @@
 """What a case spec says, read plainly: its expected outcome, and its input and expected
-messages with the data path of each (docs/eval-files.md#cases)."""
+messages with the data path of each (docs/eval-files.md#case-keys)."""
 
 from __future__ import annotations
 
