@@ -13,6 +13,7 @@ from evalwright.errors import ProviderError
 from evalwright.evalfile.template import Template, parse_template
 from evalwright.evaluators.base import EvalContext, Verdict, parse_verdict
 from evalwright.evaluators.texts import DEFAULT_TEMPLATE, JUDGE_SYSTEM_PROMPT, VERDICT_SCHEMA
+from evalwright.jsontext import JsonValue
 from evalwright.prompts import ChatMessage
 from evalwright.providers.base import ProviderRequest, ProviderResponse
 from evalwright.providers.wire import WireRequest
@@ -68,17 +69,22 @@ def judge_request(template: Template | None, ctx: EvalContext) -> ProviderReques
     )
 
 
-def read_verdict(text: str) -> Verdict:
-    """A verdict from a judge's reply (a fenced JSON block is accepted); raise ValueError."""
+def reply_json(text: str) -> JsonValue:
+    """The JSON a model answered with (a fenced JSON block is accepted); raise ValueError
+    when the reply is not JSON."""
     body = text.strip()
     fenced = _FENCE.fullmatch(body)
     if fenced:
         body = fenced.group(1)
     try:
-        data = jsontext.loads(body)
+        return jsontext.loads(body)
     except ValueError:
         raise ValueError(f"not JSON: {text.strip()[:120]!r}") from None
-    return parse_verdict(data)
+
+
+def read_verdict(text: str) -> Verdict:
+    """A verdict from a judge's reply (a fenced JSON block is accepted); raise ValueError."""
+    return parse_verdict(reply_json(text))
 
 
 def _acceptable(response: ProviderResponse) -> bool:

@@ -5,14 +5,13 @@ target that sees the conversation from the user's side and answers
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from evalwright import jsontext
 from evalwright.errors import ProviderError
 from evalwright.evalfile.models import SimulatedUser
+from evalwright.evaluators.judge import reply_json
 from evalwright.orchestrator.calls import TargetCaller
 from evalwright.prompts import ChatMessage
 from evalwright.providers.base import ProviderRequest, ProviderResponse
@@ -28,7 +27,6 @@ SIMULATOR_SCHEMA: dict[str, Any] = {
 """Enforced where the simulator's API has structured output; checked by us everywhere."""
 OPENING = "(The conversation starts now. Write your first message to the assistant.)"
 """The simulator's first user-side message: chat APIs want a conversation to open with one."""
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)\s*```", re.DOTALL)
 
 
 def system_prompt(user: SimulatedUser) -> str:
@@ -73,14 +71,7 @@ def simulator_request(
 def read_reply(text: str) -> tuple[str, bool]:
     """The message and ``done`` of a simulator reply (a fenced JSON block is accepted);
     raise ValueError when it is not that JSON."""
-    body = text.strip()
-    fenced = _FENCE.fullmatch(body)
-    if fenced:
-        body = fenced.group(1)
-    try:
-        data = jsontext.loads(body)
-    except ValueError:
-        raise ValueError(f"not JSON: {text.strip()[:120]!r}") from None
+    data = reply_json(text)
     if not isinstance(data, dict):
         raise ValueError(f"not a JSON object: {text.strip()[:120]!r}")
     message, done = data.get("message"), data.get("done")
