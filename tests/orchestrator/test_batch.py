@@ -11,7 +11,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,8 +18,11 @@ from pydantic import TypeAdapter
 
 from evalwright.orchestrator import batch, plan
 from evalwright.orchestrator.batch_state import state_path
-from evalwright.testing import ApiName, FakeServer, Fault, ReceivedRequest
+from evalwright.testing import ApiName, FakeServer, Fault
 from tests.conftest import ProjectDir, run_cli
+from tests.orchestrator.batching import creations as _creations
+from tests.orchestrator.batching import input_lines as _input_lines
+from tests.orchestrator.batching import rows as _rows
 from tests.providers.test_oracles import materialize, openapi_validator
 
 CASES = 5
@@ -86,42 +88,6 @@ def server(project: ProjectDir, monkeypatch: pytest.MonkeyPatch) -> Iterator[Fak
         )
         project.write("evals/suite.yaml", _suite())
         yield fake
-
-
-CREATE_PATHS = ("/v1/batches", "/openai/batches", "/v1/messages/batches")
-
-
-def _creations(server: FakeServer) -> list[ReceivedRequest]:
-    return [
-        r
-        for r in server.requests
-        if r.method == "POST"
-        and (r.path in CREATE_PATHS or r.path.endswith(":batchGenerateContent"))
-    ]
-
-
-def _rows(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
-
-
-def _input_lines(server: FakeServer) -> list[dict[str, Any]]:
-    """Every request submitted in a batch, as ``{"custom_id", "body"}``."""
-    lines: list[dict[str, Any]] = []
-    for sent in server.requests:
-        if sent.method != "POST":
-            continue
-        if sent.path in ("/v1/files", "/openai/files"):
-            start = sent.body.index(b"\r\n\r\n{") + 4
-            end = sent.body.rindex(b"\r\n--")
-            lines += [json.loads(t) for t in sent.body[start:end].splitlines()]
-        elif sent.path == "/v1/messages/batches":
-            lines += [
-                {"custom_id": r["custom_id"], "body": r["params"]} for r in sent.json["requests"]
-            ]
-        elif sent.path.endswith(":batchGenerateContent"):
-            inline = sent.json["batch"]["inputConfig"]["requests"]["requests"]
-            lines += [{"custom_id": r["metadata"]["key"], "body": r["request"]} for r in inline]
-    return lines
 
 
 def _check_oracle(target: str, server: FakeServer) -> None:

@@ -149,6 +149,9 @@ class RunSettings(TypedDict, total=False):
     batch: bool
     """Send chat targets' single-turn cases through their provider's batch API
     (docs/batch.md)."""
+    judge_live: bool
+    """Call the judges of batched cases live instead of in a second batch phase
+    (docs/batch.md#judges)."""
     reporter: Reporter | None
     """Told when the run starts, each row, each warning, and the end."""
     keep_rows: bool
@@ -187,6 +190,7 @@ def options_for(suites: SuiteSource | Sequence[SuiteSource], settings: RunSettin
         max_cost=settings.get("max_cost"),
         **_executor(settings),
         batch=settings.get("batch", False),
+        judge_live=settings.get("judge_live", False),
     )
 
 
@@ -335,9 +339,9 @@ def run(suites: SuiteSource | Sequence[SuiteSource], **settings: Unpack[RunSetti
     Options are those of ``evalwright eval``: ``targets`` (names), ``targets_file``,
     ``eval_id`` (globs), ``tags``, ``skip_tags``, ``only_failed``, ``repeat``, ``workers``,
     ``out``, ``resume``, ``cache``, ``dry_run``, ``pass_mark``, ``threshold``, ``max_cost``,
-    ``executor``, ``ray_address``, ``batch``, plus ``reporter`` and ``keep_rows``. A mistake in
-    the files or options raises :class:`ConfigError` before anything runs; a failing target
-    only marks its rows.
+    ``executor``, ``ray_address``, ``batch``, ``judge_live``, plus ``reporter`` and
+    ``keep_rows``. A mistake in the files or options raises :class:`ConfigError` before
+    anything runs; a failing target only marks its rows.
     """
     handle = run_async(suites, **settings)
     try:

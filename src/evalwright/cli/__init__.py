@@ -116,6 +116,12 @@ def _add_eval(commands: Any) -> None:
         "(OpenAI, Azure OpenAI, Anthropic, Gemini: half the price, answers within 24 hours; "
         "see docs/batch.md)",
     )
+    run.add_argument(
+        "--judge-live",
+        action="store_true",
+        help="with batched targets, call their cases' judges live instead of in a second "
+        "batch phase (docs/batch.md#judges)",
+    )
     _add_pass_mark(run)
     run.add_argument(
         "--threshold",

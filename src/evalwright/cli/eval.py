@@ -48,6 +48,7 @@ def settings_from(args: argparse.Namespace, reporter: Reporter) -> RunSettings:
         "executor": args.executor,
         "ray_address": args.ray_address,
         "batch": getattr(args, "batch", False),
+        "judge_live": getattr(args, "judge_live", False),
         "reporter": reporter,
         # The rows are in the results file; holding them too would grow with the suite.
         "keep_rows": False,

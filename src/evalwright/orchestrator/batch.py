@@ -1,34 +1,30 @@
-"""Batch mode (docs/batch.md): a target's single-turn cases sent through its provider's batch
-API instead of one request each.
+"""Batch mode's engine (docs/batch.md): requests of one target submitted through its provider's
+batch API, recorded in the state file as soon as each batch exists, polled with backoff, and
+read back; a failed request is sent again in a follow-up batch up to the target's
+``retry.max_retries``.
 
-Every request is built exactly as a live one (``prepare``) and the cache is asked first; the
-rest go out as one batch (or more, at the API's limits), recorded in the state file as soon as
-each batch exists. The batches are polled with backoff; each answer becomes its case's row as a
-live answer would (evaluators run, the cache filled). A failed request is retried in a
-follow-up batch up to the target's ``retry.max_retries``; the requests of an expired or
-cancelled batch that never ran are error rows (``--resume`` sends them again).
+What a request is for stays with it (a :class:`Member`): a case's answer
+(:mod:`~evalwright.orchestrator.batch_cases`) or a judge's verdict
+(:mod:`~evalwright.orchestrator.batch_judges`). The engine only sends bodies and tells each
+member how it went.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
+import contextlib
 import json
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from evalwright.errors import ProviderError
-from evalwright.orchestrator.batch_state import BatchState, SubmittedBatch
-from evalwright.orchestrator.case import AnsweredCase, CaseRunner, internal_error
-from evalwright.orchestrator.plan import WorkItem
-from evalwright.orchestrator.requests import candidate_request, case_prompt
-from evalwright.prompts import BuiltPrompt
-from evalwright.providers.base import PreparedRequest
+from evalwright.orchestrator.batch_state import BatchState, Phase, SubmittedBatch
 from evalwright.providers.batching import BatchStatus, LineResult, batch_api
 from evalwright.providers.chat import ChatProvider, http_error
 from evalwright.providers.http import HttpResult, encode_json
-from evalwright.providers.wire import ChatWireRequest, JsonValue
+from evalwright.providers.wire import JsonValue
 from evalwright.results.index import RowKey
 
 POLL_FIRST = 2.0
@@ -40,31 +36,36 @@ POLL_FAILURES = 10
 """Failed status requests in a row (connection failures, retryable statuses) after which the
 batch's requests are error rows; the batch stays in the state file for ``--resume``."""
 
-Hand = Callable[[AnsweredCase], Awaitable[None]]
-"""Finishes an answered case: evaluators, the row written (the run's pipeline)."""
 Tell = Callable[[str, str, BatchStatus], None]
 """Told each status of a batch: the target, the batch id and what the API said."""
+Working = Callable[[], contextlib.AbstractContextManager[object]]
+"""Held while a finished batch's members are told their outcomes."""
 
 
-def key_of(item: WorkItem) -> RowKey:
-    """The row ``item`` writes."""
-    return (item.suite.relative_path, item.case.id, item.target, item.repeat)
+class Member(Protocol):
+    """One request in a batch, and what its answer is for."""
 
-
-def batchable(item: WorkItem) -> bool:
-    """Whether the case is one request (a live conversation is not)."""
-    return not item.case.turns and item.case.simulated_user is None
-
-
-@dataclass(slots=True)
-class _Request:
-    """One case's request, ready to go into a batch."""
-
-    item: WorkItem
-    inputs: BuiltPrompt
-    prepared: PreparedRequest
-    attempts: int = 0
+    attempts: int
     """Batches that carried it so far."""
+
+    @property
+    def entry(self) -> RowKey | str:
+        """What the state file records of it: the row it answers, or a judge request's
+        digest."""
+        ...
+
+    def body(self) -> dict[str, JsonValue] | None:
+        """Its wire body exactly as a live request sends it; None when this run does not know
+        it (a re-attached judge request no case has asked for yet): it cannot be sent again."""
+        ...
+
+    async def answered(self, line: LineResult, latency_ms: float) -> None:
+        """Its batch answered it (an HTTP status below 400)."""
+        ...
+
+    async def failed(self, error: ProviderError) -> None:
+        """It has no answer, and will not be sent again."""
+        ...
 
 
 @dataclass(slots=True)
@@ -72,140 +73,93 @@ class _Flight:
     """A batch in flight and the requests of this run it carries."""
 
     submitted: SubmittedBatch
-    members: dict[str, _Request]
+    members: dict[str, Member]
     wait: float = POLL_FIRST
     due: float = field(default_factory=time.monotonic)
     failures: int = 0
     """Status requests in a row that failed."""
 
 
-class BatchRunner:
-    """Runs the batched items of one run, target by target."""
+class TargetBatches:
+    """The batches of one target in one phase (answers or judges)."""
 
-    def __init__(self, runner: CaseRunner, state: BatchState, hand: Hand, tell: Tell) -> None:
-        self.runner = runner
+    def __init__(
+        self,
+        state: BatchState,
+        tell: Tell,
+        provider: ChatProvider,
+        phase: Phase,
+        working: Working = contextlib.nullcontext,
+    ) -> None:
         self.state = state
-        self.hand = hand
         self.tell = tell
-
-    async def run(self, items: list[WorkItem]) -> None:
-        """Answer every item: from the cache, a batch in flight, or a new batch."""
-        by_target: dict[str, list[WorkItem]] = {}
-        for item in items:
-            by_target.setdefault(item.target, []).append(item)
-        # Each target's batches run at once: one target's 24 hours must not wait on another's.
-        tasks = [
-            asyncio.ensure_future(_TargetBatches(self, target).run(group))
-            for target, group in by_target.items()
-        ]
-        try:
-            await asyncio.gather(*tasks)
-        finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-
-
-class _TargetBatches:
-    """The batches of one target."""
-
-    def __init__(self, owner: BatchRunner, target: str) -> None:
-        self.owner = owner
-        self.target = target
-        caller = owner.runner.caller
-        provider = caller.registry.provider(target)
-        assert isinstance(provider, ChatProvider)  # the plan admits no other (BATCH_PROVIDERS)
         self.provider = provider
+        self.phase: Phase = phase
+        self.working = working
         self.api = batch_api(provider)
         self.flights: list[_Flight] = []
+        self.read: list[str] = []
+        """The batches read back: they leave the state file once the run's rows are written
+        (:meth:`BatchState.remove`)."""
 
-    async def run(self, items: list[WorkItem]) -> None:
-        """Prepare, re-attach, submit, then poll until every batch is read back."""
-        waiting: dict[RowKey, _Request] = {}
-        for item in items:
-            request = await self._prepare(item)
-            if request is not None:
-                waiting[key_of(item)] = request
-        for submitted in self.owner.state.of_target(self.target):
-            self._reattach(submitted, waiting)
-        await self._submit(list(waiting.values()))
-        await self._poll()
+    @property
+    def target(self) -> str:
+        """The target's name."""
+        return self.provider.target.name
 
-    async def _prepare(self, item: WorkItem) -> _Request | None:
-        """The case's request; None when the cache answered it or it cannot be built (its
-        row is then on its way)."""
-        runner = self.owner.runner
-        inputs: BuiltPrompt | None = None
-        try:
-            inputs = case_prompt(item.case, runner.plan.registry.target(item.target))
-            prepared = self.provider.prepare(candidate_request(item.case, inputs))
-            hit = await runner.caller.cached(item.target, prepared, item.repeat)
-        except ProviderError as exc:
-            await self.owner.hand(AnsweredCase(item, inputs, None, "off", exc))
-            return None
-        except Exception as exc:  # a case that cannot be built costs its row an error
-            await self.owner.hand(AnsweredCase(item, inputs, None, "off", internal_error(exc)))
-            return None
-        if hit is not None:
-            await self.owner.hand(AnsweredCase(item, inputs, hit, "hit"))
-            return None
-        return _Request(item, inputs, prepared)
-
-    def _reattach(self, submitted: SubmittedBatch, waiting: dict[RowKey, _Request]) -> None:
-        """Follow a batch an earlier run submitted: its requests whose rows this run still
-        owes are answered from it, not sent again."""
-        members: dict[str, _Request] = {}
-        for custom_id in submitted.requests:
-            key = self.owner.state.key(submitted, custom_id)
-            request = waiting.pop(key, None) if key is not None else None
-            if request is not None:
-                request.attempts = submitted.attempt
-                members[custom_id] = request
-        if not members:  # every row of it is written already
-            self.owner.state.remove(submitted.batch_id)
-            return
+    def attach(self, submitted: SubmittedBatch, members: dict[str, Member]) -> None:
+        """Follow a batch an earlier run submitted, for the requests of it this run owes."""
+        for member in members.values():
+            member.attempts = submitted.attempt
         self.flights.append(_Flight(submitted, members))
 
-    async def _submit(self, requests: list[_Request]) -> None:
-        """Send ``requests`` in as few batches as the API's limits allow."""
-        chunk: list[_Request] = []
+    async def submit(self, members: Sequence[Member]) -> None:
+        """Send ``members`` in as few batches as the API's limits allow."""
+        chunk: list[tuple[Member, dict[str, JsonValue]]] = []
         size = 0
-        for request in requests:
+        for member in members:
+            body = member.body()
+            if body is None:
+                await member.failed(ProviderError("its batch failed and it cannot be sent again"))
+                continue
             # The body's size plus the line's envelope, a generous estimate.
-            line = len(encode_json(_body(request))) + 200
+            line = len(encode_json(body)) + 200
             full = len(chunk) >= self.api.max_requests or size + line > self.api.max_bytes
             if chunk and full:
                 await self._submit_one(chunk)
                 chunk, size = [], 0
-            chunk.append(request)
+            chunk.append((member, body))
             size += line
         if chunk:
             await self._submit_one(chunk)
 
-    async def _submit_one(self, chunk: list[_Request]) -> None:
-        attempt = max(request.attempts for request in chunk) + 1
-        members = {f"r{index}": request for index, request in enumerate(chunk)}
+    async def _submit_one(self, chunk: list[tuple[Member, dict[str, JsonValue]]]) -> None:
+        attempt = max(member.attempts for member, _ in chunk) + 1
+        members = {f"r{index}": member for index, (member, _) in enumerate(chunk)}
         try:
-            batch_id = await self.api.submit([(c, _body(r)) for c, r in members.items()])
+            batch_id = await self.api.submit([(f"r{i}", body) for i, (_, body) in enumerate(chunk)])
         except ProviderError as exc:
-            for request in chunk:
-                request.attempts = attempt
-                await self._fail(request, exc)
+            for member, _ in chunk:
+                member.attempts = attempt
+                await _fail(member, exc)
             return
-        for request in members.values():
-            request.attempts = attempt
+        for member in members.values():
+            member.attempts = attempt
+        entries = {custom_id: member.entry for custom_id, member in members.items()}
         submitted = SubmittedBatch(
             target=self.target,
             provider=self.provider.kind,
             batch_id=batch_id,
             attempt=attempt,
             submitted_at=time.time(),
-            requests={custom_id: key_of(r.item) for custom_id, r in members.items()},
+            phase=self.phase,
+            requests={c: e for c, e in entries.items() if not isinstance(e, str)},
+            judges={c: e for c, e in entries.items() if isinstance(e, str)},
         )
-        self.owner.state.add(submitted)
+        self.state.add(submitted)
         self.flights.append(_Flight(submitted, members))
 
-    async def _poll(self) -> None:
+    async def poll(self) -> None:
         """Ask each batch's status when due, doubling its wait, until all are read back."""
         while self.flights:
             flight = min(self.flights, key=lambda f: f.due)
@@ -218,18 +172,19 @@ class _TargetBatches:
                 await self._give_up(flight, exc)
                 continue
             flight.failures = 0
-            self.owner.tell(self.target, flight.submitted.batch_id, status)
+            self.tell(self.target, flight.submitted.batch_id, status)
             if not status.done:
                 self._later(flight)
                 continue
             self.flights.remove(flight)
             try:
-                retry = await self._collect(flight, status)
+                with self.working():
+                    retry = await self._collect(flight, status)
             except ProviderError as exc:  # its answers cannot be read now
                 await self._give_up(flight, exc, removed=True)
                 continue
-            self.owner.state.remove(flight.submitted.batch_id)
-            await self._submit(retry)
+            self.read.append(flight.submitted.batch_id)
+            await self.submit(retry)
 
     def _later(self, flight: _Flight) -> None:
         flight.wait = min(flight.wait * 2, POLL_MAX)
@@ -246,62 +201,46 @@ class _TargetBatches:
         return False
 
     async def _give_up(self, flight: _Flight, exc: ProviderError, *, removed: bool = False) -> None:
-        """The batch's status or answers cannot be had: its requests are error rows, and the
-        batch stays in the state file, so that ``--resume`` asks it again rather than
-        submitting them twice (unless the API does not know it)."""
+        """The batch's status or answers cannot be had: its requests fail, and the batch stays
+        in the state file, so that ``--resume`` asks it again rather than submitting them
+        twice (unless the API does not know it)."""
         if not removed:
             self.flights.remove(flight)
         batch_id = flight.submitted.batch_id
         then = "--resume asks again"
         if exc.status == 404:  # no such batch there: nothing to ask again
-            self.owner.state.remove(batch_id)
+            self.state.remove(batch_id)
             then = "the API does not know the batch; --resume submits its requests again"
         error = ProviderError(f"batch {batch_id} of {self.api.where}: {exc} ({then})")
-        for request in flight.members.values():
-            await self._fail(request, error)
+        for member in flight.members.values():
+            await _fail(member, error)
 
-    async def _collect(self, flight: _Flight, status: BatchStatus) -> list[_Request]:
-        """Turn a finished batch's lines into answered cases; the requests to send again.
+    async def _collect(self, flight: _Flight, status: BatchStatus) -> list[Member]:
+        """Tell each member of a finished batch its outcome; the members to send again.
         Raises ProviderError when its answers cannot be read."""
         batch_id = flight.submitted.batch_id
-        expected = len(flight.submitted.requests)
+        expected = len(flight.submitted.requests) + len(flight.submitted.judges)
         lines: dict[str, LineResult] = {}
         for line in await self.api.results(status, expected):
             lines[line.custom_id] = line
         latency_ms = (time.time() - flight.submitted.submitted_at) * 1000
-        retry: list[_Request] = []
-        for custom_id, request in flight.members.items():
+        retry: list[Member] = []
+        for custom_id, member in flight.members.items():
             line = lines.get(custom_id)
             if line is not None and line.status is not None and line.status < 400:
-                await self._answer(request, line, latency_ms)
-                continue
-            error = self._line_error(batch_id, status, line)
-            if self._retryable(line, request):
-                retry.append(request)
+                await member.answered(line, latency_ms)
+            elif self._retryable(line, member):
+                retry.append(member)
             else:
-                await self._fail(request, error)
+                await _fail(member, self._line_error(batch_id, status, line))
         return retry
 
-    async def _answer(self, request: _Request, line: LineResult, latency_ms: float) -> None:
-        item, caller = request.item, self.owner.runner.caller
-        try:
-            response = self.provider.response_from(request.prepared, line.body, latency_ms)
-        except ProviderError as exc:
-            await self._fail(request, exc)
-            return
-        if request.attempts != 1:
-            response = dataclasses.replace(response, attempts=request.attempts)
-        response, cache = await caller.answered(
-            item.target, request.prepared, response, item.repeat
-        )
-        await self.owner.hand(AnsweredCase(item, request.inputs, response, cache))
-
-    def _retryable(self, line: LineResult | None, request: _Request) -> bool:
+    def _retryable(self, line: LineResult | None, member: Member) -> bool:
         """A request that ran and failed with a retryable status, with retries left."""
         retry = self.provider.retry
         if line is None or line.status is None:
             return False
-        return line.status in retry.retryable_status_codes and request.attempts <= retry.max_retries
+        return line.status in retry.retryable_status_codes and member.attempts <= retry.max_retries
 
     def _line_error(
         self, batch_id: str, status: BatchStatus, line: LineResult | None
@@ -316,13 +255,7 @@ class _TargetBatches:
             return ProviderError(f"{where} failed: {status.problem or 'no reason given'}")
         return ProviderError(f"{where} ended {status.shown} without an answer to this request")
 
-    async def _fail(self, request: _Request, error: ProviderError) -> None:
-        error.attempts = max(request.attempts, 1)
-        await self.owner.hand(AnsweredCase(request.item, request.inputs, None, "off", error))
 
-
-def _body(request: _Request) -> dict[str, JsonValue]:
-    """The request's body exactly as the live request sends it."""
-    wire = request.prepared.wire
-    assert isinstance(wire, ChatWireRequest)
-    return wire.body
+async def _fail(member: Member, error: ProviderError) -> None:
+    error.attempts = max(member.attempts, 1)
+    await member.failed(error)

@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import Literal
 
-from pydantic import ValidationError
+from pydantic import Field, ValidationError
 
 from evalwright.errors import ConfigError
 from evalwright.evalfile.project import display_path
@@ -19,6 +19,9 @@ from evalwright.providers.wire import RecordModel
 from evalwright.results.index import RowKey
 
 STATE_SUFFIX = ".batches.json"
+
+Phase = Literal["answers", "judges"]
+"""What a batch's requests are: the cases' own, or their judges' (docs/batch.md#judges)."""
 
 
 class SubmittedBatch(RecordModel):
@@ -31,8 +34,12 @@ class SubmittedBatch(RecordModel):
     """Which batch of these requests this is (1, then one more per follow-up batch)."""
     submitted_at: float
     """``time.time()`` when it was created."""
-    requests: dict[str, tuple[str, str, str, int]]
-    """custom_id -> (eval file, case id, target, repeat)."""
+    phase: Phase = "answers"
+    requests: dict[str, tuple[str, str, str, int]] = Field(default_factory=dict)
+    """An answers batch's: custom_id -> (eval file, case id, target, repeat)."""
+    judges: dict[str, str] = Field(default_factory=dict)
+    """A judges batch's: custom_id -> the judge request's digest (its target, body and
+    repeat), by which a resumed run knows the request again."""
 
 
 class BatchStateModel(RecordModel):
@@ -71,18 +78,23 @@ class BatchState:
             ) from None
         return cls(path, {batch.batch_id: batch for batch in model.batches})
 
-    def of_target(self, target: str) -> list[SubmittedBatch]:
-        """The batches in flight for ``target``, oldest first."""
-        return [batch for batch in self.batches.values() if batch.target == target]
+    def of_target(self, target: str, phase: Phase = "answers") -> list[SubmittedBatch]:
+        """The batches of ``phase`` in flight for ``target``, oldest first."""
+        return [b for b in self.batches.values() if b.target == target and b.phase == phase]
+
+    def of_phase(self, phase: Phase) -> list[SubmittedBatch]:
+        """The batches of ``phase`` in flight, oldest first."""
+        return [batch for batch in self.batches.values() if batch.phase == phase]
 
     def add(self, batch: SubmittedBatch) -> None:
         """Record a created batch, on disk before anything else happens."""
         self.batches[batch.batch_id] = batch
         self._save()
 
-    def remove(self, batch_id: str) -> None:
-        """Forget a batch whose rows are all written; the file goes with the last one."""
-        if self.batches.pop(batch_id, None) is not None:
+    def remove(self, *batch_ids: str) -> None:
+        """Forget batches whose rows are all written; the file goes with the last one."""
+        found = [self.batches.pop(batch_id, None) for batch_id in batch_ids]
+        if any(batch is not None for batch in found):
             self._save()
 
     def key(self, batch: SubmittedBatch, custom_id: str) -> RowKey | None:

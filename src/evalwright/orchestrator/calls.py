@@ -27,6 +27,17 @@ UNREACHABLE_AFTER = 8
 (docs/targets.md#unreachable-targets)."""
 
 
+def request_digest(provider: Provider, prepared: PreparedRequest, repeat: int) -> str | None:
+    """A digest of everything that decides a chat request's answer (the cache key); None for
+    a request that is not a chat API's."""
+    wire = prepared.wire
+    if not isinstance(wire, ChatWireRequest):
+        return None
+    purpose = prepared.request.purpose
+    scope, model = provider.cache_scope, wire.model
+    return cache_key(purpose, provider.kind, scope, model, wire.body, repeat=repeat)
+
+
 class TargetCaller:
     """Calls targets for one run."""
 
@@ -195,15 +206,21 @@ class TargetCaller:
         return hit if cost is None else dataclasses.replace(hit, cost_usd=cost)
 
     async def answered(
-        self, name: str, prepared: PreparedRequest, response: ProviderResponse, repeat: int
+        self,
+        name: str,
+        prepared: PreparedRequest,
+        response: ProviderResponse,
+        repeat: int,
+        accept: Callable[[ProviderResponse], bool] | None = None,
     ) -> tuple[ProviderResponse, CacheState]:
-        """A batch's answer to ``prepared``: cached as a live one would be, and priced at the
-        batch discount (docs/batch.md#cost)."""
+        """A batch's answer to ``prepared``: cached as a live one would be (when ``accept``
+        takes it), and priced at the batch discount (docs/batch.md#cost)."""
         provider = self.registry.provider(name)
         key = self._key(provider, prepared, repeat)
         state: CacheState = "off"
         if key is not None and self.cache is not None:
-            await self.cache.put(key, prepared.request.purpose, response)
+            if accept is None or accept(response):
+                await self.cache.put(key, prepared.request.purpose, response)
             state = "miss"
         cost, discounted = batch_cost(self.registry.target(name), response.usage)
         if cost is None:
@@ -216,12 +233,9 @@ class TargetCaller:
 
     def _key(self, provider: Provider, prepared: PreparedRequest, repeat: int) -> str | None:
         """The request's cache key, when this run caches and the provider's answers may be."""
-        wire = prepared.wire
-        if self.cache is None or not provider.cacheable or not isinstance(wire, ChatWireRequest):
+        if self.cache is None or not provider.cacheable:
             return None
-        purpose = prepared.request.purpose
-        scope, model = provider.cache_scope, wire.model
-        return cache_key(purpose, provider.kind, scope, model, wire.body, repeat=repeat)
+        return request_digest(provider, prepared, repeat)
 
     def judge_for(self, repeat: int) -> JudgeCaller:
         """The judge caller of one repeat of a case: its judge calls are cached apart from

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from evalwright.errors import ProviderError
 from evalwright.evaluators import case_score, evaluate, required_failures
+from evalwright.evaluators.base import JudgeCaller
 from evalwright.evaluators.context import eval_context
 from evalwright.orchestrator import conversation
 from evalwright.orchestrator.calls import TargetCaller
@@ -41,6 +42,9 @@ class AnsweredCase:
     failure: ProviderError | None = None
     conversation: conversation.Conversation | None = None
     """A live conversation's turns (docs/conversations.md); ``None`` for a single answer."""
+    judge: JudgeCaller | None = None
+    """How its judges are called, when not live (a batched run's judges batches,
+    docs/batch.md#judges)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +99,7 @@ class CaseRunner:
             inputs,
             response.text,
             self.plan.registry.default_judge(item.target),
-            self.caller.judge_for(item.repeat),
+            asked.judge or self.caller.judge_for(item.repeat),
             self.plan.registry.child_env,
             reference,
             pass_mark=self.plan.options.pass_mark,

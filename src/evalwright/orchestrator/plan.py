@@ -69,6 +69,9 @@ class RunOptions:
     batch: bool = False
     """``--batch``: chat targets' single-turn cases go through their provider's batch API
     (docs/batch.md)."""
+    judge_live: bool = False
+    """``--judge-live``: the judges of batched cases are called live, not batched
+    (docs/batch.md#judges)."""
 
     @property
     def selection(self) -> Selection:

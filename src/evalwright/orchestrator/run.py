@@ -12,13 +12,15 @@ import contextlib
 import gc
 import time
 from collections.abc import Callable, Generator, Iterator
+from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from evalwright import logs
 from evalwright.errors import Diagnostic
 from evalwright.evalfile.evaluator_specs import CodeSpec, LlmJudgeSpec
 from evalwright.executors.ray_cluster import RayExecutor
-from evalwright.orchestrator.batch import BatchRunner, batchable
+from evalwright.orchestrator.batch_cases import BatchRunner, SetAside
+from evalwright.orchestrator.batch_judges import JudgeBatcher
 from evalwright.orchestrator.batch_state import BatchState
 from evalwright.orchestrator.calls import TargetCaller
 from evalwright.orchestrator.case import AnsweredCase, CaseRunner, internal_error
@@ -148,23 +150,14 @@ async def _execute(plan: Plan, reporter: Reporter, redact: Redactor) -> RunSumma
         _tell_warnings(plan, reporter)
         reporter.start(summary)
         pipeline = _Pipeline(runner, options, results.writer, summary, reporter)
-        aside = _SetAside(plan)
-
-        def batches() -> BatchRunner:
-            state = BatchState.open(results.path, options.resume is not None)
-            return BatchRunner(runner, state, pipeline.hand, _batch_teller(reporter))
-
-        # Batches are submitted once every case is read, while the live cases still run.
-        batching = asyncio.ensure_future(aside.run_batches(batches))
+        aside = SetAside(plan, lambda: _batch_runner(results.path, pipeline))
         try:
-            await pipeline.run(aside.live(_pending(plan, results.previous, summary, reporter)))
-            await batching
+            live = aside.live(_pending(plan, results.previous, summary, reporter))
+            await aside.alongside(pipeline.run(live))
             await pipeline.drain()
+            aside.settle()
         finally:
-            if not batching.done():
-                batching.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await batching
+            await aside.aclose()
             summary.unreachable = dict(caller.unreachable)
             summary.spent_usd = caller.spent
             summary.unpriced = dict(caller.unpriced)
@@ -187,29 +180,16 @@ def _tell_warnings(plan: Plan, reporter: Reporter) -> None:
         reporter.warning(diagnostic)
 
 
-class _SetAside:
-    """Sets aside the items of batched targets (docs/batch.md) from those that run live."""
-
-    def __init__(self, plan: Plan) -> None:
-        self.plan = plan
-        self.batched: list[WorkItem] = []
-        self.all_read = asyncio.Event()
-
-    def live(self, items: Iterator[WorkItem]) -> Iterator[WorkItem]:
-        """The items that run live; the others are kept for :meth:`run_batches`."""
-        for item in items:
-            if batchable(item) and self.plan.batched(item.target):
-                self.batched.append(item)
-            else:
-                yield item
-        self.all_read.set()
-
-    async def run_batches(self, batches: Callable[[], BatchRunner]) -> None:
-        """Once every case is read, answer the batched ones (with the runner ``batches``
-        makes: a run without any opens no batch state)."""
-        await self.all_read.wait()
-        if self.batched:
-            await batches().run(self.batched)
+def _batch_runner(results: Path, pipeline: _Pipeline) -> BatchRunner:
+    """The runner of a run's batches, its state file read back with ``--resume``."""
+    options, runner = pipeline.runner.plan.options, pipeline.runner
+    state = BatchState.open(results, options.resume is not None)
+    tell = _batch_teller(pipeline.reporter)
+    judges = None
+    if not options.judge_live:
+        judges = JudgeBatcher(runner.caller, state, tell, pipeline.slots)
+        judges.reattach()
+    return BatchRunner(runner, state, pipeline.hand, tell, judges)
 
 
 def _batch_teller(reporter: Reporter) -> Callable[[str, str, BatchStatus], None]:
@@ -331,12 +311,14 @@ class _Pipeline:
             self.finishing.add(task)
             task.add_done_callback(self.finishing.discard)
 
-    async def hand(self, asked: AnsweredCase) -> None:
-        """Finish a case answered elsewhere (batch mode) as a worker would."""
+    async def hand(self, asked: AnsweredCase) -> asyncio.Future[None]:
+        """Start finishing a case answered elsewhere (batch mode) as a worker would; the
+        future ends with its row written."""
         await self.slots.acquire()
         task = asyncio.ensure_future(self._finish(asked))
         self.finishing.add(task)
         task.add_done_callback(self.finishing.discard)
+        return task
 
     async def drain(self) -> None:
         """Wait until every handed case is finished and written."""

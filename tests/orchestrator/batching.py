@@ -1,0 +1,46 @@
+"""Reading what batch mode sent the fake server, and the rows it wrote."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from evalwright.testing import FakeServer, ReceivedRequest
+
+CREATE_PATHS = ("/v1/batches", "/openai/batches", "/v1/messages/batches")
+
+
+def creations(server: FakeServer) -> list[ReceivedRequest]:
+    """The requests that created a batch, in order."""
+    return [
+        r
+        for r in server.requests
+        if r.method == "POST"
+        and (r.path in CREATE_PATHS or r.path.endswith(":batchGenerateContent"))
+    ]
+
+
+def rows(path: Path) -> list[dict[str, Any]]:
+    """The rows of a results file."""
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def input_lines(server: FakeServer) -> list[dict[str, Any]]:
+    """Every request submitted in a batch, as ``{"custom_id", "body"}``."""
+    lines: list[dict[str, Any]] = []
+    for sent in server.requests:
+        if sent.method != "POST":
+            continue
+        if sent.path in ("/v1/files", "/openai/files"):
+            start = sent.body.index(b"\r\n\r\n{") + 4
+            end = sent.body.rindex(b"\r\n--")
+            lines += [json.loads(t) for t in sent.body[start:end].splitlines()]
+        elif sent.path == "/v1/messages/batches":
+            lines += [
+                {"custom_id": r["custom_id"], "body": r["params"]} for r in sent.json["requests"]
+            ]
+        elif sent.path.endswith(":batchGenerateContent"):
+            inline = sent.json["batch"]["inputConfig"]["requests"]["requests"]
+            lines += [{"custom_id": r["metadata"]["key"], "body": r["request"]} for r in inline]
+    return lines
