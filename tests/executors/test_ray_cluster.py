@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -17,7 +18,9 @@ from typing import Any
 
 import pytest
 
+from evalwright.testing import FakeServer, FunctionCall, Text
 from tests.conftest import ProjectDir, run_cli
+from tests.e2e.codex_cli import codex_executable, codex_home
 from tests.executors.ray_cluster import Cluster, two_nodes
 
 try:
@@ -139,6 +142,74 @@ def test_ctrl_c_cancels_the_tasks_and_keeps_the_finished_rows(
     rows = _rows(out)
     assert 0 < len(rows) < CASES
     assert all(row["status"] == "ok" and row["node"] for row in rows)
+
+
+CODEX_ANSWER = "The notes say the agent read them on its node."
+CODEX_EVAL = """execution:
+  evaluators:
+    - {name: says, type: contains, value: notes}
+evalcases:
+  - id: agent-run
+    expected_outcome: Reads the notes.
+    input_messages:
+      - role: user
+        content:
+          - Read the attached notes and say what they say.
+          - {type: file, value: notes.txt}
+"""
+NOTES = "Some notes that travelled to the node.\n"
+
+
+def test_a_codex_case_runs_on_a_node_with_its_files_config_and_key(
+    project: ProjectDir, cluster: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    codex = codex_executable()
+    # The driver alone has the key and the Codex config: the nodes were started without them.
+    key = "sk-ray-codex-key-123456"
+    monkeypatch.setenv("FAKE_RESPONSES_KEY", key)
+    with FakeServer.in_thread() as server:
+        home = codex_home(tmp_path / "codex-home", server.url, "FAKE_RESPONSES_KEY")
+        monkeypatch.setenv("CODEX_HOME", home["CODEX_HOME"])
+        project.write(
+            ".evalwright/targets.yaml",
+            f"""targets:
+  - name: agent
+    provider: codex
+    executable: {codex}
+    args: [--sandbox, danger-full-access]
+    timeout_seconds: 60
+""",
+        )
+        project.write("evals/agent.yaml", CODEX_EVAL)
+        project.write("evals/notes.txt", NOTES)
+        # On the node the attachment sits in the task's workspace beside Codex's own
+        # directory, never at the driver's path (which Codex is not told).
+        server.enqueue(
+            FunctionCall("exec_command", {"cmd": "cat ../../*/notes.txt"}, call_id="call_1"),
+            Text(CODEX_ANSWER),
+            api="responses",
+        )
+
+        code, err, rows = _eval(project, cluster)
+
+        sent = server.requests_for("responses")
+    assert code == 0, err
+    (row,) = rows
+    assert row["status"] == "ok", row["error"]
+    assert row["candidate_answer"] == CODEX_ANSWER
+    assert row["node"]
+    assert len(sent) == 2
+    assert sent[0].header("authorization") == f"Bearer {key}"
+    prompt = json.dumps(sent[0].json)
+    assert "Read the attached notes and say what they say." in prompt
+    driver_notes = (project.root / "evals" / "notes.txt").as_uri()
+    assert driver_notes not in prompt  # renamed to the node's copy in the task's workspace
+    assert re.search(r"file:///\S*/evalwright-ray-[^/]+/\d+/notes\.txt", prompt), prompt
+    assert NOTES.strip() in json.dumps(sent[1].json)  # the tool's output: the file's bytes
+    results = (project.root / "r.jsonl").read_text(encoding="utf-8")
+    assert key not in results
+    logs = project.root / ".evalwright" / "logs" / "codex"
+    assert all(key not in log.read_text(encoding="utf-8") for log in logs.glob("*.log"))
 
 
 def test_a_lost_node_loses_no_row(project: ProjectDir, cluster: Cluster) -> None:

@@ -13,6 +13,7 @@ import contextlib
 import functools
 import logging
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -70,6 +71,8 @@ class _Job:
     timeout: float
     root: str
     shipped: list[_Shipped] = field(default_factory=list[_Shipped])
+    sent: list[_Shipped] = field(default_factory=list[_Shipped])
+    """Read only: recreated on the node like ``shipped``, never sent back."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,9 +158,11 @@ class _RayRunner:
         max_stdout: int = DEFAULT_MAX_STDOUT,
         on_line: Callable[[bytes], None] | None = None,
         ship: Sequence[str] = (),
+        send: Sequence[str] = (),
     ) -> Ran:
         """Run ``argv`` as a Ray task and wait for it (cancelled with the caller)."""
         shipped = await asyncio.to_thread(_pack, ship, max_stdout)
+        sent = await asyncio.to_thread(_pack_read_only, send)
         job = _Job(
             list(argv),
             cwd,
@@ -167,6 +172,7 @@ class _RayRunner:
             self.timeout + MARGIN_SECONDS / 2,
             self.root,
             shipped,
+            sent,
         )
         outcome = await self._submit(job)
         for path, data in outcome.written.items():
@@ -226,6 +232,23 @@ def _pack(paths: Sequence[str], limit: int) -> list[_Shipped]:
     return shipped
 
 
+def _pack_read_only(paths: Sequence[str]) -> list[_Shipped]:
+    """The files of ``paths`` whole; of a directory, only its top-level files."""
+    shipped: list[_Shipped] = []
+    for path in paths:
+        if os.path.isdir(path):
+            with os.scandir(path) as entries:
+                files = {
+                    entry.name: Path(entry.path).read_bytes()
+                    for entry in entries
+                    if entry.is_file(follow_symlinks=False)
+                }
+            shipped.append(_Shipped(path, True, files))
+        elif os.path.isfile(path):
+            shipped.append(_Shipped(path, False, {"": Path(path).read_bytes()}))
+    return shipped
+
+
 def _read_tree(directory: str, limit: int) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     for parent, _, names in os.walk(directory):
@@ -247,7 +270,7 @@ def _node_run(job: _Job) -> _Outcome:
     workspace = tempfile.mkdtemp(prefix="evalwright-ray-")
     try:
         # The task's working directory is the project copy Ray unpacked on the node.
-        moved = {job.root: os.getcwd(), **_unpack(job.shipped, workspace)}
+        moved = {job.root: os.getcwd(), **_unpack([*job.shipped, *job.sent], workspace)}
         argv = [_rename(a, moved) for a in job.argv]
         env = None if job.env is None else {k: _rename(v, moved) for k, v in job.env.items()}
         if env is not None:
@@ -259,7 +282,7 @@ def _node_run(job: _Job) -> _Outcome:
                     argv,
                     cwd=cwd,
                     env=env,
-                    stdin=job.stdin,
+                    stdin=_rename_stdin(job.stdin, moved),
                     timeout=job.timeout,
                     max_stdout=job.max_stdout,
                 )
@@ -289,10 +312,29 @@ def _unpack(shipped: list[_Shipped], workspace: str) -> dict[str, str]:
 
 
 def _rename(text: str, moved: Mapping[str, str]) -> str:
-    """``text`` with each driver path replaced by its node path (the longest first)."""
-    for driver in sorted(moved, key=len, reverse=True):
-        text = text.replace(driver, moved[driver])
-    return text
+    """``text`` with each driver path replaced by its node path, in one pass (so a node
+    path is never renamed again), the longest first where two start at the same place."""
+    if not moved:
+        return text
+    pattern = "|".join(re.escape(d) for d in sorted(moved, key=len, reverse=True))
+    return re.sub(pattern, lambda match: moved[match[0]], text)
+
+
+def _rename_stdin(stdin: bytes | None, moved: Mapping[str, str]) -> bytes | None:
+    """A text ``stdin`` (Codex's prompt document) with the driver paths it names renamed,
+    as paths or as ``file:`` URIs; other input unchanged."""
+    if stdin is None:
+        return None
+    try:
+        text = stdin.decode("utf-8")
+    except UnicodeDecodeError:
+        return stdin
+    uris = {
+        Path(driver).as_uri(): Path(node).as_uri()
+        for driver, node in moved.items()
+        if os.path.isabs(driver) and os.path.isabs(node)
+    }
+    return _rename(text, {**moved, **uris}).encode("utf-8")
 
 
 def _written(job: _Job, moved: Mapping[str, str]) -> dict[str, bytes]:

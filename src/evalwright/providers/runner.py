@@ -21,8 +21,10 @@ class Ran:
 class CommandRunner(Protocol):
     """Runs one agent command. ``ship`` names the driver's files and directories the command
     reads or writes (its scratch files, attachments, workspace): a remote runner copies them
-    to the node, renames them in ``argv``, ``env`` and ``cwd``, and copies back what the
-    command wrote into them."""
+    to the node, renames them in ``argv``, ``env``, ``cwd`` and a text ``stdin``, and copies
+    back what the command wrote into them. ``send`` names files and directories it only
+    reads (for a directory, its top-level files: its subdirectories are the driver's state,
+    such as Codex's sessions): copied and renamed the same way, never copied back."""
 
     async def run(
         self,
@@ -34,13 +36,15 @@ class CommandRunner(Protocol):
         max_stdout: int = DEFAULT_MAX_STDOUT,
         on_line: Callable[[bytes], None] | None = None,
         ship: Sequence[str] = (),
+        send: Sequence[str] = (),
     ) -> Ran:
         """Run ``argv``; errors as :func:`~evalwright.providers.process.run_command`'s."""
         ...
 
 
 class LocalRunner:
-    """Runs the command on this machine (``ship`` needs nothing: the files are here)."""
+    """Runs the command on this machine (``ship`` and ``send`` need nothing: the files are
+    here)."""
 
     async def run(
         self,
@@ -52,6 +56,7 @@ class LocalRunner:
         max_stdout: int = DEFAULT_MAX_STDOUT,
         on_line: Callable[[bytes], None] | None = None,
         ship: Sequence[str] = (),  # noqa: ARG002 - the files are here already
+        send: Sequence[str] = (),  # noqa: ARG002
     ) -> Ran:
         """Run ``argv`` here."""
         finished = await run_command(

@@ -82,7 +82,9 @@ class CodexProvider(Provider):
                 f"{document}\n\n--- events\n",
             )
             transcript = Transcript()
-            ran = await self._run(workspace, document, transcript, log)
+            inputs = prepared.request.inputs
+            files = [*inputs.guideline_paths, *inputs.input_files] if inputs else []
+            ran = await self._run(workspace, document, files, transcript, log)
             finished = ran.finished
             stderr = finished.stderr.decode("utf-8", errors="replace")
             self._log(log, f"\n--- exit status {finished.returncode}\n{stderr}\n")
@@ -107,10 +109,19 @@ class CodexProvider(Provider):
         log.flush()
 
     async def _run(
-        self, workspace: str, document: str, transcript: Transcript, log: IO[str]
+        self,
+        workspace: str,
+        document: str,
+        files: list[str],
+        transcript: Transcript,
+        log: IO[str],
     ) -> Ran:
         """Pipe the document to Codex, logging and reading each event as it arrives; past
-        ``max_response_bytes`` Codex is killed and :class:`ResponseTooLarge` raised."""
+        ``max_response_bytes`` Codex is killed and :class:`ResponseTooLarge` raised.
+
+        Codex keeps this process's whole environment (docs/targets.md#credentials-and-redaction):
+        given explicitly, so that on a cluster's node it gets the driver's key and
+        ``CODEX_HOME``, whose files travel with the case's files (docs/scale.md)."""
 
         def on_line(raw: bytes) -> None:
             line = raw.decode("utf-8", errors="replace")
@@ -120,14 +131,18 @@ class CodexProvider(Provider):
                 transcript.add(event)
 
         limit = self.codex.max_response_bytes
+        env = dict(self.context.child_env.environ)
+        home = env.get("CODEX_HOME")
         try:
             return await self.context.runner.run(
                 self.argv,
                 cwd=workspace,
+                env=env,
                 stdin=document.encode("utf-8"),
                 max_stdout=limit,
                 on_line=on_line,
                 ship=[workspace],
+                send=[*files, *([home] if home else [])],
             )
         except OSError as exc:
             raise ProviderError(f"cannot run {self.argv[0]!r}: {exc.strerror or exc}") from None
