@@ -357,3 +357,23 @@ def test_a_batch_the_api_does_not_know_is_error_rows_then_submitted_again(
     again = run_cli("eval", suite, "--target", "oa", "--batch", "--resume", out)
     assert again.code == 0, again.err
     assert len(_creations(server)) == 2
+
+
+def test_a_batch_the_api_refuses_to_create_is_error_rows(
+    project: ProjectDir, server: FakeServer
+) -> None:
+    targets = project.root / ".evalwright/targets.yaml"
+    text = targets.read_text()
+    targets.write_text(
+        text.replace(f"base_url: {server.url}/v1\n", f"base_url: {server.url}/no/v1\n", 1)
+    )
+    out = project.root / "refused.jsonl"
+    result = run_cli(
+        "eval", project.root / "evals/suite.yaml", "--target", "oa", "--batch", "--out", out
+    )
+    assert result.code == 1
+    rows = _rows(out)
+    assert sorted(r["eval_id"] for r in rows) == [f"case-{i}" for i in range(CASES)]
+    assert all(r["status"] == "error" and "404" in r["error"]["message"] for r in rows)
+    assert not _creations(server)
+    assert not state_path(out).exists()

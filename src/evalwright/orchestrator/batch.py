@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -23,8 +23,7 @@ from evalwright.errors import ProviderError
 from evalwright.orchestrator.batch_state import BatchState, Phase, SubmittedBatch
 from evalwright.providers.batching import BatchStatus, LineResult, batch_api
 from evalwright.providers.chat import ChatProvider, http_error
-from evalwright.providers.http import HttpResult, encode_json
-from evalwright.providers.wire import JsonValue
+from evalwright.providers.http import HttpResult
 from evalwright.results.index import RowKey
 
 POLL_FIRST = 2.0
@@ -40,6 +39,8 @@ Tell = Callable[[str, str, BatchStatus], None]
 """Told each status of a batch: the target, the batch id and what the API said."""
 Working = Callable[[], contextlib.AbstractContextManager[object]]
 """Held while a finished batch's members are told their outcomes."""
+ReadBack = Callable[[], Awaitable[None]]
+"""Called once a batch's members were told their outcomes."""
 
 
 class Member(Protocol):
@@ -54,9 +55,9 @@ class Member(Protocol):
         digest."""
         ...
 
-    def body(self) -> dict[str, JsonValue] | None:
-        """Its wire body exactly as a live request sends it; None when this run does not know
-        it (a re-attached judge request no case has asked for yet): it cannot be sent again."""
+    def body(self) -> bytes | None:
+        """Its wire body, the JSON bytes a live request sends; None when this run does not
+        know it (a re-attached request no case has asked for yet): it cannot be sent again."""
         ...
 
     async def answered(self, line: LineResult, latency_ms: float) -> None:
@@ -90,12 +91,15 @@ class TargetBatches:
         provider: ChatProvider,
         phase: Phase,
         working: Working = contextlib.nullcontext,
+        read_back: ReadBack | None = None,
     ) -> None:
         self.state = state
         self.tell = tell
         self.provider = provider
         self.phase: Phase = phase
         self.working = working
+        self.read_back = read_back
+        """Called once the members of a read batch were told their outcomes."""
         self.api = batch_api(provider)
         self.flights: list[_Flight] = []
         self.read: list[str] = []
@@ -115,7 +119,7 @@ class TargetBatches:
 
     async def submit(self, members: Sequence[Member]) -> None:
         """Send ``members`` in as few batches as the API's limits allow."""
-        chunk: list[tuple[Member, dict[str, JsonValue]]] = []
+        chunk: list[tuple[Member, bytes]] = []
         size = 0
         for member in members:
             body = member.body()
@@ -123,7 +127,7 @@ class TargetBatches:
                 await member.failed(ProviderError("its batch failed and it cannot be sent again"))
                 continue
             # The body's size plus the line's envelope, a generous estimate.
-            line = len(encode_json(body)) + 200
+            line = len(body) + 200
             full = len(chunk) >= self.api.max_requests or size + line > self.api.max_bytes
             if chunk and full:
                 await self._submit_one(chunk)
@@ -132,8 +136,9 @@ class TargetBatches:
             size += line
         if chunk:
             await self._submit_one(chunk)
+        await self._read_back()  # those that cannot be sent
 
-    async def _submit_one(self, chunk: list[tuple[Member, dict[str, JsonValue]]]) -> None:
+    async def _submit_one(self, chunk: list[tuple[Member, bytes]]) -> None:
         attempt = max(member.attempts for member, _ in chunk) + 1
         members = {f"r{index}": member for index, (member, _) in enumerate(chunk)}
         try:
@@ -170,6 +175,7 @@ class TargetBatches:
                 if self._keep_polling(flight, exc):
                     continue
                 await self._give_up(flight, exc)
+                await self._read_back()
                 continue
             flight.failures = 0
             self.tell(self.target, flight.submitted.batch_id, status)
@@ -182,9 +188,16 @@ class TargetBatches:
                     retry = await self._collect(flight, status)
             except ProviderError as exc:  # its answers cannot be read now
                 await self._give_up(flight, exc, removed=True)
+                await self._read_back()
                 continue
             self.read.append(flight.submitted.batch_id)
             await self.submit(retry)
+            await self._read_back()
+
+    async def _read_back(self) -> None:
+        if self.read_back is not None:
+            with self.working():
+                await self.read_back()
 
     def _later(self, flight: _Flight) -> None:
         flight.wait = min(flight.wait * 2, POLL_MAX)

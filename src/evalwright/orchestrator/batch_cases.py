@@ -14,22 +14,29 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import logging
+import os
+import tempfile
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 
 from evalwright.errors import ProviderError
 from evalwright.orchestrator.batch import Member, TargetBatches, Tell
 from evalwright.orchestrator.batch_judges import JudgeBatcher
-from evalwright.orchestrator.batch_state import BatchState, SubmittedBatch
+from evalwright.orchestrator.batch_state import BatchState
 from evalwright.orchestrator.case import AnsweredCase, CaseRunner, internal_error
 from evalwright.orchestrator.plan import Plan, WorkItem
 from evalwright.orchestrator.requests import candidate_request, case_prompt
+from evalwright.orchestrator.reread import reread
 from evalwright.prompts import BuiltPrompt
 from evalwright.providers.base import PreparedRequest
 from evalwright.providers.batching import LineResult
 from evalwright.providers.chat import ChatProvider
-from evalwright.providers.wire import ChatWireRequest, JsonValue
+from evalwright.providers.http import encode_json
+from evalwright.providers.wire import ChatWireRequest
 from evalwright.results.index import RowKey
+
+logger = logging.getLogger(__name__)
 
 Hand = Callable[[AnsweredCase], Awaitable["asyncio.Future[None]"]]
 """Starts finishing an answered case (evaluators, the row written: the run's pipeline); the
@@ -64,17 +71,22 @@ class BatchRunner:
         self.tell = tell
         self.judges = judges
         self.engines: list[TargetBatches] = []
+        self.keys: set[RowKey] = set()
+        """The rows this run owes from batches."""
 
-    async def run(self, items: list[WorkItem]) -> None:
-        """Answer every item: from the cache, a batch in flight, or a new batch."""
-        by_target: dict[str, list[WorkItem]] = {}
-        for item in items:
-            by_target.setdefault(item.target, []).append(item)
+    async def run(self, keys: set[RowKey]) -> None:
+        """Answer the items of rows ``keys``: from the cache, a batch in flight, or a new
+        batch. Their cases are read again here and when their answers are back; only the keys
+        are held meanwhile."""
+        self.keys = keys
+        targets = {key[2]: _TargetCases(self, key[2]) for key in sorted(keys)}
+        for cases in targets.values():
+            cases.reattach()
+        with self.working():
+            for item in reread(self.runner.plan, keys):
+                await targets[item.target].add(item)
         # Each target's batches run at once: one target's 24 hours must not wait on another's.
-        tasks = [
-            asyncio.ensure_future(_TargetCases(self, target).run(group))
-            for target, group in by_target.items()
-        ]
+        tasks = [asyncio.ensure_future(cases.send()) for cases in targets.values()]
         try:
             await asyncio.gather(*tasks)
         finally:
@@ -115,44 +127,39 @@ class BatchRunner:
             await self.judges.aclose()
 
 
+Outcome = tuple[LineResult, float, int] | ProviderError
+"""A batched request's outcome: its line, the batch's latency (ms) and the batches that carried
+it; or why it has no answer."""
+
+
 @dataclass(slots=True)
 class _CaseRequest:
-    """One case's request in a batch (a batch :class:`~evalwright.orchestrator.batch.Member`)."""
+    """One case's request in a batch (a batch :class:`~evalwright.orchestrator.batch.Member`):
+    its row key and where its body is spooled, not the case."""
 
-    owner: BatchRunner
-    provider: ChatProvider
-    item: WorkItem
-    inputs: BuiltPrompt
-    prepared: PreparedRequest
+    owner: _TargetCases
+    key: RowKey
     attempts: int = 0
+    offset: int = -1
+    """Where its body is in the target's spool (-1: not read in this run)."""
+    length: int = 0
 
     @property
     def entry(self) -> RowKey:
         """The row it answers."""
-        return key_of(self.item)
+        return self.key
 
-    def body(self) -> dict[str, JsonValue]:
+    def body(self) -> bytes | None:
         """The request's body exactly as the live request sends it."""
-        wire = self.prepared.wire
-        assert isinstance(wire, ChatWireRequest)
-        return wire.body
+        return None if self.offset < 0 else self.owner.spooled(self.offset, self.length)
 
     async def answered(self, line: LineResult, latency_ms: float) -> None:
-        """The case's answer: its row is finished as a live answer's would be."""
-        item, caller = self.item, self.owner.runner.caller
-        try:
-            response = self.provider.response_from(self.prepared, line.body, latency_ms)
-        except ProviderError as exc:
-            await self.failed(exc)
-            return
-        if self.attempts != 1:
-            response = dataclasses.replace(response, attempts=self.attempts)
-        response, cache = await caller.answered(item.target, self.prepared, response, item.repeat)
-        await self.owner.hand(AnsweredCase(item, self.inputs, response, cache))
+        """Kept until its case is read again (:meth:`_TargetCases.read_back`)."""
+        self.owner.outcomes[self.key] = (line, latency_ms, self.attempts)
 
     async def failed(self, error: ProviderError) -> None:
-        """The case's error row."""
-        await self.owner.hand(AnsweredCase(self.item, self.inputs, None, "off", error))
+        """Kept until its case is read again: an error row."""
+        self.owner.outcomes[self.key] = error
 
 
 class _TargetCases:
@@ -163,31 +170,70 @@ class _TargetCases:
         provider = owner.runner.caller.registry.provider(target)
         assert isinstance(provider, ChatProvider)  # the plan admits no other (BATCH_PROVIDERS)
         self.provider = provider
-        self.engine = TargetBatches(owner.state, owner.tell, provider, "answers", owner.working)
+        self.engine = TargetBatches(
+            owner.state, owner.tell, provider, "answers", owner.working, self.read_back
+        )
         owner.engines.append(self.engine)
+        self.spool = tempfile.TemporaryFile()  # noqa: SIM115 (closed by send)
+        """The bodies of its requests, so that they need not be held (nor built again for a
+        follow-up batch)."""
+        self.attached: dict[RowKey, _CaseRequest] = {}
+        self.waiting: list[_CaseRequest] = []
+        self.outcomes: dict[RowKey, Outcome] = {}
 
-    async def run(self, items: list[WorkItem]) -> None:
-        """Prepare, re-attach, submit, then poll until every batch is read back."""
-        waiting: dict[RowKey, _CaseRequest] = {}
-        with self.owner.working():
-            for item in items:
-                request = await self._prepare(item)
-                if request is not None:
-                    waiting[key_of(item)] = request
+    def reattach(self) -> None:
+        """Follow the batches an earlier run submitted: their requests whose rows this run
+        still owes are answered from there, not sent again."""
         for submitted in self.owner.state.of_target(self.provider.target.name):
-            self._reattach(submitted, waiting)
-        await self.engine.submit([*waiting.values()])
-        await self.engine.poll()
+            members: dict[str, Member] = {}
+            for custom_id in submitted.requests:
+                key = self.owner.state.key(submitted, custom_id)
+                if key is not None and key in self.owner.keys and key not in self.attached:
+                    members[custom_id] = self.attached[key] = _CaseRequest(self, key)
+            if not members:  # every row of it is written already
+                self.owner.state.remove(submitted.batch_id)
+                continue
+            self.engine.attach(submitted, members)
 
-    async def _prepare(self, item: WorkItem) -> _CaseRequest | None:
-        """The case's request; None when the cache answered it or it cannot be built (its
-        row is then on its way)."""
+    async def add(self, item: WorkItem) -> None:
+        """Build the case's request: answered by the cache at once, or spooled for a batch."""
+        built = await self._build(item, cache=True)
+        if built is None:
+            return
+        body = encode_json(_wire(built[1]).body)
+        key = key_of(item)
+        request = self.attached.pop(key, None)
+        if request is None:
+            request = _CaseRequest(self, key)
+            self.waiting.append(request)
+        request.offset = self.spool.seek(0, os.SEEK_END)
+        request.length = self.spool.write(body)
+
+    def spooled(self, offset: int, length: int) -> bytes:
+        """A spooled body."""
+        self.spool.seek(offset)
+        return self.spool.read(length)
+
+    async def send(self) -> None:
+        """Submit the waiting requests, then poll until every batch is read back."""
+        try:
+            waiting, self.waiting = self.waiting, []
+            await self.engine.submit(waiting)
+            await self.engine.poll()
+        finally:
+            self.spool.close()
+
+    async def _build(
+        self, item: WorkItem, *, cache: bool
+    ) -> tuple[BuiltPrompt, PreparedRequest] | None:
+        """The case's prompt and request; None when the cache answered it (``cache``) or it
+        cannot be built (its row is then on its way)."""
         runner = self.owner.runner
         inputs: BuiltPrompt | None = None
         try:
             inputs = case_prompt(item.case, runner.plan.registry.target(item.target))
             prepared = self.provider.prepare(candidate_request(item.case, inputs))
-            hit = await runner.caller.cached(item.target, prepared, item.repeat)
+            hit = await runner.caller.cached(item.target, prepared, item.repeat) if cache else None
         except ProviderError as exc:
             await self.owner.hand(AnsweredCase(item, inputs, None, "off", exc))
             return None
@@ -197,21 +243,46 @@ class _TargetCases:
         if hit is not None:
             await self.owner.hand(AnsweredCase(item, inputs, hit, "hit"))
             return None
-        return _CaseRequest(self.owner, self.provider, item, inputs, prepared)
+        return inputs, prepared
 
-    def _reattach(self, submitted: SubmittedBatch, waiting: dict[RowKey, _CaseRequest]) -> None:
-        """Follow a batch an earlier run submitted: its requests whose rows this run still
-        owes are answered from it, not sent again."""
-        members: dict[str, Member] = {}
-        for custom_id in submitted.requests:
-            key = self.owner.state.key(submitted, custom_id)
-            request = waiting.pop(key, None) if key is not None else None
-            if request is not None:
-                members[custom_id] = request
-        if not members:  # every row of it is written already
-            self.owner.state.remove(submitted.batch_id)
+    async def read_back(self) -> None:
+        """A batch was read: read its cases again and finish each with its outcome."""
+        outcomes, self.outcomes = self.outcomes, {}
+        if not outcomes:
             return
-        self.engine.attach(submitted, members)
+        for item in reread(self.owner.runner.plan, outcomes):
+            await self._finish(item, outcomes.pop(key_of(item)))
+        for key in outcomes:  # its case is gone from the eval file since it was sent
+            logger.warning(
+                "%s: case %s is no longer in the file; its batch answer is dropped", *key[:2]
+            )
+
+    async def _finish(self, item: WorkItem, outcome: Outcome) -> None:
+        built = await self._build(item, cache=False)
+        if built is None:
+            return
+        inputs, prepared = built
+        if isinstance(outcome, ProviderError):
+            await self.owner.hand(AnsweredCase(item, inputs, None, "off", outcome))
+            return
+        line, latency_ms, attempts = outcome
+        try:
+            response = self.provider.response_from(prepared, line.body, latency_ms)
+        except ProviderError as exc:
+            exc.attempts = attempts
+            await self.owner.hand(AnsweredCase(item, inputs, None, "off", exc))
+            return
+        if attempts != 1:
+            response = dataclasses.replace(response, attempts=attempts)
+        caller = self.owner.runner.caller
+        response, cache = await caller.answered(item.target, prepared, response, item.repeat)
+        await self.owner.hand(AnsweredCase(item, inputs, response, cache))
+
+
+def _wire(prepared: PreparedRequest) -> ChatWireRequest:
+    wire = prepared.wire
+    assert isinstance(wire, ChatWireRequest)  # a chat API's request
+    return wire
 
 
 class SetAside:
@@ -221,16 +292,16 @@ class SetAside:
     def __init__(self, plan: Plan, make: Callable[[], BatchRunner]) -> None:
         self.plan = plan
         self.make = make
-        self.batched: list[WorkItem] = []
+        self.batched: set[RowKey] = set()
         self.all_read = asyncio.Event()
         self.runner: BatchRunner | None = None
         self.batching: asyncio.Future[None] | None = None
 
     def live(self, items: Iterator[WorkItem]) -> Iterator[WorkItem]:
-        """The items that run live; the others are kept for :meth:`run_batches`."""
+        """The items that run live; the others' row keys are kept for the batches."""
         for item in items:
             if batchable(item) and self.plan.batched(item.target):
-                self.batched.append(item)
+                self.batched.add(key_of(item))
             else:
                 yield item
         self.all_read.set()

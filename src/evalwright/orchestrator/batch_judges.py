@@ -26,7 +26,8 @@ from evalwright.orchestrator.calls import TargetCaller, request_digest
 from evalwright.providers.base import PreparedRequest, ProviderRequest, ProviderResponse
 from evalwright.providers.batching import LineResult
 from evalwright.providers.chat import ChatProvider
-from evalwright.providers.wire import ChatWireRequest, JsonValue
+from evalwright.providers.http import encode_json
+from evalwright.providers.wire import ChatWireRequest
 
 GATHER = 0.2
 """Seconds between two looks at the queues (tests lower it; not a setting)."""
@@ -60,13 +61,13 @@ class _JudgeRequest:
         """What the state file records: the request's digest."""
         return self.digest
 
-    def body(self) -> dict[str, JsonValue] | None:
+    def body(self) -> bytes | None:
         """The request's body exactly as a live judge call sends it."""
         if self.prepared is None:
             return None
         wire = self.prepared.wire
         assert isinstance(wire, ChatWireRequest)
-        return wire.body
+        return encode_json(wire.body)
 
     async def answered(self, line: LineResult, latency_ms: float) -> None:
         """Its line: the case waiting on it reads the verdict."""

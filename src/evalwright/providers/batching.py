@@ -7,6 +7,7 @@ live request would have been answered with, so the adapter's ``response_from`` r
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, cast
@@ -60,8 +61,9 @@ class BatchApi(Protocol):
     max_requests: int
     max_bytes: int
 
-    async def submit(self, requests: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
-        """Create a batch of ``(custom_id, wire body)``; its id."""
+    async def submit(self, requests: Sequence[tuple[str, bytes]]) -> str:
+        """Create a batch of ``(custom_id, wire body)``, each body as the JSON bytes a live
+        request sends; its id."""
         ...
 
     async def status(self, batch_id: str) -> BatchStatus:
@@ -124,6 +126,11 @@ async def fetch_lines(
     if result.status >= 400:
         raise http_error(result, url.split("?", 1)[0])
     return [line for line in result.body.splitlines() if line.strip()]
+
+
+def json_string(text: str) -> bytes:
+    """``text`` as a JSON string, to splice encoded bodies into a batch's envelope."""
+    return json.dumps(text, ensure_ascii=False).encode("utf-8")
 
 
 RESULT_BYTES_PER_LINE = 1 << 20

@@ -5,7 +5,7 @@ batch's ``processing_status``, and the JSONL at its ``results_url``."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, cast
 
 from evalwright.providers.anthropic.adapter import AnthropicProvider
@@ -16,8 +16,8 @@ from evalwright.providers.batching import (
     State,
     fetch_json,
     fetch_lines,
+    json_string,
 )
-from evalwright.providers.http import encode_json
 
 _STATUS_OF_ERROR = {
     "invalid_request_error": 400,
@@ -46,11 +46,15 @@ class AnthropicBatches:
         self.headers = provider.headers
         self.where = provider.url + "/batches"
 
-    async def submit(self, requests: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
+    async def submit(self, requests: Sequence[tuple[str, bytes]]) -> str:
         """Create the batch; its id."""
-        body = {"requests": [{"custom_id": c, "params": params} for c, params in requests]}
+        entries = (
+            b'{"custom_id":' + json_string(key) + b',"params":' + params + b"}"
+            for key, params in requests
+        )
+        body = b'{"requests":[' + b",".join(entries) + b"]}"
         headers = {**self.headers, "content-type": "application/json"}
-        created = await fetch_json(self.pool, "POST", self.where, headers, encode_json(body))
+        created = await fetch_json(self.pool, "POST", self.where, headers, body)
         return str(created["id"])
 
     async def status(self, batch_id: str) -> BatchStatus:

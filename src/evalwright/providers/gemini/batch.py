@@ -4,12 +4,11 @@ operation polled at ``batches/{id}`` until it holds the inline responses."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, cast
 
-from evalwright.providers.batching import BatchStatus, LineResult, State, fetch_json
+from evalwright.providers.batching import BatchStatus, LineResult, State, fetch_json, json_string
 from evalwright.providers.gemini.adapter import GeminiProvider
-from evalwright.providers.http import encode_json
 
 _STATES: dict[str, State] = {
     "BATCH_STATE_SUCCEEDED": "completed",
@@ -33,17 +32,16 @@ class GeminiBatches:
         self.where = provider.url.split("/v1beta/", 1)[0] + "/v1beta"
         self._answers: dict[str, list[LineResult]] = {}
 
-    async def submit(self, requests: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
+    async def submit(self, requests: Sequence[tuple[str, bytes]]) -> str:
         """Create the batch; its operation name (``batches/…``)."""
-        inline = [{"request": body, "metadata": {"key": key}} for key, body in requests]
-        body = {
-            "batch": {
-                "displayName": "evalwright",
-                "inputConfig": {"requests": {"requests": inline}},
-            }
-        }
+        inline = (
+            b'{"request":' + body + b',"metadata":{"key":' + json_string(key) + b"}}"
+            for key, body in requests
+        )
+        head = b'{"batch":{"displayName":"evalwright","inputConfig":{"requests":{"requests":['
+        body = head + b",".join(inline) + b"]}}}}"
         headers = {**self.headers, "content-type": "application/json"}
-        created = await fetch_json(self.pool, "POST", self.create_url, headers, encode_json(body))
+        created = await fetch_json(self.pool, "POST", self.create_url, headers, body)
         return str(created["name"])
 
     async def status(self, batch_id: str) -> BatchStatus:

@@ -18,6 +18,7 @@ from evalwright.providers.batching import (
     State,
     fetch_json,
     fetch_lines,
+    json_string,
 )
 from evalwright.providers.http import HttpPool, encode_json
 from evalwright.providers.openai.adapter import OpenAIProvider
@@ -51,7 +52,7 @@ class OpenAIBatches:
         self.endpoint = endpoint
         self.where = where
 
-    async def submit(self, requests: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
+    async def submit(self, requests: Sequence[tuple[str, bytes]]) -> str:
         """Upload the input file and create a batch on it; the batch id."""
         data = b"".join(self._line(custom_id, body) for custom_id, body in requests)
         boundary = "evalwright-" + uuid.uuid4().hex
@@ -70,9 +71,9 @@ class OpenAIBatches:
         )
         return str(created["id"])
 
-    def _line(self, custom_id: str, body: Mapping[str, Any]) -> bytes:
-        line = {"custom_id": custom_id, "method": "POST", "url": self.endpoint, "body": body}
-        return encode_json(line) + b"\n"
+    def _line(self, custom_id: str, body: bytes) -> bytes:
+        head = b'{"custom_id":' + json_string(custom_id) + b',"method":"POST","url":'
+        return head + json_string(self.endpoint) + b',"body":' + body + b"}\n"
 
     async def status(self, batch_id: str) -> BatchStatus:
         """The batch's state and counts."""
