@@ -119,7 +119,7 @@ class TargetBatches:
 
     async def submit(self, members: Sequence[Member]) -> None:
         """Send ``members`` in as few batches as the API's limits allow."""
-        chunk: list[tuple[Member, bytes]] = []
+        chunk: list[Member] = []
         size = 0
         for member in members:
             body = member.body()
@@ -132,19 +132,20 @@ class TargetBatches:
             if chunk and full:
                 await self._submit_one(chunk)
                 chunk, size = [], 0
-            chunk.append((member, body))
+            chunk.append(member)  # its body is read again as the batch is written: not held
             size += line
         if chunk:
             await self._submit_one(chunk)
         await self._read_back()  # those that cannot be sent
 
-    async def _submit_one(self, chunk: list[tuple[Member, bytes]]) -> None:
-        attempt = max(member.attempts for member, _ in chunk) + 1
-        members = {f"r{index}": member for index, (member, _) in enumerate(chunk)}
+    async def _submit_one(self, chunk: list[Member]) -> None:
+        attempt = max(member.attempts for member in chunk) + 1
+        members = {f"r{index}": member for index, member in enumerate(chunk)}
+        bodies = ((custom_id, member.body() or b"{}") for custom_id, member in members.items())
         try:
-            batch_id = await self.api.submit([(f"r{i}", body) for i, (_, body) in enumerate(chunk)])
+            batch_id = await self.api.submit(bodies)
         except ProviderError as exc:
-            for member, _ in chunk:
+            for member in chunk:
                 member.attempts = attempt
                 await _fail(member, exc)
             return
@@ -233,19 +234,27 @@ class TargetBatches:
         Raises ProviderError when its answers cannot be read."""
         batch_id = flight.submitted.batch_id
         expected = len(flight.submitted.requests) + len(flight.submitted.judges)
-        lines: dict[str, LineResult] = {}
-        for line in await self.api.results(status, expected):
-            lines[line.custom_id] = line
         latency_ms = (time.time() - flight.submitted.submitted_at) * 1000
         retry: list[Member] = []
-        for custom_id, member in flight.members.items():
-            line = lines.get(custom_id)
+        told: set[str] = set()
+
+        async def tell(member: Member, line: LineResult | None) -> None:
             if line is not None and line.status is not None and line.status < 400:
                 await member.answered(line, latency_ms)
             elif self._retryable(line, member):
                 retry.append(member)
             else:
                 await _fail(member, self._line_error(batch_id, status, line))
+
+        # Each line is told as it is read: the answers of a batch are never all held at once.
+        for line in await self.api.results(status, expected):
+            member = flight.members.get(line.custom_id)
+            if member is not None and line.custom_id not in told:
+                told.add(line.custom_id)
+                await tell(member, line)
+        for custom_id, member in flight.members.items():
+            if custom_id not in told:
+                await tell(member, None)
         return retry
 
     def _retryable(self, line: LineResult | None, member: Member) -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import json
 import logging
 import os
 import tempfile
@@ -79,7 +80,8 @@ class BatchRunner:
         batch. Their cases are read again here and when their answers are back; only the keys
         are held meanwhile."""
         self.keys = keys
-        targets = {key[2]: _TargetCases(self, key[2]) for key in sorted(keys)}
+        names = sorted({key[2] for key in keys})
+        targets = {name: _TargetCases(self, name) for name in names}
         for cases in targets.values():
             cases.reattach()
         with self.working():
@@ -127,9 +129,10 @@ class BatchRunner:
             await self.judges.aclose()
 
 
-Outcome = tuple[LineResult, float, int] | ProviderError
-"""A batched request's outcome: its line, the batch's latency (ms) and the batches that carried
-it; or why it has no answer."""
+Outcome = tuple[bytes, float, int] | ProviderError
+"""A batched request's outcome: its answer's body (JSON, compact: it waits for its case to be
+read again), the batch's latency (ms) and the batches that carried it; or why it has no
+answer."""
 
 
 @dataclass(slots=True)
@@ -155,7 +158,8 @@ class _CaseRequest:
 
     async def answered(self, line: LineResult, latency_ms: float) -> None:
         """Kept until its case is read again (:meth:`_TargetCases.read_back`)."""
-        self.owner.outcomes[self.key] = (line, latency_ms, self.attempts)
+        body = json.dumps(line.body, ensure_ascii=False, separators=(",", ":")).encode()
+        self.owner.outcomes[self.key] = (body, latency_ms, self.attempts)
 
     async def failed(self, error: ProviderError) -> None:
         """Kept until its case is read again: an error row."""
@@ -265,9 +269,9 @@ class _TargetCases:
         if isinstance(outcome, ProviderError):
             await self.owner.hand(AnsweredCase(item, inputs, None, "off", outcome))
             return
-        line, latency_ms, attempts = outcome
+        body, latency_ms, attempts = outcome
         try:
-            response = self.provider.response_from(prepared, line.body, latency_ms)
+            response = self.provider.response_from(prepared, json.loads(body), latency_ms)
         except ProviderError as exc:
             exc.attempts = attempts
             await self.owner.hand(AnsweredCase(item, inputs, None, "off", exc))

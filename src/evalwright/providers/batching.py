@@ -8,7 +8,7 @@ live request would have been answered with, so the adapter's ``response_from`` r
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, cast
 
@@ -61,17 +61,17 @@ class BatchApi(Protocol):
     max_requests: int
     max_bytes: int
 
-    async def submit(self, requests: Sequence[tuple[str, bytes]]) -> str:
+    async def submit(self, requests: Iterable[tuple[str, bytes]]) -> str:
         """Create a batch of ``(custom_id, wire body)``, each body as the JSON bytes a live
-        request sends; its id."""
+        request sends (iterated once); its id."""
         ...
 
     async def status(self, batch_id: str) -> BatchStatus:
         """The batch's state and counts."""
         ...
 
-    async def results(self, status: BatchStatus, expected: int) -> list[LineResult]:
-        """The outcome of each request of a finished batch."""
+    async def results(self, status: BatchStatus, expected: int) -> Iterable[LineResult]:
+        """The outcome of each request of a finished batch, read as it is asked for."""
         ...
 
 
@@ -102,7 +102,11 @@ def batch_api(provider: ChatProvider) -> BatchApi:
 
 
 async def fetch_json(
-    pool: HttpPool, method: str, url: str, headers: Mapping[str, str], data: bytes | None = None
+    pool: HttpPool,
+    method: str,
+    url: str,
+    headers: Mapping[str, str],
+    data: bytes | bytearray | None = None,
 ) -> dict[str, Any]:
     """A batch API's JSON object answer; an HTTP error or another body is a ProviderError."""
     result = await pool.exchange(method, url, headers, data)

@@ -135,7 +135,7 @@ class HttpPool:
         method: str,
         url: str,
         headers: Mapping[str, str],
-        data: bytes | None = None,
+        data: bytes | bytearray | None = None,
         max_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> HttpResult:
         """One request of a batch API (an upload, a status, a results file): no redirect is

@@ -5,7 +5,7 @@ batch's ``processing_status``, and the JSONL at its ``results_url``."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable
 from typing import Any, cast
 
 from evalwright.providers.anthropic.adapter import AnthropicProvider
@@ -46,13 +46,14 @@ class AnthropicBatches:
         self.headers = provider.headers
         self.where = provider.url + "/batches"
 
-    async def submit(self, requests: Sequence[tuple[str, bytes]]) -> str:
+    async def submit(self, requests: Iterable[tuple[str, bytes]]) -> str:
         """Create the batch; its id."""
-        entries = (
-            b'{"custom_id":' + json_string(key) + b',"params":' + params + b"}"
-            for key, params in requests
-        )
-        body = b'{"requests":[' + b",".join(entries) + b"]}"
+        body = bytearray(b'{"requests":[')  # one buffer: the bodies are never held twice
+        for key, params in requests:
+            body += b'{"custom_id":' + json_string(key) + b',"params":' + params + b"},"
+        if body.endswith(b","):
+            del body[-1]
+        body += b"]}"
         headers = {**self.headers, "content-type": "application/json"}
         created = await fetch_json(self.pool, "POST", self.where, headers, body)
         return str(created["id"])
@@ -82,15 +83,13 @@ class AnthropicBatches:
             results=(data.get("results_url"),),
         )
 
-    async def results(self, status: BatchStatus, expected: int) -> list[LineResult]:
-        """The lines at the batch's ``results_url``."""
+    async def results(self, status: BatchStatus, expected: int) -> Iterable[LineResult]:
+        """The lines at the batch's ``results_url``, each parsed as it is asked for."""
         url = status.results[0] if status.results else None
         if url is None:
             return []
         limit = max(expected, 1) * RESULT_BYTES_PER_LINE
-        return [
-            _line_result(line) for line in await fetch_lines(self.pool, url, self.headers, limit)
-        ]
+        return map(_line_result, await fetch_lines(self.pool, url, self.headers, limit))
 
 
 def _line_result(text: bytes) -> LineResult:

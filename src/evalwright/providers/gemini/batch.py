@@ -4,7 +4,7 @@ operation polled at ``batches/{id}`` until it holds the inline responses."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 from typing import Any, cast
 
 from evalwright.providers.batching import BatchStatus, LineResult, State, fetch_json, json_string
@@ -32,14 +32,14 @@ class GeminiBatches:
         self.where = provider.url.split("/v1beta/", 1)[0] + "/v1beta"
         self._answers: dict[str, list[LineResult]] = {}
 
-    async def submit(self, requests: Sequence[tuple[str, bytes]]) -> str:
+    async def submit(self, requests: Iterable[tuple[str, bytes]]) -> str:
         """Create the batch; its operation name (``batches/…``)."""
-        inline = (
-            b'{"request":' + body + b',"metadata":{"key":' + json_string(key) + b"}}"
-            for key, body in requests
-        )
-        head = b'{"batch":{"displayName":"evalwright","inputConfig":{"requests":{"requests":['
-        body = head + b",".join(inline) + b"]}}}}"
+        # One buffer: the bodies are never held twice.
+        body = bytearray(b'{"batch":{"displayName":"evalwright","inputConfig":{"requests":{')
+        body += b'"requests":['
+        for key, request in requests:
+            body += b'{"request":' + request + b',"metadata":{"key":' + json_string(key) + b"}},"
+        _close(body, b"]}}}}")
         headers = {**self.headers, "content-type": "application/json"}
         created = await fetch_json(self.pool, "POST", self.create_url, headers, body)
         return str(created["name"])
@@ -93,3 +93,10 @@ def _answers(output: dict[str, Any]) -> list[LineResult]:
         else:
             found.append(LineResult(key, 200, entry.get("response"), None))
     return found
+
+
+def _close(body: bytearray, end: bytes) -> None:
+    """End a JSON list written item by item, each followed by a comma."""
+    if body.endswith(b","):
+        del body[-1]
+    body += end

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, cast
 
 from evalwright.providers.azure.adapter import AzureProvider
@@ -52,14 +52,16 @@ class OpenAIBatches:
         self.endpoint = endpoint
         self.where = where
 
-    async def submit(self, requests: Sequence[tuple[str, bytes]]) -> str:
+    async def submit(self, requests: Iterable[tuple[str, bytes]]) -> str:
         """Upload the input file and create a batch on it; the batch id."""
-        data = b"".join(self._line(custom_id, body) for custom_id, body in requests)
         boundary = "evalwright-" + uuid.uuid4().hex
+        # Written into one buffer: the lines are never held twice.
+        data = _multipart_head(boundary)
+        for custom_id, body in requests:
+            data += self._line(custom_id, body)
+        data += f"\r\n--{boundary}--\r\n".encode("ascii")
         headers = {**self.headers, "content-type": f"multipart/form-data; boundary={boundary}"}
-        uploaded = await fetch_json(
-            self.pool, "POST", self.url("/files"), headers, _multipart(boundary, data)
-        )
+        uploaded = await fetch_json(self.pool, "POST", self.url("/files"), headers, data)
         create = {
             "input_file_id": uploaded["id"],
             "endpoint": self.endpoint,
@@ -92,16 +94,16 @@ class OpenAIBatches:
             results=(data.get("output_file_id"), data.get("error_file_id")),
         )
 
-    async def results(self, status: BatchStatus, expected: int) -> list[LineResult]:
-        """The lines of the output and error files."""
-        found: list[LineResult] = []
+    async def results(self, status: BatchStatus, expected: int) -> Iterable[LineResult]:
+        """The lines of the output and error files, each parsed as it is asked for."""
+        found: list[bytes] = []
         for file_id in status.results:
             if file_id is None:
                 continue
             url = self.url(f"/files/{file_id}/content")
             limit = max(expected, 1) * RESULT_BYTES_PER_LINE
-            found.extend(map(_line_result, await fetch_lines(self.pool, url, self.headers, limit)))
-        return found
+            found += await fetch_lines(self.pool, url, self.headers, limit)
+        return map(_line_result, found)
 
 
 def openai_batches(provider: OpenAIProvider) -> OpenAIBatches:
@@ -140,11 +142,12 @@ def _line_result(text: bytes) -> LineResult:
     return LineResult(custom_id, None, None, message)
 
 
-def _multipart(boundary: str, data: bytes) -> bytes:
-    """The files API's upload body: ``purpose=batch`` and the JSONL file."""
+def _multipart_head(boundary: str) -> bytearray:
+    """The files API's upload body up to the JSONL file: ``purpose=batch``, then the file's
+    part header."""
     head = (
         f'--{boundary}\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nbatch\r\n'
         f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="batch.jsonl"\r\n'
         "Content-Type: application/jsonl\r\n\r\n"
     )
-    return head.encode("ascii") + data + f"\r\n--{boundary}--\r\n".encode("ascii")
+    return bytearray(head.encode("ascii"))
