@@ -124,6 +124,14 @@ def _input_lines(server: FakeServer) -> list[dict[str, Any]]:
     return lines
 
 
+def _submitted(out: Path) -> list[dict[str, Any]]:
+    """The submitted batches in the state file of ``out`` (not the pending ones)."""
+    try:
+        return json.loads(state_path(out).read_text())["batches"]
+    except FileNotFoundError:
+        return []
+
+
 def _check_oracle(target: str, server: FakeServer) -> None:
     """Each submitted body passes the same oracle as the live wire bodies."""
     if target == "claude":
@@ -296,7 +304,7 @@ def test_resume_reattaches_to_the_batch_in_flight_and_submits_nothing_twice(
     )
     try:
         deadline = time.monotonic() + 60
-        while not (_creations(server) and state_path(out).exists()):
+        while not (_creations(server) and _submitted(out)):
             assert child.poll() is None, child.stderr.read() if child.stderr else ""
             assert time.monotonic() < deadline, "the batch was not submitted"
             time.sleep(0.05)
@@ -374,7 +382,7 @@ def test_a_batch_the_api_does_not_know_is_error_rows_then_submitted_again(
     )
     try:
         deadline = time.monotonic() + 60
-        while not state_path(out).exists():
+        while not _submitted(out):
             assert time.monotonic() < deadline, "the batch was not submitted"
             time.sleep(0.05)
     finally:

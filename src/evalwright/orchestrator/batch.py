@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import json
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from evalwright.errors import ProviderError
-from evalwright.orchestrator.batch_state import BatchState, SubmittedBatch
+from evalwright.orchestrator import batch_pending
+from evalwright.orchestrator.batch_state import BatchState, PendingSubmission, SubmittedBatch
 from evalwright.orchestrator.case import AnsweredCase, CaseRunner, internal_error
 from evalwright.orchestrator.plan import WorkItem
 from evalwright.orchestrator.requests import candidate_request, case_prompt
@@ -126,6 +128,8 @@ class _TargetBatches:
             request = await self._prepare(item)
             if request is not None:
                 waiting[key_of(item)] = request
+        for pending in self.owner.state.pending_of(self.target):
+            await self._resolve(pending, waiting)
         for submitted in self.owner.state.of_target(self.target):
             self._reattach(submitted, waiting)
         await self._submit(list(waiting.values()))
@@ -150,6 +154,22 @@ class _TargetBatches:
             await self.owner.hand(AnsweredCase(item, inputs, hit, "hit"))
             return None
         return _Request(item, inputs, prepared)
+
+    async def _resolve(self, pending: PendingSubmission, waiting: dict[RowKey, _Request]) -> None:
+        """Look up the batch of a submission an earlier run was killed in: found, it is
+        re-attached below; not found, its requests are submitted as new. When the API cannot
+        be asked, its requests are error rows and the record stays for ``--resume``."""
+        try:
+            await batch_pending.resolve(self.api, self.owner.state, pending)
+        except ProviderError as exc:
+            error = ProviderError(
+                f"cannot find out from {self.api.where} whether the batch submitted at "
+                f"{pending.pending_at:.0f} exists: {exc} (--resume asks again)"
+            )
+            for row in pending.requests.values():
+                request = waiting.pop((row[0], row[1], row[2], row[3]), None)
+                if request is not None:
+                    await self._fail(request, error)
 
     def _reattach(self, submitted: SubmittedBatch, waiting: dict[RowKey, _Request]) -> None:
         """Follow a batch an earlier run submitted: its requests whose rows this run still
@@ -184,25 +204,31 @@ class _TargetBatches:
 
     async def _submit_one(self, chunk: list[_Request]) -> None:
         attempt = max(request.attempts for request in chunk) + 1
-        members = {f"r{index}": request for index, request in enumerate(chunk)}
+        tag = batch_pending.new_tag()
+        members = {batch_pending.custom_id(tag, i): request for i, request in enumerate(chunk)}
+        keys = {custom_id: key_of(r.item) for custom_id, r in members.items()}
+        # On disk before the create call: a kill before it answers must not lose the batch.
+        pending = batch_pending.pending_submission(
+            self.target, self.provider.kind, tag, attempt, keys
+        )
+        state = self.owner.state
+        state.begin(pending)
+        lines = [(c, _body(r)) for c, r in members.items()]
+        noted = functools.partial(state.note_input_file, tag)
         try:
-            batch_id = await self.api.submit([(c, _body(r)) for c, r in members.items()])
+            batch_id = await self.api.submit(lines, tag, noted)
         except ProviderError as exc:
-            for request in chunk:
-                request.attempts = attempt
-                await self._fail(request, exc)
-            return
+            found = await batch_pending.after_failed_create(self.api, state, pending, exc)
+            if found is None:
+                for request in chunk:
+                    request.attempts = attempt
+                    await self._fail(request, exc)
+                return
+            batch_id = found
         for request in members.values():
             request.attempts = attempt
-        submitted = SubmittedBatch(
-            target=self.target,
-            provider=self.provider.kind,
-            batch_id=batch_id,
-            attempt=attempt,
-            submitted_at=time.time(),
-            requests={custom_id: key_of(r.item) for custom_id, r in members.items()},
-        )
-        self.owner.state.add(submitted)
+        submitted = batch_pending.submitted_from(state.pending[tag], batch_id, time.time())
+        state.settle(tag, submitted)
         self.flights.append(_Flight(submitted, members))
 
     async def _poll(self) -> None:
