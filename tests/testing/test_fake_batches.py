@@ -274,8 +274,9 @@ def test_gemini_batches_are_listed_with_their_display_names(server: FakeServer) 
     server.batch_delay = 30
     src: Any = [{"contents": [{"role": "user", "parts": [{"text": "one"}]}]}]
     names = [
-        client.batches.create(model="gemini-test", src=src, config={"display_name": f"run-{n}"})
-        .name
+        client.batches.create(
+            model="gemini-test", src=src, config={"display_name": f"run-{n}"}
+        ).name
         for n in range(3)
     ]
     listed = list(client.batches.list(config={"page_size": 2}))
