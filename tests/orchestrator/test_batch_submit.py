@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -142,3 +143,33 @@ def test_a_batch_created_behind_a_lost_connection_is_found_in_the_same_run(
     assert sorted(r["eval_id"] for r in rows) == [f"case-{i}" for i in range(CASES)]
     assert {r["status"] for r in rows} == {"ok"}
     assert not state_path(out).exists()
+
+
+def test_a_killed_anthropic_submission_still_running_on_resume_is_reattached(
+    project: ProjectDir, server: FakeServer
+) -> None:
+    """A running Message Batch cannot show its custom_ids: the candidate is taken, and its
+    answers, matched by custom_id, are ours."""
+    server.batch_delay = 3600
+    server.batch_create_stall = "after"
+    out = project.root / "running.jsonl"
+    _kill_inside_create(project, server, "claude", out, made=1)
+    server.batch_create_stall = None
+    listed = threading.Event()
+
+    def finish_once_listed() -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if any(r.method == "GET" and r.path == LISTS["claude"] for r in server.requests):
+                break
+            time.sleep(0.01)
+        listed.set()
+        server.batch_delay = 0  # the batch ends only after the lookup saw it running
+
+    helper = threading.Thread(target=finish_once_listed, daemon=True)
+    helper.start()
+    _resume(project, "claude", out)
+    helper.join(5)
+    assert listed.is_set()
+    assert len(_creations(server)) == 1
+    assert _made(server) == 1

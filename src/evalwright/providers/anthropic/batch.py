@@ -65,7 +65,7 @@ class AnthropicBatches:
     async def find(
         self, tag: str, since: float, count: int, input_file_id: str | None
     ) -> str | None:
-        """The batch of ``count`` requests created since ``since`` whose results carry
+        """The batch of ``count`` requests created about ``since`` whose results carry
         ``tag``. One still processing cannot show its custom_ids: the oldest such candidate
         is taken (its answers are matched by custom_id, so a wrong one answers nothing)."""
         del input_file_id
@@ -83,7 +83,7 @@ class AnthropicBatches:
         return running
 
     async def _recent(self, since: float) -> list[dict[str, Any]]:
-        """The batches created since ``since`` (less a minute of clock skew), newest first."""
+        """The batches created within the clock skew allowed of ``since``, newest first."""
         found: list[dict[str, Any]] = []
         after: str | None = None
         while True:
@@ -94,7 +94,7 @@ class AnthropicBatches:
                 created = epoch(batch.get("created_at"))
                 if created is not None and created < since - LIST_SKEW:
                     return found
-                if created is None or created >= since - 60:
+                if created is None or created <= since + LIST_SKEW:
                     found.append(batch)
             if not page.get("has_more") or not batches:
                 return found
