@@ -18,6 +18,7 @@ import pytest
 
 from evalwright.orchestrator.batch_state import state_path
 from evalwright.testing import FakeServer
+from evalwright.testing.http11 import Reply
 from tests.conftest import ProjectDir, run_cli
 from tests.orchestrator import test_batch
 from tests.orchestrator.test_batch import (
@@ -173,3 +174,35 @@ def test_a_killed_anthropic_submission_still_running_on_resume_is_reattached(
     assert listed.is_set()
     assert len(_creations(server)) == 1
     assert _made(server) == 1
+
+
+def test_a_pending_submission_that_cannot_be_looked_up_stays_for_the_next_resume(
+    project: ProjectDir, server: FakeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server.batch_delay = 3600
+    server.batch_create_stall = "after"
+    out = project.root / "unlisted.jsonl"
+    _kill_inside_create(project, server, "oa", out, made=1)
+    server.batch_create_stall = None
+    server.batch_delay = 0
+    down = Reply(503, b'{"error": {"message": "listing is down"}}')
+
+    def listing_down(*_: object) -> Reply:
+        return down
+
+    monkeypatch.setattr(server.openai_batches, "_list", listing_down)
+    suite = project.root / "evals/suite.yaml"
+    failed = run_cli("eval", suite, "--target", "oa", "--batch", "--resume", out)
+    assert failed.code == 1
+    rows = _rows(out)
+    assert len(rows) == CASES
+    assert all("whether the batch tagged" in r["error"]["message"] for r in rows)
+    assert len(_pending(out)) == 1  # kept: the batch may well exist
+    assert len(_creations(server)) == 1
+    monkeypatch.undo()
+    again = run_cli("eval", suite, "--target", "oa", "--batch", "--resume", out)
+    assert again.code == 0, again.err
+    assert len(_creations(server)) == 1
+    assert not state_path(out).exists()
+    latest = {r["eval_id"]: r["status"] for r in _rows(out)}
+    assert latest == {f"case-{i}": "ok" for i in range(CASES)}

@@ -163,8 +163,8 @@ class _TargetBatches:
             await batch_pending.resolve(self.api, self.owner.state, pending)
         except ProviderError as exc:
             error = ProviderError(
-                f"cannot find out from {self.api.where} whether the batch submitted at "
-                f"{pending.pending_at:.0f} exists: {exc} (--resume asks again)"
+                f"cannot find out from {self.api.where} whether the batch tagged "
+                f"{pending.tag} exists: {exc} (--resume asks again)"
             )
             for row in pending.requests.values():
                 request = waiting.pop((row[0], row[1], row[2], row[3]), None)
