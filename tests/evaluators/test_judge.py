@@ -84,7 +84,7 @@ def test_the_judge_is_sent_exactly_the_system_prompt_and_the_filled_template(e2e
         "content": "You are an evaluation judge. Reply with one JSON object and nothing else:\n"
         '{"score": <number from 0 to 1 in steps of 0.1>, "hits": [<up to 4 short strings: what '
         'the answer got right>],\n"misses": [<up to 4 short strings: what it missed or got '
-        'wrong>], '
+        "wrong>], "
         '"reasoning": "<one or two sentences>"}',
     }
     assert messages[1:] == [

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from evalwright.orchestrator.batch_state import state_path
 from evalwright.testing import FakeServer, ReceivedRequest
 
 CREATE_PATHS = ("/v1/batches", "/openai/batches", "/v1/messages/batches")
@@ -44,3 +45,11 @@ def input_lines(server: FakeServer) -> list[dict[str, Any]]:
             inline = sent.json["batch"]["inputConfig"]["requests"]["requests"]
             lines += [{"custom_id": r["metadata"]["key"], "body": r["request"]} for r in inline]
     return lines
+
+
+def submitted(out: Path) -> list[dict[str, Any]]:
+    """The submitted batches in the state file of ``out`` (not the pending ones)."""
+    try:
+        return json.loads(state_path(out).read_text())["batches"]
+    except FileNotFoundError:
+        return []

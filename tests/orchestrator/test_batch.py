@@ -23,6 +23,7 @@ from tests.conftest import ProjectDir, run_cli
 from tests.orchestrator.batching import creations as _creations
 from tests.orchestrator.batching import input_lines as _input_lines
 from tests.orchestrator.batching import rows as _rows
+from tests.orchestrator.batching import submitted as _submitted
 from tests.providers.test_oracles import materialize, openapi_validator
 
 CASES = 5
@@ -262,7 +263,7 @@ def test_resume_reattaches_to_the_batch_in_flight_and_submits_nothing_twice(
     )
     try:
         deadline = time.monotonic() + 60
-        while not (_creations(server) and state_path(out).exists()):
+        while not (_creations(server) and _submitted(out)):
             assert child.poll() is None, child.stderr.read() if child.stderr else ""
             assert time.monotonic() < deadline, "the batch was not submitted"
             time.sleep(0.05)
@@ -340,7 +341,7 @@ def test_a_batch_the_api_does_not_know_is_error_rows_then_submitted_again(
     )
     try:
         deadline = time.monotonic() + 60
-        while not state_path(out).exists():
+        while not _submitted(out):
             assert time.monotonic() < deadline, "the batch was not submitted"
             time.sleep(0.05)
     finally:

@@ -116,4 +116,3 @@ def test_compare_matches_rows_repeat_by_repeat(
     new = {(str(n), "new") for n in (2, 3, 4)}
     assert changed == {("0", "improved"), ("1", "regressed"), *new}
     page.close()
-

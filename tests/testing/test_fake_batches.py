@@ -225,3 +225,61 @@ def test_a_gemini_batch_past_its_window_expires(server: FakeServer) -> None:
     src: Any = [{"contents": [{"role": "user", "parts": [{"text": "one"}]}]}]
     job = client.batches.create(model="gemini-test", src=src)
     assert client.batches.get(name=job.name).state.name == "JOB_STATE_EXPIRED"
+
+
+def test_openai_batches_are_listed_newest_first_a_page_at_a_time(server: FakeServer) -> None:
+    client = _client(server)
+    server.batch_delay = 30
+    ids = [_submit(client, [_line("a", str(n))]) for n in range(3)]
+    tagged = client.batches.create(
+        input_file_id=client.batches.retrieve(ids[0]).input_file_id,
+        endpoint="/v1/chat/completions",
+        completion_window="24h",
+        metadata={"evalwright_submission": "tag1"},
+    )
+    first = client.batches.list(limit=2)
+    assert [b.id for b in first.data] == [tagged.id, ids[2]]
+    assert first.data[0].metadata == {"evalwright_submission": "tag1"}
+    assert first.has_more
+    assert [b.id for b in client.batches.list(limit=2)] == [tagged.id, *reversed(ids)]
+    raw = client.batches.with_raw_response.list(limit=100, after=ids[1]).http_response.json()
+    assert [b["id"] for b in raw["data"]] == [ids[0]]
+    assert raw["has_more"] is False
+    openapi_validator("ListBatchesResponse").validate(raw)
+    with pytest.raises(openai.BadRequestError):
+        client.batches.create(
+            input_file_id=tagged.input_file_id,
+            endpoint="/v1/chat/completions",
+            completion_window="24h",
+            metadata={"k": "v" * 513},
+        )
+
+
+def test_anthropic_batches_are_listed_newest_first_a_page_at_a_time(server: FakeServer) -> None:
+    client = _anthropic(server)
+    server.batch_delay = 30
+    requests: Any = [{"custom_id": "tag-r0", "params": _params("a")}]
+    ids = [client.messages.batches.create(requests=requests).id for _ in range(3)]
+    page = client.messages.batches.list(limit=2)
+    assert [b.id for b in page.data] == [ids[2], ids[1]]
+    assert page.has_more
+    assert page.data[0].request_counts.processing == 1
+    assert [b.id for b in client.messages.batches.list(limit=2)] == list(reversed(ids))
+    older = client.messages.batches.list(limit=2, before_id=ids[0])
+    assert [b.id for b in older.data] == [ids[2], ids[1]]
+
+
+def test_gemini_batches_are_listed_with_their_display_names(server: FakeServer) -> None:
+    client = _genai(server)
+    server.batch_delay = 30
+    src: Any = [{"contents": [{"role": "user", "parts": [{"text": "one"}]}]}]
+    names = [
+        client.batches.create(
+            model="gemini-test", src=src, config={"display_name": f"run-{n}"}
+        ).name
+        for n in range(3)
+    ]
+    listed = list(client.batches.list(config={"page_size": 2}))
+    assert [job.name for job in listed] == list(reversed(names))
+    assert [job.display_name for job in listed] == ["run-2", "run-1", "run-0"]
+    assert listed[0].state.name == "JOB_STATE_RUNNING"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -20,7 +21,13 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from evalwright.errors import ProviderError
-from evalwright.orchestrator.batch_state import BatchState, Phase, SubmittedBatch
+from evalwright.orchestrator import batch_pending
+from evalwright.orchestrator.batch_state import (
+    BatchState,
+    PendingSubmission,
+    Phase,
+    SubmittedBatch,
+)
 from evalwright.providers.batching import BatchStatus, LineResult, batch_api
 from evalwright.providers.chat import ChatProvider, http_error
 from evalwright.providers.http import HttpResult
@@ -140,30 +147,44 @@ class TargetBatches:
 
     async def _submit_one(self, chunk: list[Member]) -> None:
         attempt = max(member.attempts for member in chunk) + 1
-        members = {f"r{index}": member for index, member in enumerate(chunk)}
+        tag = batch_pending.new_tag()
+        members = {batch_pending.custom_id(tag, i): member for i, member in enumerate(chunk)}
+        entries = {custom_id: member.entry for custom_id, member in members.items()}
+        # On disk before the create call: a kill before it answers must not lose the batch.
+        pending = batch_pending.pending_submission(
+            self.target, self.provider.kind, tag, attempt, entries
+        )
+        self.state.begin(pending)
         bodies = ((custom_id, member.body() or b"{}") for custom_id, member in members.items())
+        noted = functools.partial(self.state.note_input_file, tag)
         try:
-            batch_id = await self.api.submit(bodies)
+            batch_id = await self.api.submit(bodies, tag, noted)
         except ProviderError as exc:
-            for member in chunk:
-                member.attempts = attempt
-                await _fail(member, exc)
-            return
+            found = await batch_pending.after_failed_create(self.api, self.state, pending, exc)
+            if found is None:
+                for member in chunk:
+                    member.attempts = attempt
+                    await _fail(member, exc)
+                return
+            batch_id = found
         for member in members.values():
             member.attempts = attempt
-        entries = {custom_id: member.entry for custom_id, member in members.items()}
-        submitted = SubmittedBatch(
-            target=self.target,
-            provider=self.provider.kind,
-            batch_id=batch_id,
-            attempt=attempt,
-            submitted_at=time.time(),
-            phase=self.phase,
-            requests={c: e for c, e in entries.items() if not isinstance(e, str)},
-            judges={c: e for c, e in entries.items() if isinstance(e, str)},
-        )
-        self.state.add(submitted)
+        submitted = batch_pending.submitted_from(self.state.pending[tag], batch_id, time.time())
+        self.state.settle(tag, submitted)
         self.flights.append(_Flight(submitted, members))
+
+    async def resolve_pending(self) -> list[tuple[PendingSubmission, ProviderError]]:
+        """Settle the submissions an earlier run was killed in (``--resume``): a batch found
+        becomes a submitted batch, re-attached as any other; one the API does not have is
+        forgotten, its requests sent as new. Those the API cannot be asked about stay
+        recorded, with why."""
+        unknown: list[tuple[PendingSubmission, ProviderError]] = []
+        for pending in self.state.pending_of(self.target, self.phase):
+            try:
+                await batch_pending.resolve(self.api, self.state, pending)
+            except ProviderError as exc:
+                unknown.append((pending, exc))
+        return unknown
 
     async def poll(self) -> None:
         """Ask each batch's status when due, doubling its wait, until all are read back."""

@@ -82,8 +82,10 @@ class BatchRunner:
         self.keys = keys
         names = sorted({key[2] for key in keys})
         targets = {name: _TargetCases(self, name) for name in names}
+        if self.judges is not None:
+            await self.judges.reattach()
         for cases in targets.values():
-            cases.reattach()
+            await cases.reattach()
         with self.working():
             for item in reread(self.runner.plan, keys):
                 await targets[item.target].add(item)
@@ -185,9 +187,19 @@ class _TargetCases:
         self.waiting: list[_CaseRequest] = []
         self.outcomes: dict[RowKey, Outcome] = {}
 
-    def reattach(self) -> None:
-        """Follow the batches an earlier run submitted: their requests whose rows this run
-        still owes are answered from there, not sent again."""
+    async def reattach(self) -> None:
+        """Follow the batches an earlier run submitted (or was killed submitting): their
+        requests whose rows this run still owes are answered from there, not sent again."""
+        for pending, exc in await self.engine.resolve_pending():
+            error = ProviderError(
+                f"cannot find out from {self.engine.api.where} whether the batch tagged "
+                f"{pending.tag} exists: {exc} (--resume asks again)"
+            )
+            for row in pending.requests.values():
+                key = (row[0], row[1], row[2], row[3])
+                if key in self.owner.keys and key not in self.attached:
+                    self.attached[key] = request = _CaseRequest(self, key)
+                    await request.failed(error)  # an error row; not sent
         for submitted in self.owner.state.of_target(self.provider.target.name):
             members: dict[str, Member] = {}
             for custom_id in submitted.requests:

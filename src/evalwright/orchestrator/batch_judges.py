@@ -101,9 +101,15 @@ class JudgeBatcher:
         self.pollers: dict[str, asyncio.Future[None]] = {}
         self.ticker: asyncio.Future[None] | None = None
 
-    def reattach(self) -> None:
+    async def reattach(self) -> None:
         """Follow the judges batches of the state file (``--resume``): their requests are
-        answered from there when a case asks them again."""
+        answered from there when a case asks them again. A submission an earlier run was
+        killed in is looked up first; one the API cannot be asked about stays recorded, and
+        its requests are sent again."""
+        for target in {pending.target for pending in self.state.pending.values()}:
+            engine = self.engine(target)
+            if engine is not None:
+                await engine.resolve_pending()
         for submitted in self.state.of_phase("judges"):
             engine = self.engine(submitted.target)
             if engine is None:  # the target is gone or has no batch API now

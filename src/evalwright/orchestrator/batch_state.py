@@ -1,6 +1,10 @@
 """The batches a run has submitted and not yet read back, saved next to its results file
 (``<results>.batches.json``) as soon as each is created, so that ``--resume`` re-attaches to
 them and never submits a request twice (docs/batch.md#resuming).
+
+A batch is recorded twice: as a *pending submission* before the create call goes out (with the
+tag the batch carries), and as a submitted batch once its id is known. A run killed between
+the two leaves the pending record, which ``--resume`` resolves by looking the tag up.
 """
 
 from __future__ import annotations
@@ -42,11 +46,32 @@ class SubmittedBatch(RecordModel):
     repeat), by which a resumed run knows the request again."""
 
 
+class PendingSubmission(RecordModel):
+    """A batch about to be created: what lets ``--resume`` find it if the run dies before
+    the create call answers."""
+
+    target: str
+    provider: str
+    tag: str
+    """The unique tag the batch carries (in its metadata, name or custom_ids)."""
+    attempt: int
+    pending_at: float
+    """``time.time()`` before the create call went out."""
+    phase: Phase = "answers"
+    requests: dict[str, tuple[str, str, str, int]] = Field(default_factory=dict)
+    """An answers batch's: custom_id -> (eval file, case id, target, repeat)."""
+    judges: dict[str, str] = Field(default_factory=dict)
+    """A judges batch's: custom_id -> the judge request's digest."""
+    input_file_id: str | None = None
+    """OpenAI and Azure: the uploaded input file the batch is created on, once known."""
+
+
 class BatchStateModel(RecordModel):
     """The state file's content."""
 
     format: Literal["evalwright-batches-v1"] = "evalwright-batches-v1"
     batches: tuple[SubmittedBatch, ...] = ()
+    pending: tuple[PendingSubmission, ...] = ()
 
 
 def state_path(results: Path) -> Path:
@@ -57,9 +82,15 @@ def state_path(results: Path) -> Path:
 class BatchState:
     """The batches in flight of one results file, written through at every change."""
 
-    def __init__(self, path: Path, batches: dict[str, SubmittedBatch]) -> None:
+    def __init__(
+        self,
+        path: Path,
+        batches: dict[str, SubmittedBatch],
+        pending: dict[str, PendingSubmission] | None = None,
+    ) -> None:
         self.path = path
         self.batches = batches
+        self.pending: dict[str, PendingSubmission] = {} if pending is None else pending
 
     @classmethod
     def open(cls, results: Path, resume: bool) -> BatchState:
@@ -76,7 +107,8 @@ class BatchState:
                 f"cannot read {display_path(path)} for --resume: {problem}; its batches "
                 "cannot be re-attached (move it away to submit their requests again)"
             ) from None
-        return cls(path, {batch.batch_id: batch for batch in model.batches})
+        pending = {entry.tag: entry for entry in model.pending}
+        return cls(path, {batch.batch_id: batch for batch in model.batches}, pending)
 
     def of_target(self, target: str, phase: Phase = "answers") -> list[SubmittedBatch]:
         """The batches of ``phase`` in flight for ``target``, oldest first."""
@@ -89,6 +121,31 @@ class BatchState:
     def add(self, batch: SubmittedBatch) -> None:
         """Record a created batch, on disk before anything else happens."""
         self.batches[batch.batch_id] = batch
+        self._save()
+
+    def pending_of(self, target: str, phase: Phase = "answers") -> list[PendingSubmission]:
+        """The submissions of ``phase`` to ``target`` whose create call never answered,
+        oldest first."""
+        return [p for p in self.pending.values() if p.target == target and p.phase == phase]
+
+    def begin(self, pending: PendingSubmission) -> None:
+        """Record a batch about to be created, on disk before the create call goes out."""
+        self.pending[pending.tag] = pending
+        self._save()
+
+    def note_input_file(self, tag: str, file_id: str) -> None:
+        """Record the input file a pending batch will be created on."""
+        entry = self.pending.get(tag)
+        if entry is not None:
+            self.pending[tag] = entry.model_copy(update={"input_file_id": file_id})
+            self._save()
+
+    def settle(self, tag: str, batch: SubmittedBatch | None) -> None:
+        """Replace a pending submission by the batch it created (None: it created none), in
+        one write."""
+        self.pending.pop(tag, None)
+        if batch is not None:
+            self.batches[batch.batch_id] = batch
         self._save()
 
     def remove(self, *batch_ids: str) -> None:
@@ -104,11 +161,14 @@ class BatchState:
 
     def _save(self) -> None:
         """Replace the file atomically: a crash leaves the old state or the new, whole."""
-        if not self.batches:
+        if not self.batches and not self.pending:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self.path)
             return
-        data = BatchStateModel(batches=tuple(self.batches.values())).model_dump_json(indent=1)
+        model = BatchStateModel(
+            batches=tuple(self.batches.values()), pending=tuple(self.pending.values())
+        )
+        data = model.model_dump_json(indent=1)
         handle, temporary = tempfile.mkstemp(prefix=self.path.name, dir=self.path.parent)
         try:
             with os.fdopen(handle, "w", encoding="utf-8") as out:

@@ -188,7 +188,6 @@ def _batch_runner(results: Path, pipeline: _Pipeline) -> BatchRunner:
     judges = None
     if not options.judge_live:
         judges = JudgeBatcher(runner.caller, state, tell, pipeline.slots)
-        judges.reattach()
     return BatchRunner(runner, state, pipeline.hand, tell, judges)
 
 

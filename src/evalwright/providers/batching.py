@@ -8,8 +8,9 @@ live request would have been answered with, so the adapter's ``response_from`` r
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Literal, Protocol, cast
 
 from evalwright import jsontext
@@ -53,6 +54,14 @@ class LineResult:
     error: str | None
 
 
+Noted = Callable[[str], None]
+"""Told the id of an uploaded input file before the batch is created on it."""
+
+LIST_SKEW = 600.0
+"""Seconds a provider's clock may be behind ours: a listing of batches stops at those created
+this long before the pending submission."""
+
+
 class BatchApi(Protocol):
     """One target's batch API."""
 
@@ -61,9 +70,16 @@ class BatchApi(Protocol):
     max_requests: int
     max_bytes: int
 
-    async def submit(self, requests: Iterable[tuple[str, bytes]]) -> str:
-        """Create a batch of ``(custom_id, wire body)``, each body as the JSON bytes a live
-        request sends (iterated once); its id."""
+    async def submit(self, requests: Iterable[tuple[str, bytes]], tag: str, noted: Noted) -> str:
+        """Create a batch of ``(custom_id, wire body)`` carrying ``tag``, each body as the JSON
+        bytes a live request sends (iterated once); its id."""
+        ...
+
+    async def find(
+        self, tag: str, since: float, count: int, input_file_id: str | None
+    ) -> str | None:
+        """The batch tagged ``tag`` created after ``since`` (``time.time()``) with ``count``
+        requests, or None when the API has none (docs/batch.md#resuming)."""
         ...
 
     async def status(self, batch_id: str) -> BatchStatus:
@@ -139,3 +155,15 @@ def json_string(text: str) -> bytes:
 
 RESULT_BYTES_PER_LINE = 1 << 20
 """What a results file may hold per request it answers, at most (its answer and envelope)."""
+
+
+def epoch(value: object) -> float | None:
+    """Seconds since the epoch of a batch's creation time: a number, or an RFC 3339 text."""
+    if isinstance(value, int | float):
+        return float(value)
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value).timestamp()
+    except ValueError:
+        return None

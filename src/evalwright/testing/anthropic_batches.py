@@ -79,6 +79,8 @@ class AnthropicBatches:
         base = f"http://{request.header('host') or '127.0.0.1'}"
         if ident is None and method == "POST":
             return self._create(request, base)
+        if ident is None and method == "GET":
+            return self._list(request, answer, base)
         batch = self.batches.get(ident) if ident is not None else None
         if batch is None:
             return _error(404, "not_found_error", f"No batch found with id '{ident}'.")
@@ -96,6 +98,38 @@ class AnthropicBatches:
             self._advance(batch, answer)
             return Reply(200, dumps(batch.as_json(base)))
         return _error(404, "not_found_error", f"no route for {method} {request.path}")
+
+    def creates(self, request: ReceivedRequest) -> bool:
+        """Whether ``request`` creates a batch."""
+        match = ROUTE.match(request.path)
+        return request.method == "POST" and match is not None and match["id"] is None
+
+    def _list(self, request: ReceivedRequest, answer: LineAnswer, base: str) -> Reply:
+        """``GET /v1/messages/batches?limit=&after_id=&before_id=``: newest first."""
+        try:
+            limit = int(request.query.get("limit", "20"))
+        except ValueError:
+            limit = 0
+        if not 1 <= limit <= 1000:
+            return _error(400, "invalid_request_error", "limit: an integer from 1 to 1000")
+        newest = list(reversed(self.batches.values()))
+        ids = [batch.id for batch in newest]
+        after, before = request.query.get("after_id"), request.query.get("before_id")
+        if after is not None:
+            newest = newest[ids.index(after) + 1 :] if after in ids else []
+        elif before is not None:
+            newest = newest[: ids.index(before)] if before in ids else []
+            newest = newest[-limit:]
+        page = newest[:limit]
+        for batch in page:
+            self._advance(batch, answer)
+        body: JsonObject = {
+            "data": [batch.as_json(base) for batch in page],
+            "has_more": len(newest) > limit,
+            "first_id": page[0].id if page else None,
+            "last_id": page[-1].id if page else None,
+        }
+        return Reply(200, dumps(body))
 
     def _create(self, request: ReceivedRequest, base: str) -> Reply:
         body: JsonValue = request.json

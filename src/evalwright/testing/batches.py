@@ -53,6 +53,10 @@ class BatchRoutes(Protocol):
         """The answer to a request of this API."""
         ...
 
+    def creates(self, request: ReceivedRequest) -> bool:
+        """Whether ``request`` is this API's create call."""
+        ...
+
 
 @dataclass
 class _File:
@@ -88,6 +92,7 @@ class _Batch:
     completed: int = 0
     failed: int = 0
     errors: list[JsonObject] = field(default_factory=list[JsonObject])
+    metadata: JsonObject | None = None
 
     def as_json(self) -> JsonObject:
         body: JsonObject = {
@@ -104,7 +109,7 @@ class _Batch:
                 "completed": self.completed,
                 "failed": self.failed,
             },
-            "metadata": None,
+            "metadata": self.metadata,
         }
         if self.output_file_id is not None:
             body["output_file_id"] = self.output_file_id
@@ -141,6 +146,8 @@ class OpenAIBatches:
             )
         if kind == "batches" and ident is None and method == "POST":
             return self._create(request)
+        if kind == "batches" and ident is None and method == "GET":
+            return self._list(request, answer)
         if kind == "batches" and ident is not None:
             batch = self.batches.get(ident)
             if batch is None:
@@ -151,6 +158,40 @@ class OpenAIBatches:
                 self._advance(batch, answer)
                 return Reply(200, dumps(batch.as_json()))
         return _error(404, f"no route for {method} {request.path} on the fake server")
+
+    def creates(self, request: ReceivedRequest) -> bool:
+        """Whether ``request`` creates a batch."""
+        match = BATCH_PATH.match(request.path)
+        return (
+            request.method == "POST"
+            and match is not None
+            and (match["kind"], match["id"]) == ("batches", None)
+        )
+
+    def _list(self, request: ReceivedRequest, answer: LineAnswer) -> Reply:
+        """``GET /batches?limit=&after=``: newest first, ``after`` the last id seen."""
+        try:
+            limit = int(request.query.get("limit", "20"))
+        except ValueError:
+            limit = 0
+        if not 1 <= limit <= 100:
+            return _error(400, "limit must be an integer from 1 to 100")
+        newest = list(reversed(self.batches.values()))
+        after = request.query.get("after")
+        if after is not None:
+            ids = [batch.id for batch in newest]
+            newest = newest[ids.index(after) + 1 :] if after in ids else []
+        page = newest[:limit]
+        for batch in page:
+            self._advance(batch, answer)
+        body: JsonObject = {
+            "object": "list",
+            "data": [batch.as_json() for batch in page],
+            "first_id": page[0].id if page else None,
+            "last_id": page[-1].id if page else None,
+            "has_more": len(newest) > limit,
+        }
+        return Reply(200, dumps(body))
 
     def _upload(self, request: ReceivedRequest) -> Reply:
         fields = _multipart(request)
@@ -177,7 +218,11 @@ class OpenAIBatches:
         stored = self.files.get(file_id) if isinstance(file_id, str) else None
         if stored is None or stored.purpose != "batch":
             return _error(400, f"no file {file_id!r} uploaded with purpose 'batch'")
+        metadata = body.get("metadata")
+        if metadata is not None and not _metadata_ok(metadata):
+            return _error(400, "metadata: at most 16 string keys (64) and values (512)")
         batch = _Batch(new_id("batch_"), stored.id, endpoint, [], time.monotonic())
+        batch.metadata = metadata if isinstance(metadata, dict) else None
         self.batches[batch.id] = batch
         problem = _read_lines(stored.content, endpoint, batch.lines)
         if problem is not None:  # found while "validating": the first status says so
@@ -244,6 +289,16 @@ class OpenAIBatches:
         stored = _File(new_id("file-"), f"{batch.id}_{name}.jsonl", "batch_output", content)
         self.files[stored.id] = stored
         return stored.id
+
+
+def _metadata_ok(metadata: JsonValue) -> bool:
+    """OpenAI's metadata limits: up to 16 pairs, keys to 64 characters, values to 512."""
+    if not isinstance(metadata, dict) or len(metadata) > 16:
+        return False
+    return all(
+        len(key) <= 64 and isinstance(value, str) and len(value) <= 512
+        for key, value in metadata.items()
+    )
 
 
 def _output(

@@ -13,7 +13,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Generator, Mapping
 from types import TracebackType
-from typing import Self
+from typing import Literal, Self
 
 from evalwright.jsontext import JsonValue
 from evalwright.testing.actions import Action, Drop, Flood, Stall, Text, Verdict, verdict_json
@@ -92,6 +92,10 @@ class FakeServer:
         """Seconds a batch stays in progress before its requests are answered."""
         self.batch_expire_after: int | None = None
         """Requests a batch answers before it expires (None: it completes)."""
+        self.batch_create_stall: Literal["before", "after", "drop"] | None = None
+        """A batch create call that never answers: it hangs until the client leaves
+        ``before`` creating the batch or ``after`` it, or creates it and ``drop``s the
+        connection (the window a killed run must survive)."""
         self._queue: deque[tuple[Action, ApiName | None]] = deque()
         self._lock = threading.Lock()
         self._server: asyncio.Server | None = None
@@ -266,7 +270,14 @@ class FakeServer:
         routes = self._batch_routes(request)
         if routes is not None:
             routes.delay, routes.expire_after = self.batch_delay, self.batch_expire_after
-            return routes.reply(request, self._answer_line)
+            stall = self.batch_create_stall if routes.creates(request) else None
+            if stall == "before":
+                await _client_leaves(reader, None)
+                return None
+            reply = routes.reply(request, self._answer_line)
+            if stall == "after":
+                await _client_leaves(reader, None)
+            return None if stall else reply
         action = self._choose(request)
         if isinstance(action, Drop):
             return None

@@ -22,6 +22,7 @@ from evalwright.testing.recorded import ReceivedRequest, record_line
 
 CREATE = re.compile(r"^/v1beta/models/(?P<model>[^/:]+):batchGenerateContent$")
 BATCH = re.compile(r"^/v1beta/batches/(?P<id>[^/:]+)(?P<cancel>:cancel)?$")
+LIST = "/v1beta/batches"
 _TYPE = "type.googleapis.com/google.ai.generativelanguage.v1main.GenerateContentBatch"
 
 
@@ -31,6 +32,7 @@ class _Batch:
     model: str
     requests: list[tuple[str | None, JsonObject]]
     started: float
+    display_name: str = "batch"
     created: str = field(default_factory=lambda: datetime.now(UTC).isoformat())
     state: str = "BATCH_STATE_PENDING"
     output: list[JsonObject] = field(default_factory=list[JsonObject])
@@ -41,7 +43,7 @@ class _Batch:
         metadata: JsonObject = {
             "@type": _TYPE,
             "model": f"models/{self.model}",
-            "displayName": "batch",
+            "displayName": self.display_name,
             "createTime": self.created,
             "state": self.state,
             "name": self.name,
@@ -72,6 +74,8 @@ class GeminiBatches:
         created = CREATE.match(request.path)
         if created is not None and request.method == "POST":
             return self._create(request, created["model"])
+        if request.path == LIST and request.method == "GET":
+            return self._list(request, answer)
         found = BATCH.match(request.path)
         batch = self.batches.get(found["id"]) if found is not None else None
         if batch is None:
@@ -84,6 +88,27 @@ class GeminiBatches:
             self._advance(batch, answer)
             return Reply(200, dumps(batch.as_json()))
         return _error(404, "NOT_FOUND", f"no route for {request.method} {request.path}")
+
+    def creates(self, request: ReceivedRequest) -> bool:
+        """Whether ``request`` creates a batch."""
+        return request.method == "POST" and CREATE.match(request.path) is not None
+
+    def _list(self, request: ReceivedRequest, answer: LineAnswer) -> Reply:
+        """``GET /v1beta/batches?pageSize=&pageToken=``: newest first; the token is the
+        offset of the next page."""
+        try:
+            size = int(request.query.get("pageSize", "50"))
+            start = int(request.query.get("pageToken") or "0")
+        except ValueError:
+            return _error(400, "INVALID_ARGUMENT", "pageSize and pageToken: integers")
+        newest = list(reversed(self.batches.values()))
+        page = newest[start : start + max(size, 1)]
+        for batch in page:
+            self._advance(batch, answer)
+        body: JsonObject = {"operations": [batch.as_json() for batch in page]}
+        if start + len(page) < len(newest):
+            body["nextPageToken"] = str(start + len(page))
+        return Reply(200, dumps(body))
 
     def _create(self, request: ReceivedRequest, model: str) -> Reply:
         body: JsonValue = request.json
@@ -105,6 +130,8 @@ class GeminiBatches:
             requests.append((key, sent))
         ident = new_id("")
         made = _Batch(f"batches/{ident}", model, requests, time.monotonic())
+        name = batch.get("displayName") if isinstance(batch, dict) else None
+        made.display_name = name if isinstance(name, str) else ""
         self.batches[ident] = made
         return Reply(200, dumps(made.as_json()))
 

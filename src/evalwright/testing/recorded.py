@@ -37,7 +37,7 @@ _OPENAI_BATCH = re.compile(
 )
 # Gemini's batches are under v1beta only: /v1/batches/ is OpenAI's.
 _GEMINI_BATCH = re.compile(
-    r"^/(?:v1beta/models/[^/:]+:batchGenerateContent|v1beta/batches/[^/:]+(?::cancel)?)$"
+    r"^/(?:v1beta/models/[^/:]+:batchGenerateContent|v1beta/batches(?:/[^/:]+(?::cancel)?)?)$"
 )
 _ANTHROPIC_BATCH = re.compile(r"^/v1/messages/batches(?:/[^/]+(?:/(?:results|cancel))?)?$")
 

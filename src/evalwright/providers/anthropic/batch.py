@@ -1,6 +1,9 @@
 """Anthropic's Message Batches API (docs/batch.md): ``POST /v1/messages/batches`` with
 ``requests: [{custom_id, params}]`` (``params`` the live request's body, unchanged), the
-batch's ``processing_status``, and the JSONL at its ``results_url``."""
+batch's ``processing_status``, and the JSONL at its ``results_url``.
+
+A Message Batch has no metadata: a submission's tag is carried by its custom_ids (``<tag>-r0``),
+which only the results show (docs/batch.md#resuming)."""
 
 from __future__ import annotations
 
@@ -10,10 +13,13 @@ from typing import Any, cast
 
 from evalwright.providers.anthropic.adapter import AnthropicProvider
 from evalwright.providers.batching import (
+    LIST_SKEW,
     RESULT_BYTES_PER_LINE,
     BatchStatus,
     LineResult,
+    Noted,
     State,
+    epoch,
     fetch_json,
     fetch_lines,
     json_string,
@@ -46,8 +52,9 @@ class AnthropicBatches:
         self.headers = provider.headers
         self.where = provider.url + "/batches"
 
-    async def submit(self, requests: Iterable[tuple[str, bytes]]) -> str:
-        """Create the batch; its id."""
+    async def submit(self, requests: Iterable[tuple[str, bytes]], tag: str, noted: Noted) -> str:
+        """Create the batch (its custom_ids carry ``tag``); its id."""
+        del tag, noted
         body = bytearray(b'{"requests":[')  # one buffer: the bodies are never held twice
         for key, params in requests:
             body += b'{"custom_id":' + json_string(key) + b',"params":' + params + b"},"
@@ -58,9 +65,50 @@ class AnthropicBatches:
         created = await fetch_json(self.pool, "POST", self.where, headers, body)
         return str(created["id"])
 
+    async def find(
+        self, tag: str, since: float, count: int, input_file_id: str | None
+    ) -> str | None:
+        """The batch of ``count`` requests created about ``since`` whose results carry
+        ``tag``. One still processing cannot show its custom_ids: the oldest such candidate
+        is taken (its answers are matched by custom_id, so a wrong one answers nothing)."""
+        del input_file_id
+        running: str | None = None
+        for batch in await self._recent(since):
+            status = self._status_of(batch)
+            if status.total != count:
+                continue
+            if not status.done:
+                running = str(batch["id"])  # the listing is newest first: keep the oldest
+                continue
+            lines = await self.results(status, count)
+            if any(line.custom_id.startswith(tag + "-") for line in lines):
+                return str(batch["id"])
+        return running
+
+    async def _recent(self, since: float) -> list[dict[str, Any]]:
+        """The batches created within the clock skew allowed of ``since``, newest first."""
+        found: list[dict[str, Any]] = []
+        after: str | None = None
+        while True:
+            query = "?limit=100" + ("" if after is None else f"&after_id={after}")
+            page = await fetch_json(self.pool, "GET", self.where + query, self.headers)
+            batches = cast(list[dict[str, Any]], page.get("data") or [])
+            for batch in batches:
+                created = epoch(batch.get("created_at"))
+                if created is not None and created < since - LIST_SKEW:
+                    return found
+                if created is None or created <= since + LIST_SKEW:
+                    found.append(batch)
+            if not page.get("has_more") or not batches:
+                return found
+            after = str(batches[-1]["id"])
+
     async def status(self, batch_id: str) -> BatchStatus:
         """The batch's processing status and counts."""
         data = await fetch_json(self.pool, "GET", f"{self.where}/{batch_id}", self.headers)
+        return self._status_of(data)
+
+    def _status_of(self, data: dict[str, Any]) -> BatchStatus:
         counts = cast(dict[str, Any], data.get("request_counts") or {})
 
         def count(name: str) -> int:

@@ -1,13 +1,24 @@
 """Gemini's batch mode (docs/batch.md): ``models/{model}:batchGenerateContent`` with the
 requests inline (each ``request`` the live request's body, unchanged), then the batch
-operation polled at ``batches/{id}`` until it holds the inline responses."""
+operation polled at ``batches/{id}`` until it holds the inline responses. The batch's
+``displayName`` carries the submission's tag (docs/batch.md#resuming)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any, cast
+from urllib.parse import quote
 
-from evalwright.providers.batching import BatchStatus, LineResult, State, fetch_json, json_string
+from evalwright.providers.batching import (
+    LIST_SKEW,
+    BatchStatus,
+    LineResult,
+    Noted,
+    State,
+    epoch,
+    fetch_json,
+    json_string,
+)
 from evalwright.providers.gemini.adapter import GeminiProvider
 
 _STATES: dict[str, State] = {
@@ -32,17 +43,40 @@ class GeminiBatches:
         self.where = provider.url.split("/v1beta/", 1)[0] + "/v1beta"
         self._answers: dict[str, list[LineResult]] = {}
 
-    async def submit(self, requests: Iterable[tuple[str, bytes]]) -> str:
-        """Create the batch; its operation name (``batches/…``)."""
+    async def submit(self, requests: Iterable[tuple[str, bytes]], tag: str, noted: Noted) -> str:
+        """Create the batch named for ``tag``; its operation name (``batches/…``)."""
+        del noted
         # One buffer: the bodies are never held twice.
-        body = bytearray(b'{"batch":{"displayName":"evalwright","inputConfig":{"requests":{')
-        body += b'"requests":['
+        body = bytearray(b'{"batch":{"displayName":' + json_string(display_name(tag)))
+        body += b',"inputConfig":{"requests":{"requests":['
         for key, request in requests:
             body += b'{"request":' + request + b',"metadata":{"key":' + json_string(key) + b"}},"
         _close(body, b"]}}}}")
         headers = {**self.headers, "content-type": "application/json"}
         created = await fetch_json(self.pool, "POST", self.create_url, headers, body)
         return str(created["name"])
+
+    async def find(
+        self, tag: str, since: float, count: int, input_file_id: str | None
+    ) -> str | None:
+        """The batch named for ``tag``, looked up in the listing back to ``since`` (less the
+        clock skew allowed)."""
+        del count, input_file_id
+        token: str | None = None
+        while True:
+            query = "?pageSize=100" + ("" if token is None else f"&pageToken={quote(token)}")
+            page = await fetch_json(self.pool, "GET", f"{self.where}/batches{query}", self.headers)
+            found = cast(list[dict[str, Any]], page.get("operations") or [])
+            older = False
+            for operation in found:
+                metadata = cast(dict[str, Any], operation.get("metadata") or {})
+                if metadata.get("displayName") == display_name(tag):
+                    return str(operation["name"])
+                created = epoch(metadata.get("createTime"))
+                older = older or (created is not None and created < since - LIST_SKEW)
+            token = page.get("nextPageToken")
+            if older or not token or not found:
+                return None
 
     async def status(self, batch_id: str) -> BatchStatus:
         """The operation's state and counts; a finished one's answers are kept for
@@ -76,6 +110,11 @@ class GeminiBatches:
         del expected
         key = status.results[0] if status.results else None
         return self._answers.pop(key, []) if key is not None else []
+
+
+def display_name(tag: str) -> str:
+    """The ``displayName`` of the batch a submission tagged ``tag`` creates."""
+    return f"evalwright-{tag}"
 
 
 def _answers(output: dict[str, Any]) -> list[LineResult]:

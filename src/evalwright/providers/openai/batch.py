@@ -9,13 +9,17 @@ import json
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, cast
+from urllib.parse import quote
 
 from evalwright.providers.azure.adapter import AzureProvider
 from evalwright.providers.batching import (
+    LIST_SKEW,
     RESULT_BYTES_PER_LINE,
     BatchStatus,
     LineResult,
+    Noted,
     State,
+    epoch,
     fetch_json,
     fetch_lines,
     json_string,
@@ -23,6 +27,9 @@ from evalwright.providers.batching import (
 from evalwright.providers.http import HttpPool, encode_json
 from evalwright.providers.openai.adapter import OpenAIProvider
 from evalwright.providers.openai.convert import bearer_headers
+
+METADATA_KEY = "evalwright_submission"
+"""The batch's metadata key that carries the submission's tag."""
 
 _STATES: dict[str, State] = {
     "completed": "completed",
@@ -33,7 +40,8 @@ _STATES: dict[str, State] = {
 
 
 class OpenAIBatches:
-    """The files and batches API of one target: ``url(path)`` gives each route's URL."""
+    """The files and batches API of one target: ``url(path, query)`` gives each route's URL
+    (``query`` empty or starting with ``?``)."""
 
     max_requests = 50_000
     max_bytes = 200 * 1024 * 1024
@@ -42,18 +50,23 @@ class OpenAIBatches:
         self,
         pool: HttpPool,
         headers: Mapping[str, str],
-        url: Callable[[str], str],
+        url: Callable[[str, str], str],
         endpoint: str,
         where: str,
+        tagged: bool,
     ) -> None:
         self.pool = pool
         self.headers = dict(headers)
         self.url = url
         self.endpoint = endpoint
         self.where = where
+        self.tagged = tagged
+        """Whether the batch carries the tag in its ``metadata`` (Azure's is matched by its
+        input file alone)."""
 
-    async def submit(self, requests: Iterable[tuple[str, bytes]]) -> str:
-        """Upload the input file and create a batch on it; the batch id."""
+    async def submit(self, requests: Iterable[tuple[str, bytes]], tag: str, noted: Noted) -> str:
+        """Upload the input file, tell ``noted`` its id, and create a batch on it (carrying
+        ``tag`` in its metadata); the batch id."""
         boundary = "evalwright-" + uuid.uuid4().hex
         # Written into one buffer: the lines are never held twice.
         data = _multipart_head(boundary)
@@ -61,17 +74,42 @@ class OpenAIBatches:
             data += self._line(custom_id, body)
         data += f"\r\n--{boundary}--\r\n".encode("ascii")
         headers = {**self.headers, "content-type": f"multipart/form-data; boundary={boundary}"}
-        uploaded = await fetch_json(self.pool, "POST", self.url("/files"), headers, data)
-        create = {
+        uploaded = await fetch_json(self.pool, "POST", self.url("/files", ""), headers, data)
+        noted(str(uploaded["id"]))
+        create: dict[str, Any] = {
             "input_file_id": uploaded["id"],
             "endpoint": self.endpoint,
             "completion_window": "24h",
         }
+        if self.tagged:
+            create["metadata"] = {METADATA_KEY: tag}
         headers = {**self.headers, "content-type": "application/json"}
         created = await fetch_json(
-            self.pool, "POST", self.url("/batches"), headers, encode_json(create)
+            self.pool, "POST", self.url("/batches", ""), headers, encode_json(create)
         )
         return str(created["id"])
+
+    async def find(
+        self, tag: str, since: float, count: int, input_file_id: str | None
+    ) -> str | None:
+        """The batch created on the recorded input file (or tagged ``tag``), looked up in
+        the listing, newest first, back to ``since`` (less the clock skew allowed)."""
+        del count
+        after: str | None = None
+        while True:
+            query = "?limit=100" + ("" if after is None else f"&after={quote(after)}")
+            page = await fetch_json(self.pool, "GET", self.url("/batches", query), self.headers)
+            batches = cast(list[dict[str, Any]], page.get("data") or [])
+            for batch in batches:
+                metadata = cast(dict[str, Any], batch.get("metadata") or {})
+                ours = metadata.get(METADATA_KEY) == tag
+                if ours or (input_file_id and batch.get("input_file_id") == input_file_id):
+                    return str(batch["id"])
+            created = [epoch(b.get("created_at")) for b in batches]
+            older = any(c is not None and c < since - LIST_SKEW for c in created)
+            if older or not page.get("has_more") or not batches:
+                return None
+            after = str(batches[-1]["id"])
 
     def _line(self, custom_id: str, body: bytes) -> bytes:
         head = b'{"custom_id":' + json_string(custom_id) + b',"method":"POST","url":'
@@ -79,7 +117,9 @@ class OpenAIBatches:
 
     async def status(self, batch_id: str) -> BatchStatus:
         """The batch's state and counts."""
-        data = await fetch_json(self.pool, "GET", self.url(f"/batches/{batch_id}"), self.headers)
+        data = await fetch_json(
+            self.pool, "GET", self.url(f"/batches/{batch_id}", ""), self.headers
+        )
         counts = cast(dict[str, Any], data.get("request_counts") or {})
         errors = cast(dict[str, Any], data.get("errors") or {})
         found = cast(list[dict[str, Any]], errors.get("data") or [])
@@ -100,7 +140,7 @@ class OpenAIBatches:
         for file_id in status.results:
             if file_id is None:
                 continue
-            url = self.url(f"/files/{file_id}/content")
+            url = self.url(f"/files/{file_id}/content", "")
             limit = max(expected, 1) * RESULT_BYTES_PER_LINE
             found += await fetch_lines(self.pool, url, self.headers, limit)
         return map(_line_result, found)
@@ -110,24 +150,25 @@ def openai_batches(provider: OpenAIProvider) -> OpenAIBatches:
     """OpenAI's: ``{base_url}/files`` and ``/batches``, lines to ``/v1/chat/completions``."""
     base = provider.base_url
 
-    def url(path: str) -> str:
-        return base + path
+    def url(path: str, query: str) -> str:
+        return base + path + query
 
     headers = bearer_headers(provider.openai)
-    return OpenAIBatches(provider.pool, headers, url, "/v1/chat/completions", base)
+    return OpenAIBatches(provider.pool, headers, url, "/v1/chat/completions", base, True)
 
 
 def azure_batches(provider: AzureProvider) -> OpenAIBatches:
     """Azure OpenAI's: ``{endpoint}/openai/files`` and ``/openai/batches`` with the target's
     ``api-version``, lines to ``/chat/completions``; the body's ``model`` names the
-    deployment (a Global Batch deployment)."""
+    deployment (a Global Batch deployment). No ``metadata`` is sent (not every
+    ``api-version`` takes it): a pending batch is found by its input file."""
     target = provider.azure
     base = target.endpoint.rstrip("/") + "/openai"
 
-    def url(path: str) -> str:
-        return f"{base}{path}?api-version={target.api_version}"
+    def url(path: str, query: str) -> str:
+        return f"{base}{path}?api-version={target.api_version}" + query.replace("?", "&", 1)
 
-    return OpenAIBatches(provider.pool, provider.headers, url, "/chat/completions", base)
+    return OpenAIBatches(provider.pool, provider.headers, url, "/chat/completions", base, False)
 
 
 def _line_result(text: bytes) -> LineResult:

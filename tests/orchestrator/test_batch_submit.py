@@ -1,0 +1,206 @@
+"""No request is submitted twice even when the run dies inside the create call
+(docs/batch.md#resuming): the pending submission is recorded first, the batch carries its tag,
+and ``--resume`` (or the run itself, after a lost connection) finds the batch by it."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evalwright.orchestrator.batch_state import state_path
+from evalwright.testing import FakeServer
+from evalwright.testing.http11 import Reply
+from tests.conftest import ProjectDir, run_cli
+from tests.orchestrator import test_batch
+from tests.orchestrator.batching import creations as _creations
+from tests.orchestrator.batching import input_lines as _input_lines
+from tests.orchestrator.batching import rows as _rows
+from tests.orchestrator.test_batch import CASES
+
+server = test_batch.server
+"""test_batch's fixture: the fake server, the targets on it and the suite."""
+
+TARGETS = ["oa", "az", "claude", "gem"]
+LISTS = {"oa": "/v1/batches", "az": "/openai/batches", "claude": "/v1/messages/batches"}
+
+
+def _made(server: FakeServer) -> int:
+    """How many batches the fake APIs hold: created, whatever their callers heard."""
+    return sum(
+        len(api.batches)
+        for api in (server.openai_batches, server.anthropic_batches, server.gemini_batches)
+    )
+
+
+def _pending(out: Path) -> list[dict[str, Any]]:
+    try:
+        return json.loads(state_path(out).read_text())["pending"]
+    except FileNotFoundError:
+        return []
+
+
+def _kill_inside_create(
+    project: ProjectDir, server: FakeServer, target: str, out: Path, made: int
+) -> None:
+    """Start a batched run and SIGKILL it while its create call is unanswered, once the fake
+    API holds ``made`` batches."""
+    command = [sys.executable, "-m", "evalwright", "eval", "evals/suite.yaml", "--target", target]
+    child = subprocess.Popen(
+        [*command, "--batch", "--out", str(out)],
+        cwd=project.root,
+        env={**os.environ, "OPENAI_API_KEY": "sk-batch-test"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (_creations(server) and _made(server) == made):
+            assert child.poll() is None, child.stderr.read() if child.stderr else ""
+            assert time.monotonic() < deadline, "the create call was not sent"
+            time.sleep(0.05)
+        time.sleep(0.2)  # let the create call settle into its hang
+        child.send_signal(signal.SIGKILL)
+        child.wait(30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        if child.stderr is not None:
+            child.stderr.close()
+
+
+def _resume(project: ProjectDir, target: str, out: Path) -> None:
+    suite = project.root / "evals/suite.yaml"
+    result = run_cli("eval", suite, "--target", target, "--batch", "--resume", out)
+    assert result.code == 0, result.err
+    rows = _rows(out)
+    assert sorted(r["eval_id"] for r in rows) == [f"case-{i}" for i in range(CASES)]
+    assert {r["status"] for r in rows} == {"ok"}
+    assert not state_path(out).exists()
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_run_killed_before_the_create_call_answered_reattaches_to_the_batch_it_made(
+    project: ProjectDir, server: FakeServer, target: str
+) -> None:
+    server.batch_delay = 3600
+    server.batch_create_stall = "after"  # the batch exists; its id never reached the run
+    out = project.root / "killed.jsonl"
+    _kill_inside_create(project, server, target, out, made=1)
+    left = _pending(out)
+    server.batch_create_stall = None
+    server.batch_delay = 0
+    _resume(project, target, out)
+    assert len(_creations(server)) == 1  # found by its tag, not submitted again
+    assert _made(server) == 1
+    assert len(_input_lines(server)) == CASES
+    (pending,) = left
+    assert len(pending["requests"]) == CASES
+    assert (pending["input_file_id"] is not None) == (target in ("oa", "az"))
+    listed = [r for r in server.requests if r.method == "GET" and r.path in LISTS.values()]
+    assert listed or target == "gem"
+    if target == "oa":  # the tag travels in the batch's metadata
+        metadata = next(iter(server.openai_batches.batches.values())).metadata
+        assert metadata == {"evalwright_submission": pending["tag"]}
+
+
+def test_a_create_call_that_never_reached_the_api_is_submitted_on_resume(
+    project: ProjectDir, server: FakeServer
+) -> None:
+    server.batch_create_stall = "before"  # killed with no batch made
+    out = project.root / "unsent.jsonl"
+    _kill_inside_create(project, server, "claude", out, made=0)
+    assert _made(server) == 0
+    assert len(_pending(out)) == 1
+    server.batch_create_stall = None
+    _resume(project, "claude", out)
+    assert _made(server) == 1
+    assert len(_creations(server)) == 2  # the lost call, then the one that made the batch
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_batch_created_behind_a_lost_connection_is_found_in_the_same_run(
+    project: ProjectDir, server: FakeServer, target: str
+) -> None:
+    server.batch_create_stall = "drop"  # created, then the connection closes unanswered
+    out = project.root / "dropped.jsonl"
+    suite = project.root / "evals/suite.yaml"
+    result = run_cli("eval", suite, "--target", target, "--batch", "--out", out)
+    assert result.code == 0, result.err
+    assert _made(server) == 1
+    assert len(_creations(server)) == 1
+    rows = _rows(out)
+    assert sorted(r["eval_id"] for r in rows) == [f"case-{i}" for i in range(CASES)]
+    assert {r["status"] for r in rows} == {"ok"}
+    assert not state_path(out).exists()
+
+
+def test_a_killed_anthropic_submission_still_running_on_resume_is_reattached(
+    project: ProjectDir, server: FakeServer
+) -> None:
+    """A running Message Batch cannot show its custom_ids: the candidate is taken, and its
+    answers, matched by custom_id, are ours."""
+    server.batch_delay = 3600
+    server.batch_create_stall = "after"
+    out = project.root / "running.jsonl"
+    _kill_inside_create(project, server, "claude", out, made=1)
+    server.batch_create_stall = None
+    listed = threading.Event()
+
+    def finish_once_listed() -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if any(r.method == "GET" and r.path == LISTS["claude"] for r in server.requests):
+                break
+            time.sleep(0.01)
+        listed.set()
+        server.batch_delay = 0  # the batch ends only after the lookup saw it running
+
+    helper = threading.Thread(target=finish_once_listed, daemon=True)
+    helper.start()
+    _resume(project, "claude", out)
+    helper.join(5)
+    assert listed.is_set()
+    assert len(_creations(server)) == 1
+    assert _made(server) == 1
+
+
+def test_a_pending_submission_that_cannot_be_looked_up_stays_for_the_next_resume(
+    project: ProjectDir, server: FakeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server.batch_delay = 3600
+    server.batch_create_stall = "after"
+    out = project.root / "unlisted.jsonl"
+    _kill_inside_create(project, server, "oa", out, made=1)
+    server.batch_create_stall = None
+    server.batch_delay = 0
+    down = Reply(503, b'{"error": {"message": "listing is down"}}')
+
+    def listing_down(*_: object) -> Reply:
+        return down
+
+    monkeypatch.setattr(server.openai_batches, "_list", listing_down)
+    suite = project.root / "evals/suite.yaml"
+    failed = run_cli("eval", suite, "--target", "oa", "--batch", "--resume", out)
+    assert failed.code == 1
+    rows = _rows(out)
+    assert len(rows) == CASES
+    assert all("whether the batch tagged" in r["error"]["message"] for r in rows)
+    assert len(_pending(out)) == 1  # kept: the batch may well exist
+    assert len(_creations(server)) == 1
+    monkeypatch.undo()
+    again = run_cli("eval", suite, "--target", "oa", "--batch", "--resume", out)
+    assert again.code == 0, again.err
+    assert len(_creations(server)) == 1
+    assert not state_path(out).exists()
+    latest = {r["eval_id"]: r["status"] for r in _rows(out)}
+    assert latest == {f"case-{i}": "ok" for i in range(CASES)}
