@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -27,6 +28,7 @@ from tests.orchestrator.batching import submitted as _submitted
 from tests.providers.test_oracles import materialize, openapi_validator
 
 CASES = 5
+CHECK = {"execution": {"evaluators": [{"name": "says-fake", "type": "contains", "value": "fake"}]}}
 
 
 def _suite(count: int = CASES) -> str:
@@ -378,3 +380,41 @@ def test_a_batch_the_api_refuses_to_create_is_error_rows(
     assert all(r["status"] == "error" and "404" in r["error"]["message"] for r in rows)
     assert not _creations(server)
     assert not state_path(out).exists()
+
+
+def test_cases_are_read_again_for_their_answers_and_a_changed_case_gets_none(
+    project: ProjectDir, server: FakeServer
+) -> None:
+    """While its batch runs only a case's row key is held; its case is read again from the
+    JSONL file when the answer is back. A case edited meanwhile would pair its answer with a
+    request never sent, so it is an error row instead (docs/batch.md#memory)."""
+    suite = project.write(
+        "evals/stream.jsonl",
+        "".join(
+            json.dumps({"id": f"s{i}", "expected_outcome": "Answers.", "input": f"Q{i}?", **CHECK})
+            + "\n"
+            for i in range(4)
+        ),
+    )
+    server.batch_delay = 1.0
+
+    def edit_once_submitted() -> None:
+        deadline = time.monotonic() + 30
+        while not _creations(server) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        suite.write_text(suite.read_text().replace('"Q1?"', '"Q1, edited?"'))
+
+    editor = threading.Thread(target=edit_once_submitted)
+    editor.start()
+    out = project.root / "stream.jsonl.out"
+    result = run_cli("eval", suite, "--target", "oa", "--batch", "--out", out)
+    editor.join()
+    assert result.code == 1
+    rows = {r["eval_id"]: r for r in _rows(out)}
+    assert sorted(rows) == ["s0", "s1", "s2", "s3"]
+    assert {k for k, r in rows.items() if r["status"] == "ok"} == {"s0", "s2", "s3"}
+    assert "changed in its eval file while its batch ran" in rows["s1"]["error"]["message"]
+    assert rows["s0"]["wire_request"]["body"]["messages"][-1]["content"] == "Q0?"
+    again = run_cli("eval", suite, "--target", "oa", "--batch", "--resume", out)
+    assert again.code == 0, again.err
+    assert len(_input_lines(server)) == 5  # only the edited case was sent again

@@ -131,10 +131,21 @@ class BatchRunner:
             await self.judges.aclose()
 
 
-Outcome = tuple[bytes, float, int] | ProviderError
-"""A batched request's outcome: its answer's body (JSON, compact: it waits for its case to be
-read again), the batch's latency (ms) and the batches that carried it; or why it has no
-answer."""
+@dataclass(frozen=True, slots=True)
+class _Answer:
+    """A batched request's answer, kept until its case is read again."""
+
+    body: bytes
+    """The answer's body (JSON, compact)."""
+    latency_ms: float
+    attempts: int
+    """The batches that carried the request."""
+    sent: tuple[int, int]
+    """Where the body sent is in the spool: the case read again must build the same."""
+
+
+Outcome = _Answer | ProviderError
+"""A batched request's answer, or why it has none."""
 
 
 @dataclass(slots=True)
@@ -161,7 +172,8 @@ class _CaseRequest:
     async def answered(self, line: LineResult, latency_ms: float) -> None:
         """Kept until its case is read again (:meth:`_TargetCases.read_back`)."""
         body = json.dumps(line.body, ensure_ascii=False, separators=(",", ":")).encode()
-        self.owner.outcomes[self.key] = (body, latency_ms, self.attempts)
+        sent = (self.offset, self.length)
+        self.owner.outcomes[self.key] = _Answer(body, latency_ms, self.attempts, sent)
 
     async def failed(self, error: ProviderError) -> None:
         """Kept until its case is read again: an error row."""
@@ -281,18 +293,30 @@ class _TargetCases:
         if isinstance(outcome, ProviderError):
             await self.owner.hand(AnsweredCase(item, inputs, None, "off", outcome))
             return
-        body, latency_ms, attempts = outcome
         try:
-            response = self.provider.response_from(prepared, json.loads(body), latency_ms)
+            self._check_unchanged(prepared, outcome)
+            response = self.provider.response_from(
+                prepared, json.loads(outcome.body), outcome.latency_ms
+            )
         except ProviderError as exc:
-            exc.attempts = attempts
+            exc.attempts = outcome.attempts
             await self.owner.hand(AnsweredCase(item, inputs, None, "off", exc))
             return
-        if attempts != 1:
-            response = dataclasses.replace(response, attempts=attempts)
+        if outcome.attempts != 1:
+            response = dataclasses.replace(response, attempts=outcome.attempts)
         caller = self.owner.runner.caller
         response, cache = await caller.answered(item.target, prepared, response, item.repeat)
         await self.owner.hand(AnsweredCase(item, inputs, response, cache))
+
+    def _check_unchanged(self, prepared: PreparedRequest, answer: _Answer) -> None:
+        """Raise when the case read again builds another body than the one sent: its row
+        would record a request its answer does not belong to."""
+        offset, length = answer.sent
+        if offset >= 0 and encode_json(_wire(prepared).body) != self.spooled(offset, length):
+            raise ProviderError(
+                "the case changed in its eval file while its batch ran: the answer is to the "
+                "request sent before, so it is not used (--resume sends the case as it is now)"
+            )
 
 
 def _wire(prepared: PreparedRequest) -> ChatWireRequest:
