@@ -135,8 +135,8 @@ class BatchRunner:
 class _Answer:
     """A batched request's answer, kept until its case is read again."""
 
-    body: bytes
-    """The answer's body (JSON, compact)."""
+    body: tuple[int, int]
+    """Where the answer's body (JSON) is in the spool."""
     latency_ms: float
     attempts: int
     """The batches that carried the request."""
@@ -173,7 +173,8 @@ class _CaseRequest:
         """Kept until its case is read again (:meth:`_TargetCases.read_back`)."""
         body = json.dumps(line.body, ensure_ascii=False, separators=(",", ":")).encode()
         sent = (self.offset, self.length)
-        self.owner.outcomes[self.key] = _Answer(body, latency_ms, self.attempts, sent)
+        at = self.owner.spool_write(body)
+        self.owner.outcomes[self.key] = _Answer(at, latency_ms, self.attempts, sent)
 
     async def failed(self, error: ProviderError) -> None:
         """Kept until its case is read again: an error row."""
@@ -234,8 +235,12 @@ class _TargetCases:
         if request is None:
             request = _CaseRequest(self, key)
             self.waiting.append(request)
-        request.offset = self.spool.seek(0, os.SEEK_END)
-        request.length = self.spool.write(body)
+        request.offset, request.length = self.spool_write(body)
+
+    def spool_write(self, data: bytes) -> tuple[int, int]:
+        """Keep ``data`` in the spool; where it is."""
+        offset = self.spool.seek(0, os.SEEK_END)
+        return offset, self.spool.write(data)
 
     def spooled(self, offset: int, length: int) -> bytes:
         """A spooled body."""
@@ -296,7 +301,7 @@ class _TargetCases:
         try:
             self._check_unchanged(prepared, outcome)
             response = self.provider.response_from(
-                prepared, json.loads(outcome.body), outcome.latency_ms
+                prepared, json.loads(self.spooled(*outcome.body)), outcome.latency_ms
             )
         except ProviderError as exc:
             exc.attempts = outcome.attempts

@@ -8,10 +8,11 @@ live request would have been answered with, so the adapter's ``response_from`` r
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, Protocol, cast
+from typing import IO, Any, Literal, Protocol, cast
 
 from evalwright import jsontext
 from evalwright.errors import ProviderError
@@ -122,7 +123,7 @@ async def fetch_json(
     method: str,
     url: str,
     headers: Mapping[str, str],
-    data: bytes | bytearray | None = None,
+    data: bytes | bytearray | IO[bytes] | None = None,
 ) -> dict[str, Any]:
     """A batch API's JSON object answer; an HTTP error or another body is a ProviderError."""
     result = await pool.exchange(method, url, headers, data)
@@ -140,12 +141,57 @@ async def fetch_json(
 
 async def fetch_lines(
     pool: HttpPool, url: str, headers: Mapping[str, str], max_bytes: int
-) -> list[bytes]:
-    """The non-empty lines of a JSONL results file."""
-    result = await pool.exchange("GET", url, headers, max_bytes=max_bytes)
-    if result.status >= 400:
-        raise http_error(result, url.split("?", 1)[0])
-    return [line for line in result.body.splitlines() if line.strip()]
+) -> Iterator[bytes]:
+    """The non-empty lines of a JSONL results file, downloaded to a temporary file and read
+    from there one by one: a batch's answers are never all in memory."""
+    spool = tempfile.TemporaryFile()  # noqa: SIM115 (closed by _lines, or here)
+    try:
+        result = await pool.exchange("GET", url, headers, max_bytes=max_bytes, into=spool)
+        if result.status >= 400:
+            raise http_error(result, url.split("?", 1)[0])
+    except BaseException:
+        spool.close()
+        raise
+    spool.seek(0)
+    return _lines(spool)
+
+
+def _lines(spool: IO[bytes]) -> Iterator[bytes]:
+    with spool:
+        for line in spool:
+            if line.strip():
+                yield line.rstrip(b"\r\n")
+
+
+class Upload:
+    """A request body written to a temporary file as it is built, then sent from there: a
+    batch's bodies are never all in memory."""
+
+    def __init__(self, head: bytes = b"") -> None:
+        self.file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close)
+        self.file.write(head)
+        self._first = True
+
+    def write(self, *parts: bytes) -> None:
+        """Append ``parts``."""
+        for part in parts:
+            self.file.write(part)
+
+    def item(self, *parts: bytes) -> None:
+        """Append a JSON list's item (comma-separated from the one before)."""
+        if not self._first:
+            self.file.write(b",")
+        self._first = False
+        self.write(*parts)
+
+    def ready(self) -> IO[bytes]:
+        """The whole body, to send."""
+        self.file.seek(0)
+        return self.file
+
+    def close(self) -> None:
+        """Remove the file."""
+        self.file.close()
 
 
 def json_string(text: str) -> bytes:

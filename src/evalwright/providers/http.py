@@ -14,7 +14,7 @@ import socket
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from evalwright import logs
 from evalwright.errors import ProviderError, ResponseTooLarge
@@ -135,22 +135,30 @@ class HttpPool:
         method: str,
         url: str,
         headers: Mapping[str, str],
-        data: bytes | bytearray | None = None,
+        data: bytes | bytearray | IO[bytes] | None = None,
         max_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        into: IO[bytes] | None = None,
     ) -> HttpResult:
         """One request of a batch API (an upload, a status, a results file): no redirect is
-        followed, and a connection failure is a retryable ProviderError naming the URL."""
+        followed, and a connection failure is a retryable ProviderError naming the URL.
+        ``data`` may be a file (an upload, sent as it is read); with ``into``, a successful
+        answer's body is written there instead of held (a results file)."""
         import aiohttp
         from yarl import URL
 
         target = URL(url)
         started = time.perf_counter()
+        sent = len(data) if isinstance(data, bytes | bytearray) else 0
         try:
             async with self._get_session().request(
                 method, target, data=data, headers=dict(headers), allow_redirects=False
             ) as resp:
-                raw = await _read_body(resp, max_bytes)
-                _log_request(target, len(data or b""), f"HTTP {resp.status}", started)
+                if into is not None and resp.status < 400:
+                    await _copy_body(resp, max_bytes, into)
+                    raw = b""
+                else:
+                    raw = await _read_body(resp, max_bytes)
+                _log_request(target, sent, f"HTTP {resp.status}", started)
                 return HttpResult(resp.status, {k.lower(): v for k, v in resp.headers.items()}, raw)
         except aiohttp.ClientError as exc:
             problem = connection_problem(exc)
@@ -220,6 +228,17 @@ async def _read_body(resp: aiohttp.ClientResponse, limit: int) -> bytes:
             raise ResponseTooLarge(limit)
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+async def _copy_body(resp: aiohttp.ClientResponse, limit: int, into: IO[bytes]) -> None:
+    """Write the body to ``into``; :class:`ResponseTooLarge` once it passes ``limit`` bytes."""
+    total = 0
+    async for chunk in resp.content.iter_chunked(1 << 16):
+        total += len(chunk)
+        if total > limit:
+            resp.close()
+            raise ResponseTooLarge(limit)
+        into.write(chunk)
 
 
 def unreachable(exc: aiohttp.ClientError) -> bool:

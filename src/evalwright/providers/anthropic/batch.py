@@ -19,6 +19,7 @@ from evalwright.providers.batching import (
     LineResult,
     Noted,
     State,
+    Upload,
     epoch,
     fetch_json,
     fetch_lines,
@@ -55,14 +56,15 @@ class AnthropicBatches:
     async def submit(self, requests: Iterable[tuple[str, bytes]], tag: str, noted: Noted) -> str:
         """Create the batch (its custom_ids carry ``tag``); its id."""
         del tag, noted
-        body = bytearray(b'{"requests":[')  # one buffer: the bodies are never held twice
-        for key, params in requests:
-            body += b'{"custom_id":' + json_string(key) + b',"params":' + params + b"},"
-        if body.endswith(b","):
-            del body[-1]
-        body += b"]}"
-        headers = {**self.headers, "content-type": "application/json"}
-        created = await fetch_json(self.pool, "POST", self.where, headers, body)
+        body = Upload(b'{"requests":[')
+        try:
+            for key, params in requests:
+                body.item(b'{"custom_id":', json_string(key), b',"params":', params, b"}")
+            body.write(b"]}")
+            headers = {**self.headers, "content-type": "application/json"}
+            created = await fetch_json(self.pool, "POST", self.where, headers, body.ready())
+        finally:
+            body.close()
         return str(created["id"])
 
     async def find(

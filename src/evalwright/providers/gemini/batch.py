@@ -15,6 +15,7 @@ from evalwright.providers.batching import (
     LineResult,
     Noted,
     State,
+    Upload,
     epoch,
     fetch_json,
     json_string,
@@ -46,14 +47,16 @@ class GeminiBatches:
     async def submit(self, requests: Iterable[tuple[str, bytes]], tag: str, noted: Noted) -> str:
         """Create the batch named for ``tag``; its operation name (``batches/…``)."""
         del noted
-        # One buffer: the bodies are never held twice.
-        body = bytearray(b'{"batch":{"displayName":' + json_string(display_name(tag)))
-        body += b',"inputConfig":{"requests":{"requests":['
-        for key, request in requests:
-            body += b'{"request":' + request + b',"metadata":{"key":' + json_string(key) + b"}},"
-        _close(body, b"]}}}}")
-        headers = {**self.headers, "content-type": "application/json"}
-        created = await fetch_json(self.pool, "POST", self.create_url, headers, body)
+        body = Upload(b'{"batch":{"displayName":' + json_string(display_name(tag)))
+        try:
+            body.write(b',"inputConfig":{"requests":{"requests":[')
+            for key, request in requests:
+                body.item(b'{"request":', request, b',"metadata":{"key":', json_string(key), b"}}")
+            body.write(b"]}}}}")
+            headers = {**self.headers, "content-type": "application/json"}
+            created = await fetch_json(self.pool, "POST", self.create_url, headers, body.ready())
+        finally:
+            body.close()
         return str(created["name"])
 
     async def find(
@@ -132,10 +135,3 @@ def _answers(output: dict[str, Any]) -> list[LineResult]:
         else:
             found.append(LineResult(key, 200, entry.get("response"), None))
     return found
-
-
-def _close(body: bytearray, end: bytes) -> None:
-    """End a JSON list written item by item, each followed by a comma."""
-    if body.endswith(b","):
-        del body[-1]
-    body += end

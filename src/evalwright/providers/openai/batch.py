@@ -5,9 +5,10 @@ read back. Each line's body is the recorded ``wire_request.body`` of the live re
 
 from __future__ import annotations
 
+import itertools
 import json
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, cast
 from urllib.parse import quote
 
@@ -19,6 +20,7 @@ from evalwright.providers.batching import (
     LineResult,
     Noted,
     State,
+    Upload,
     epoch,
     fetch_json,
     fetch_lines,
@@ -68,13 +70,16 @@ class OpenAIBatches:
         """Upload the input file, tell ``noted`` its id, and create a batch on it (carrying
         ``tag`` in its metadata); the batch id."""
         boundary = "evalwright-" + uuid.uuid4().hex
-        # Written into one buffer: the lines are never held twice.
-        data = _multipart_head(boundary)
-        for custom_id, body in requests:
-            data += self._line(custom_id, body)
-        data += f"\r\n--{boundary}--\r\n".encode("ascii")
-        headers = {**self.headers, "content-type": f"multipart/form-data; boundary={boundary}"}
-        uploaded = await fetch_json(self.pool, "POST", self.url("/files", ""), headers, data)
+        upload = Upload(_multipart_head(boundary))
+        try:
+            for custom_id, body in requests:
+                upload.write(self._line(custom_id, body))
+            upload.write(f"\r\n--{boundary}--\r\n".encode("ascii"))
+            headers = {**self.headers, "content-type": f"multipart/form-data; boundary={boundary}"}
+            url = self.url("/files", "")
+            uploaded = await fetch_json(self.pool, "POST", url, headers, upload.ready())
+        finally:
+            upload.close()
         noted(str(uploaded["id"]))
         create: dict[str, Any] = {
             "input_file_id": uploaded["id"],
@@ -136,14 +141,14 @@ class OpenAIBatches:
 
     async def results(self, status: BatchStatus, expected: int) -> Iterable[LineResult]:
         """The lines of the output and error files, each parsed as it is asked for."""
-        found: list[bytes] = []
+        found: list[Iterator[bytes]] = []
         for file_id in status.results:
             if file_id is None:
                 continue
             url = self.url(f"/files/{file_id}/content", "")
             limit = max(expected, 1) * RESULT_BYTES_PER_LINE
-            found += await fetch_lines(self.pool, url, self.headers, limit)
-        return map(_line_result, found)
+            found.append(await fetch_lines(self.pool, url, self.headers, limit))
+        return map(_line_result, itertools.chain(*found))
 
 
 def openai_batches(provider: OpenAIProvider) -> OpenAIBatches:
@@ -183,7 +188,7 @@ def _line_result(text: bytes) -> LineResult:
     return LineResult(custom_id, None, None, message)
 
 
-def _multipart_head(boundary: str) -> bytearray:
+def _multipart_head(boundary: str) -> bytes:
     """The files API's upload body up to the JSONL file: ``purpose=batch``, then the file's
     part header."""
     head = (
@@ -191,4 +196,4 @@ def _multipart_head(boundary: str) -> bytearray:
         f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="batch.jsonl"\r\n'
         "Content-Type: application/jsonl\r\n\r\n"
     )
-    return bytearray(head.encode("ascii"))
+    return head.encode("ascii")
