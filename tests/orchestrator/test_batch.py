@@ -4,6 +4,7 @@ run, rows as a live run writes them, the cache, retries in follow-up batches, ex
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import signal
@@ -19,6 +20,8 @@ from pydantic import TypeAdapter
 
 from evalwright.orchestrator import batch, plan
 from evalwright.orchestrator.batch_state import state_path
+from evalwright.orchestrator.plan import WorkItem
+from evalwright.providers.base import PreparedRequest
 from evalwright.testing import ApiName, FakeServer, Fault
 from tests.conftest import ProjectDir, run_cli
 from tests.orchestrator.batching import creations as _creations
@@ -418,3 +421,35 @@ def test_cases_are_read_again_for_their_answers_and_a_changed_case_gets_none(
     again = run_cli("eval", suite, "--target", "oa", "--batch", "--resume", out)
     assert again.code == 0, again.err
     assert len(_input_lines(server)) == 5  # only the edited case was sent again
+
+
+def test_no_case_is_held_while_its_batch_runs(project: ProjectDir, server: FakeServer) -> None:
+    """Memory stays flat: while a batch runs only row keys are held, not the cases, their
+    prompts or their requests (docs/batch.md#memory)."""
+    count = 40
+    suite = project.write(
+        "evals/many.jsonl",
+        "".join(
+            json.dumps({"id": f"m{i}", "expected_outcome": "A.", "input": f"Q{i}?", **CHECK}) + "\n"
+            for i in range(count)
+        ),
+    )
+    server.batch_delay = 1.0
+    held: list[int] = []
+
+    def count_while_running() -> None:
+        deadline = time.monotonic() + 30
+        while not _creations(server) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.3)  # the batch is in progress: the run is polling
+        held.append(sum(isinstance(o, WorkItem | PreparedRequest) for o in gc.get_objects()))
+
+    watcher = threading.Thread(target=count_while_running)
+    watcher.start()
+    out = project.root / "many.out.jsonl"
+    result = run_cli("eval", suite, "--target", "oa", "--batch", "--out", out)
+    watcher.join()
+    assert result.code == 0, result.err
+    assert len(_rows(out)) == count
+    assert held
+    assert held[0] <= 2, held  # at most the last item a generator still names
