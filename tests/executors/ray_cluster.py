@@ -4,6 +4,7 @@ and a worker node that joins it with its own CPUs and a custom resource (tests a
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -15,6 +16,11 @@ import time
 from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import ProjectDir
 
 OBJECT_STORE = str(80 * 1024 * 1024)
 
@@ -118,3 +124,48 @@ def _wait_for_nodes(address: str, count: int, timeout: float = 90) -> None:
             return
         time.sleep(1)
     raise TimeoutError(f"the Ray cluster did not reach {count} nodes")
+
+
+AGENT = 'sleep "${EVALWRIGHT_SLEEP:-1}"\ncat "$1"\n'
+"""A 1 s agent that answers with its prompt file: the file must have reached the node."""
+
+
+def agent_project(project: ProjectDir, cases: int, sleep: float = 1, workers: int = 16) -> None:
+    """A project of ``cases`` cases whose ``cli`` target sleeps ``sleep`` seconds, then
+    answers with its prompt file (``num_cpus: 1``)."""
+    project.write("scripts/agent.sh", AGENT)
+    project.write(
+        ".evalwright/targets.yaml",
+        f"""targets:
+  - name: agent
+    provider: cli
+    command: [sh, scripts/agent.sh, "{{PROMPT_FILE}}"]
+    num_cpus: 1
+    timeout_seconds: 120
+    workers: {workers}
+    pass_env: [EVALWRIGHT_SLEEP]
+""",
+    )
+    body = "".join(
+        f"  - id: c{i:03d}\n    expected_outcome: Fine.\n    input: Say fine {i}.\n"
+        for i in range(cases)
+    )
+    evaluators = "execution:\n  evaluators:\n    - {name: says, type: contains, value: fine}\n"
+    project.write("evals/agents.yaml", f"{evaluators}evalcases:\n{body}")
+    project.write(".env", f"EVALWRIGHT_SLEEP={sleep}\n")
+
+
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    """The rows of a results file."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def require_ray() -> None:
+    """Skip the calling test module without ``ray``, unless CI requires it (``REQUIRE_RAY``:
+    there these tests must run)."""
+    try:
+        import ray  # noqa: F401  # pyright: ignore[reportUnusedImport]
+    except ImportError:
+        if os.environ.get("REQUIRE_RAY") == "1":
+            raise
+        pytest.skip("the Ray tests need ray (pip install -e '.[ray]')", allow_module_level=True)

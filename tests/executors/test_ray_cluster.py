@@ -4,7 +4,6 @@ cases spread over both nodes, take the time their slots allow, and a lost node l
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import subprocess
@@ -21,55 +20,26 @@ import pytest
 from evalwright.testing import FakeServer, FunctionCall, Text
 from tests.conftest import ProjectDir, run_cli
 from tests.e2e.codex_cli import codex_executable, codex_home
-from tests.executors.ray_cluster import Cluster, two_nodes
+from tests.executors.ray_cluster import (
+    Cluster,
+    agent_project,
+    read_rows,
+    require_ray,
+    two_nodes,
+)
 
-try:
-    import ray  # noqa: F401  # pyright: ignore[reportUnusedImport]
-except ImportError:
-    if os.environ.get("REQUIRE_RAY") == "1":  # CI installs it: there these tests must run
-        raise
-    pytest.skip("the Ray tests need ray (pip install -e '.[ray]')", allow_module_level=True)
+require_ray()
 
 SLOTS = 4
 """CPUs of each node."""
 CASES = 40
 CASE_SECONDS = 3
 
-AGENT = 'sleep "${EVALWRIGHT_SLEEP:-1}"\ncat "$1"\n'
-"""A 1 s agent that answers with its prompt file: the file must have reached the node."""
-
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Cluster]:
     with two_nodes(SLOTS, SLOTS) as started:
         yield started
-
-
-def _project(project: ProjectDir, cases: int, sleep: float = 1) -> None:
-    project.write("scripts/agent.sh", AGENT)
-    project.write(
-        ".evalwright/targets.yaml",
-        f"""targets:
-  - name: agent
-    provider: cli
-    command: [sh, scripts/agent.sh, "{{PROMPT_FILE}}"]
-    num_cpus: 1
-    timeout_seconds: 120
-    workers: {4 * SLOTS}
-    pass_env: [EVALWRIGHT_SLEEP]
-""",
-    )
-    body = "".join(
-        f"  - id: c{i:03d}\n    expected_outcome: Fine.\n    input: Say fine {i}.\n"
-        for i in range(cases)
-    )
-    evaluators = "execution:\n  evaluators:\n    - {name: says, type: contains, value: fine}\n"
-    project.write("evals/agents.yaml", f"{evaluators}evalcases:\n{body}")
-    project.write(".env", f"EVALWRIGHT_SLEEP={sleep}\n")
-
-
-def _rows(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 def _eval(
@@ -91,7 +61,7 @@ def _eval(
         out,
         *more,
     )
-    return result.code, result.err, _rows(out) if out.exists() else []
+    return result.code, result.err, read_rows(out) if out.exists() else []
 
 
 def test_cases_spread_over_both_nodes_within_their_slots_time(
@@ -99,7 +69,7 @@ def test_cases_spread_over_both_nodes_within_their_slots_time(
 ) -> None:
     # 3 s cases: Ray's few tenths of a second per task stay well inside the 20% on a busy
     # 2-core machine (with 1 s cases they did not, now and then).
-    _project(project, CASES, sleep=CASE_SECONDS)
+    agent_project(project, CASES, sleep=CASE_SECONDS)
     started = time.perf_counter()
 
     code, err, rows = _eval(project, cluster)
@@ -123,7 +93,7 @@ def test_cases_spread_over_both_nodes_within_their_slots_time(
 def test_ctrl_c_cancels_the_tasks_and_keeps_the_finished_rows(
     project: ProjectDir, cluster: Cluster
 ) -> None:
-    _project(project, CASES, sleep=3)
+    agent_project(project, CASES, sleep=3)
     out = project.root / "r.jsonl"
     argv = [sys.executable, "-m", "evalwright", "eval", "evals", "--target", "agent"]
     argv += ["--executor", "ray", "--ray-address", cluster.address, "--out", str(out)]
@@ -139,7 +109,7 @@ def test_ctrl_c_cancels_the_tasks_and_keeps_the_finished_rows(
 
     assert run.returncode == 130, err
     assert "interrupted; every finished row is kept" in err
-    rows = _rows(out)
+    rows = read_rows(out)
     assert 0 < len(rows) < CASES
     assert all(row["status"] == "ok" and row["node"] for row in rows)
 
@@ -214,7 +184,7 @@ def test_a_codex_case_runs_on_a_node_with_its_files_config_and_key(
 
 def test_a_lost_node_loses_no_row(project: ProjectDir, cluster: Cluster) -> None:
     # Last in this module: the worker node does not come back.
-    _project(project, CASES, sleep=2)
+    agent_project(project, CASES, sleep=2)
     out = project.root / "r.jsonl"
     done: list[tuple[int, str, list[dict[str, Any]]]] = []
     run = threading.Thread(target=lambda: done.append(_eval(project, cluster)))
