@@ -11,7 +11,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +30,10 @@ from tests.executors.ray_cluster import (
 
 require_ray()
 
-SLOTS = 4
-"""CPUs of each node."""
-CASES = 40
-CASE_SECONDS = 3
+SLOTS = 2
+"""CPUs of each node: with more, Ray's own processes on this 2-core machine take the time."""
+SHAPE_CASES = 200
+CASES = 24
 
 
 @pytest.fixture(scope="module")
@@ -64,30 +64,29 @@ def _eval(
     return result.code, result.err, read_rows(out) if out.exists() else []
 
 
-def test_cases_spread_over_both_nodes_within_their_slots_time(
+def test_200_cases_of_one_second_spread_over_both_nodes_in_their_slots_time(
     project: ProjectDir, cluster: Cluster
 ) -> None:
-    # 3 s cases: Ray's few tenths of a second per task stay well inside the 20% on a busy
-    # 2-core machine (with 1 s cases they did not, now and then).
-    agent_project(project, CASES, sleep=CASE_SECONDS)
+    """The issue's shape: 200 ``cli`` cases of 1 s, each ``num_cpus: 1``, within 20% of
+    200 s divided by the slots."""
+    agent_project(project, SHAPE_CASES, sleep=1)
     started = time.perf_counter()
 
     code, err, rows = _eval(project, cluster)
 
     wall = time.perf_counter() - started
     assert code == 0, err
-    assert len(rows) == CASES
-    assert {row["candidate_answer"] for row in rows} == {f"Say fine {i}." for i in range(CASES)}
-    nodes = {row["node"] for row in rows}
-    assert len(nodes) == 2, nodes
-    # Ray starts a worker process per slot when the run joins (seconds on a small machine):
-    # from the first full wave on, cases finish at the rate the slots allow.
+    assert len(rows) == SHAPE_CASES
+    said = {row["candidate_answer"] for row in rows}
+    assert said == {f"Say fine {i}." for i in range(SHAPE_CASES)}
+    assert len({row["node"] for row in rows}) == 2
+    # From the first case's start (its finish less its second) to the last finish: the run's
+    # wall less joining the cluster and sending the project, which a longer suite amortizes.
     finishes = sorted(datetime.fromisoformat(row["timestamp"]) for row in rows)
-    slots = 2 * SLOTS
-    steady = (finishes[-1] - finishes[slots - 1]).total_seconds()
-    ideal = (CASES - slots) * CASE_SECONDS / slots
-    print(f"wall {wall:.1f} s; after the first wave {steady:.1f} s, ideal {ideal:.1f} s")
-    assert steady <= ideal * 1.2 + 0.2
+    cases = (finishes[-1] - (finishes[0] - timedelta(seconds=1))).total_seconds()
+    ideal = SHAPE_CASES * 1 / (2 * SLOTS)
+    print(f"wall {wall:.1f} s, cases {cases:.1f} s, ideal {ideal:.1f} s")
+    assert cases <= ideal * 1.2
 
 
 def test_ctrl_c_cancels_the_tasks_and_keeps_the_finished_rows(
