@@ -28,13 +28,12 @@ from evalwright.testing.http11 import (
     RawRequest,
     Reply,
     StreamReply,
-    encode_chunk,
     encode_response,
-    encode_stream_head,
     read_request,
 )
 from evalwright.testing.loop_thread import LoopThread
 from evalwright.testing.recorded import ApiName, ReceivedRequest, record
+from evalwright.testing.sending import client_leaves, send_reply
 
 JUDGE_PROMPT_PREFIX = "You are an evaluation judge"
 """System prompts starting with this get :attr:`FakeServer.judge_verdict` as the answer."""
@@ -254,7 +253,7 @@ class FakeServer:
             return False
         if isinstance(reply, Flood):
             keep_alive = False  # its head says so: the body may end anywhere
-        await _send(writer, reply, keep_alive)
+        await send_reply(writer, reply, keep_alive)
         return keep_alive
 
     async def _reply_for(
@@ -272,11 +271,11 @@ class FakeServer:
             routes.delay, routes.expire_after = self.batch_delay, self.batch_expire_after
             stall = self.batch_create_stall if routes.creates(request) else None
             if stall == "before":
-                await _client_leaves(reader, None)
+                await client_leaves(reader, None)
                 return None
             reply = routes.reply(request, self._answer_line)
             if stall == "after":
-                await _client_leaves(reader, None)
+                await client_leaves(reader, None)
             return None if stall else reply
         action = self._choose(request)
         if isinstance(action, Drop):
@@ -284,7 +283,7 @@ class FakeServer:
         if isinstance(action, Flood):
             return action
         if isinstance(action, Stall):
-            if await _client_leaves(reader, action.seconds):
+            if await client_leaves(reader, action.seconds):
                 return None
             action = self._fallback(request)
         if isinstance(action, Verdict):
@@ -341,70 +340,3 @@ class FakeServer:
         if verdict is not None and system and system.lstrip().startswith(JUDGE_PROMPT_PREFIX):
             return Text(verdict_json(verdict))
         return Text(self.default_text)
-
-
-_FLOOD_CHUNK = b"x" * (1 << 20)
-
-
-async def _flood(writer: asyncio.StreamWriter, flood: Flood) -> None:
-    """Send ``flood.size`` bytes of body; a client that leaves ends it (ConnectionError)."""
-    if flood.declare_length:
-        head = f"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {flood.size}"
-        writer.write((head + "\r\nconnection: close\r\n\r\n").encode("ascii"))
-    else:
-        writer.write(
-            encode_stream_head(200, content_type="application/json", headers=(), keep_alive=False)
-        )
-    left = flood.size
-    while left > 0:
-        chunk = _FLOOD_CHUNK[: min(left, len(_FLOOD_CHUNK))]
-        writer.write(chunk if flood.declare_length else encode_chunk(chunk))
-        await writer.drain()
-        flood.sent[0] += len(chunk)
-        left -= len(chunk)
-    if not flood.declare_length:
-        writer.write(encode_chunk(b""))
-        await writer.drain()
-
-
-async def _send(
-    writer: asyncio.StreamWriter, reply: Reply | StreamReply | Flood, keep_alive: bool
-) -> None:
-    if isinstance(reply, Flood):
-        await _flood(writer, reply)
-        return
-    if isinstance(reply, Reply):
-        head_and_body = encode_response(
-            reply.status,
-            reply.body,
-            content_type=reply.content_type,
-            headers=reply.headers,
-            keep_alive=keep_alive,
-        )
-        writer.write(head_and_body)
-        await writer.drain()
-        return
-    head = encode_stream_head(
-        reply.status, content_type=reply.content_type, headers=reply.headers, keep_alive=keep_alive
-    )
-    writer.write(head)
-    for event in reply.events:
-        writer.write(encode_chunk(event))
-        await writer.drain()
-    writer.write(encode_chunk(b""))
-    await writer.drain()
-
-
-async def _client_leaves(reader: asyncio.StreamReader, seconds: float | None) -> bool:
-    """Wait ``seconds`` (None: for ever); True if the client closed the connection first."""
-
-    async def until_eof() -> None:
-        # Anything the client sends meanwhile is dropped: a stalled exchange is over anyway.
-        while await reader.read(1 << 16):
-            pass
-
-    try:
-        await asyncio.wait_for(until_eof(), seconds)
-    except TimeoutError:
-        return False
-    return True
