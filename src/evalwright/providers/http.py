@@ -7,6 +7,7 @@ are prepared once, so a request costs the body and little else.
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import os
@@ -219,15 +220,9 @@ async def _read_body(resp: aiohttp.ClientResponse, limit: int) -> bytes:
         # (A compressed body's length says nothing of its size once decoded.)
         if "content-encoding" not in resp.headers:
             return await resp.read()
-    chunks: list[bytes] = []
-    total = 0
-    async for chunk in resp.content.iter_chunked(1 << 16):
-        total += len(chunk)
-        if total > limit:
-            resp.close()
-            raise ResponseTooLarge(limit)
-        chunks.append(chunk)
-    return b"".join(chunks)
+    body = io.BytesIO()
+    await _copy_body(resp, limit, body)
+    return body.getvalue()
 
 
 async def _copy_body(resp: aiohttp.ClientResponse, limit: int, into: IO[bytes]) -> None:
