@@ -168,7 +168,7 @@ class Upload:
     batch's bodies are never all in memory."""
 
     def __init__(self, head: bytes = b"") -> None:
-        self.file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close)
+        self.file = tempfile.TemporaryFile()  # noqa: SIM115 (closed on leaving ``with``)
         self.file.write(head)
         self._first = True
 
@@ -189,9 +189,11 @@ class Upload:
         self.file.seek(0)
         return self.file
 
-    def close(self) -> None:
-        """Remove the file."""
-        self.file.close()
+    def __enter__(self) -> Upload:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.file.close()  # a temporary file: closing removes it
 
 
 def json_string(text: str) -> bytes:

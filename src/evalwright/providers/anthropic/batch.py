@@ -56,15 +56,12 @@ class AnthropicBatches:
     async def submit(self, requests: Iterable[tuple[str, bytes]], tag: str, noted: Noted) -> str:
         """Create the batch (its custom_ids carry ``tag``); its id."""
         del tag, noted
-        body = Upload(b'{"requests":[')
-        try:
+        with Upload(b'{"requests":[') as body:
             for key, params in requests:
                 body.item(b'{"custom_id":', json_string(key), b',"params":', params, b"}")
             body.write(b"]}")
             headers = {**self.headers, "content-type": "application/json"}
             created = await fetch_json(self.pool, "POST", self.where, headers, body.ready())
-        finally:
-            body.close()
         return str(created["id"])
 
     async def find(

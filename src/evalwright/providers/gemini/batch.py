@@ -47,16 +47,13 @@ class GeminiBatches:
     async def submit(self, requests: Iterable[tuple[str, bytes]], tag: str, noted: Noted) -> str:
         """Create the batch named for ``tag``; its operation name (``batches/…``)."""
         del noted
-        body = Upload(b'{"batch":{"displayName":' + json_string(display_name(tag)))
-        try:
+        with Upload(b'{"batch":{"displayName":' + json_string(display_name(tag))) as body:
             body.write(b',"inputConfig":{"requests":{"requests":[')
             for key, request in requests:
                 body.item(b'{"request":', request, b',"metadata":{"key":', json_string(key), b"}}")
             body.write(b"]}}}}")
             headers = {**self.headers, "content-type": "application/json"}
             created = await fetch_json(self.pool, "POST", self.create_url, headers, body.ready())
-        finally:
-            body.close()
         return str(created["name"])
 
     async def find(

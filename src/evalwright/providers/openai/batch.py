@@ -70,16 +70,13 @@ class OpenAIBatches:
         """Upload the input file, tell ``noted`` its id, and create a batch on it (carrying
         ``tag`` in its metadata); the batch id."""
         boundary = "evalwright-" + uuid.uuid4().hex
-        upload = Upload(_multipart_head(boundary))
-        try:
+        with Upload(_multipart_head(boundary)) as upload:
             for custom_id, body in requests:
                 upload.write(self._line(custom_id, body))
             upload.write(f"\r\n--{boundary}--\r\n".encode("ascii"))
             headers = {**self.headers, "content-type": f"multipart/form-data; boundary={boundary}"}
             url = self.url("/files", "")
             uploaded = await fetch_json(self.pool, "POST", url, headers, upload.ready())
-        finally:
-            upload.close()
         noted(str(uploaded["id"]))
         create: dict[str, Any] = {
             "input_file_id": uploaded["id"],
