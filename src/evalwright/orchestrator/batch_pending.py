@@ -14,7 +14,12 @@ import time
 import uuid
 
 from evalwright.errors import ProviderError
-from evalwright.orchestrator.batch_state import BatchState, PendingSubmission, SubmittedBatch
+from evalwright.orchestrator.batch_state import (
+    BatchRequests,
+    BatchState,
+    PendingSubmission,
+    SubmittedBatch,
+)
 from evalwright.providers.batching import BatchApi
 from evalwright.results.index import RowKey
 
@@ -49,16 +54,8 @@ def pending_submission(
 
 def submitted_from(pending: PendingSubmission, batch_id: str, at: float) -> SubmittedBatch:
     """The submitted batch a pending submission created."""
-    return SubmittedBatch(
-        target=pending.target,
-        provider=pending.provider,
-        batch_id=batch_id,
-        attempt=pending.attempt,
-        submitted_at=at,
-        phase=pending.phase,
-        requests=pending.requests,
-        judges=pending.judges,
-    )
+    carried = {name: getattr(pending, name) for name in BatchRequests.model_fields}
+    return SubmittedBatch(**carried, batch_id=batch_id, submitted_at=at)
 
 
 async def look_up(api: BatchApi, pending: PendingSubmission) -> str | None:

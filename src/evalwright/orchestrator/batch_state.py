@@ -28,16 +28,14 @@ Phase = Literal["answers", "judges"]
 """What a batch's requests are: the cases' own, or their judges' (docs/batch.md#judges)."""
 
 
-class SubmittedBatch(RecordModel):
-    """One batch in flight: where it went, and which row each of its requests belongs to."""
+class BatchRequests(RecordModel):
+    """What a batch carries: its target, which of its batches this is, and which row (or
+    judge request) each of its requests belongs to."""
 
     target: str
     provider: str
-    batch_id: str
     attempt: int
     """Which batch of these requests this is (1, then one more per follow-up batch)."""
-    submitted_at: float
-    """``time.time()`` when it was created."""
     phase: Phase = "answers"
     requests: dict[str, tuple[str, str, str, int]] = Field(default_factory=dict)
     """An answers batch's: custom_id -> (eval file, case id, target, repeat)."""
@@ -46,22 +44,22 @@ class SubmittedBatch(RecordModel):
     repeat), by which a resumed run knows the request again."""
 
 
-class PendingSubmission(RecordModel):
+class SubmittedBatch(BatchRequests):
+    """One batch in flight: where it went, and what it carries."""
+
+    batch_id: str
+    submitted_at: float
+    """``time.time()`` when it was created."""
+
+
+class PendingSubmission(BatchRequests):
     """A batch about to be created: what lets ``--resume`` find it if the run dies before
     the create call answers."""
 
-    target: str
-    provider: str
     tag: str
     """The unique tag the batch carries (in its metadata, name or custom_ids)."""
-    attempt: int
     pending_at: float
     """``time.time()`` before the create call went out."""
-    phase: Phase = "answers"
-    requests: dict[str, tuple[str, str, str, int]] = Field(default_factory=dict)
-    """An answers batch's: custom_id -> (eval file, case id, target, repeat)."""
-    judges: dict[str, str] = Field(default_factory=dict)
-    """A judges batch's: custom_id -> the judge request's digest."""
     input_file_id: str | None = None
     """OpenAI and Azure: the uploaded input file the batch is created on, once known."""
 
