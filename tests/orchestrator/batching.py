@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -53,3 +59,38 @@ def submitted(out: Path) -> list[dict[str, Any]]:
         return json.loads(state_path(out).read_text())["batches"]
     except FileNotFoundError:
         return []
+
+
+def stop_batched_run(
+    args: list[str],
+    cwd: Path,
+    ready: Callable[[], bool],
+    waiting_for: str,
+    how: signal.Signals = signal.SIGKILL,
+    settle: float = 0.0,
+) -> None:
+    """Run ``evalwright eval ARGS`` as a real process until ``ready()`` (asked every 20 ms,
+    within 60 s), wait ``settle`` seconds more, then send it ``how``; it is reaped whatever
+    happens. The run failing first, or ``waiting_for`` never happening, fails the test."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "evalwright", "eval", *args],
+        cwd=cwd,
+        env={**os.environ, "OPENAI_API_KEY": "sk-batch-test"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not ready():
+            assert child.poll() is None, child.stderr.read() if child.stderr else ""
+            assert time.monotonic() < deadline, f"{waiting_for} did not happen"
+            time.sleep(0.02)
+        time.sleep(settle)
+        child.send_signal(how)
+        child.wait(30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        if child.stderr is not None:
+            child.stderr.close()

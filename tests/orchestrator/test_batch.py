@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import gc
 import json
-import os
 import signal
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -27,6 +24,7 @@ from tests.conftest import ProjectDir, run_cli
 from tests.orchestrator.batching import creations as _creations
 from tests.orchestrator.batching import input_lines as _input_lines
 from tests.orchestrator.batching import rows as _rows
+from tests.orchestrator.batching import stop_batched_run
 from tests.orchestrator.batching import submitted as _submitted
 from tests.providers.test_oracles import materialize, openapi_validator
 
@@ -258,28 +256,13 @@ def test_resume_reattaches_to_the_batch_in_flight_and_submits_nothing_twice(
 ) -> None:
     server.batch_delay = 3600  # the batch is still running when the run is stopped
     out = project.root / "resumed.jsonl"
-    command = [sys.executable, "-m", "evalwright", "eval", "evals/suite.yaml", "--target", target]
-    child = subprocess.Popen(
-        [*command, "--batch", "--out", str(out)],
-        cwd=project.root,
-        env={**os.environ, "OPENAI_API_KEY": "sk-batch-test"},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+    stop_batched_run(
+        ["evals/suite.yaml", "--target", target, "--batch", "--out", str(out)],
+        project.root,
+        lambda: bool(_creations(server) and _submitted(out)),
+        "the batch's submission",
+        how,
     )
-    try:
-        deadline = time.monotonic() + 60
-        while not (_creations(server) and _submitted(out)):
-            assert child.poll() is None, child.stderr.read() if child.stderr else ""
-            assert time.monotonic() < deadline, "the batch was not submitted"
-            time.sleep(0.05)
-        child.send_signal(how)
-        child.wait(30)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
-        if child.stderr is not None:
-            child.stderr.close()
     saved = json.loads(state_path(out).read_text())
     assert len(saved["batches"]) == 1
     assert len(saved["batches"][0]["requests"]) == CASES
@@ -336,22 +319,12 @@ def test_a_batch_the_api_does_not_know_is_error_rows_then_submitted_again(
     server.batch_delay = 3600
     out = project.root / "unknown.jsonl"
     suite = project.root / "evals/suite.yaml"
-    command = [sys.executable, "-m", "evalwright", "eval", "evals/suite.yaml", "--target", "oa"]
-    child = subprocess.Popen(
-        [*command, "--batch", "--out", str(out)],
-        cwd=project.root,
-        env={**os.environ, "OPENAI_API_KEY": "sk-batch-test"},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+    stop_batched_run(
+        ["evals/suite.yaml", "--target", "oa", "--batch", "--out", str(out)],
+        project.root,
+        lambda: bool(_submitted(out)),
+        "the batch's submission",
     )
-    try:
-        deadline = time.monotonic() + 60
-        while not _submitted(out):
-            assert time.monotonic() < deadline, "the batch was not submitted"
-            time.sleep(0.05)
-    finally:
-        child.kill()
-        child.wait()
     server.openai_batches.batches.clear()  # the provider lost it
     server.batch_delay = 0
     lost = run_cli("eval", suite, "--target", "oa", "--batch", "--resume", out)

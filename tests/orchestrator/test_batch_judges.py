@@ -4,11 +4,6 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -23,6 +18,7 @@ from tests.evaluators.panel_run import run_panel, write_project
 from tests.orchestrator.batching import creations as _creations
 from tests.orchestrator.batching import input_lines as _input_lines
 from tests.orchestrator.batching import rows as _rows
+from tests.orchestrator.batching import stop_batched_run
 
 PANEL = "{name: p, type: llm_judge, judges: [ja, jb, jc]}"
 SCRIPT: dict[str, dict[str, float | str]] = {
@@ -32,7 +28,6 @@ SCRIPT: dict[str, dict[str, float | str]] = {
     "d": {"ja": 1.0, "jb": 1.0, "jc": 0.0},
     "e": {"ja": 0.6, "jb": 0.7, "jc": 0.8},
 }
-EVAL = (sys.executable, "-m", "evalwright", "eval")
 VARYING = {"run_id", "timestamp", "latency_ms", "cost_usd"}
 
 
@@ -176,31 +171,20 @@ def test_resume_during_the_judges_phase_submits_nothing_again(
     suite = write_project(project, fake.url, list(SCRIPT), "{name: j, type: llm_judge, target: ja}")
     fake.judge_verdict = {"score": 0.9, "hits": [], "misses": [], "reasoning": "fine"}
     out = project.root / "judged.jsonl"
-    child = subprocess.Popen(
-        [*EVAL, str(suite), "--target", "cand", "--batch", "--out", str(out)],
-        cwd=project.root,
-        env={**os.environ, "OPENAI_API_KEY": "sk-test"},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+
+    def judges_batch_created() -> bool:
+        if any(r.path.endswith("/content") for r in fake.requests):
+            # The answers are read: the judges batch, polled later, stays in progress.
+            fake.batch_delay = 3600
+        return len(_creations(fake)) >= 2  # the answers' batch, then the judges'
+
+    stop_batched_run(
+        [str(suite), "--target", "cand", "--batch", "--out", str(out)],
+        project.root,
+        judges_batch_created,
+        "the judges batch",
+        settle=0.3,  # the state file is written right after the create call
     )
-    try:
-        deadline = time.monotonic() + 60
-        while len(_creations(fake)) < 2:  # the answers' batch, then the judges'
-            assert child.poll() is None, child.stderr.read() if child.stderr else ""
-            assert time.monotonic() < deadline, "no judges batch was submitted"
-            if any(r.path.endswith("/content") for r in fake.requests):
-                # The answers are read: the judges batch, polled later, stays in progress.
-                fake.batch_delay = 3600
-            time.sleep(0.02)
-        time.sleep(0.3)  # the state file is written right after the create call
-        child.send_signal(signal.SIGKILL)
-        child.wait(30)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
-        if child.stderr is not None:
-            child.stderr.close()
     phases = Counter(b["phase"] for b in json.loads(state_path(out).read_text())["batches"])
     assert phases == {"answers": 1, "judges": 1}
     assert not out.exists() or not _rows(out)

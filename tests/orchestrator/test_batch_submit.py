@@ -5,10 +5,6 @@ and ``--resume`` (or the run itself, after a lost connection) finds the batch by
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -24,6 +20,7 @@ from tests.orchestrator import test_batch
 from tests.orchestrator.batching import creations as _creations
 from tests.orchestrator.batching import input_lines as _input_lines
 from tests.orchestrator.batching import rows as _rows
+from tests.orchestrator.batching import stop_batched_run
 from tests.orchestrator.test_batch import CASES
 
 server = test_batch.server
@@ -53,29 +50,13 @@ def _kill_inside_create(
 ) -> None:
     """Start a batched run and SIGKILL it while its create call is unanswered, once the fake
     API holds ``made`` batches."""
-    command = [sys.executable, "-m", "evalwright", "eval", "evals/suite.yaml", "--target", target]
-    child = subprocess.Popen(
-        [*command, "--batch", "--out", str(out)],
-        cwd=project.root,
-        env={**os.environ, "OPENAI_API_KEY": "sk-batch-test"},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+    stop_batched_run(
+        ["evals/suite.yaml", "--target", target, "--batch", "--out", str(out)],
+        project.root,
+        lambda: bool(_creations(server)) and _made(server) == made,
+        "the create call",
+        settle=0.2,  # the create call settles into its hang
     )
-    try:
-        deadline = time.monotonic() + 60
-        while not (_creations(server) and _made(server) == made):
-            assert child.poll() is None, child.stderr.read() if child.stderr else ""
-            assert time.monotonic() < deadline, "the create call was not sent"
-            time.sleep(0.05)
-        time.sleep(0.2)  # let the create call settle into its hang
-        child.send_signal(signal.SIGKILL)
-        child.wait(30)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
-        if child.stderr is not None:
-            child.stderr.close()
 
 
 def _resume(project: ProjectDir, target: str, out: Path) -> None:
