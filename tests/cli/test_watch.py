@@ -85,6 +85,14 @@ class Watcher:
                 return
         pytest.fail(f"no {text!r} on stderr:\n{''.join(self.stderr)}")
 
+    def printed(self, text: str, times: int) -> int:
+        """How often stdout printed ``text``, once that is ``times`` or WAIT_SECONDS passed
+        (stdout is read by a thread of its own: it may lag stderr)."""
+        deadline = time.monotonic() + WAIT_SECONDS
+        while "".join(self.stdout).count(text) < times and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return "".join(self.stdout).count(text)
+
     def interrupt(self) -> int:
         """Ctrl-C; the exit code."""
         self.process.send_signal(signal.SIGINT)
@@ -156,7 +164,7 @@ def test_an_edited_case_is_sent_again_and_the_unchanged_one_is_not(
     assert _cache_states(second_run) == {"first": "hit", "second": "miss"}
     assert all(row["status"] == "ok" for row in second_run)
     # The summary is printed again for the rerun.
-    assert "".join(watcher.stdout).count("2 of 2 case(s) run") == 2
+    assert watcher.printed("2 of 2 case(s) run", 2) == 2
 
     assert watcher.interrupt() == 130
     assert "evalwright: stopped watching" in "".join(watcher.stderr)
