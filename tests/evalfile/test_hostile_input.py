@@ -6,6 +6,7 @@ nothing crashes, nothing is silently dropped.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -28,23 +29,35 @@ def validate_errors(path: Path) -> list[str]:
     return [line.split(path.name, 1)[1] for line in errors(result.out)]
 
 
+# Where the error lands: at the 201st level (our limit), or where libyaml 0.2.5 (bundled since
+# PyYAML 6.0.3) stops on its own at 1,000 levels, its scanner having read a flow collection
+# ahead. Either way it is one error, on the right line, saying the same thing.
+FLOW_LIMIT_COLUMNS = range(202, 1002)
+
+
 @pytest.mark.parametrize(
-    ("text", "error"),
+    ("text", "line", "columns"),
     [
-        ("[" * 100_000 + "]" * 100_000, ":1:202: error: "),
-        ("evalcases:\n" + "".join(" " * d + "- a:\n" for d in range(2, 1200, 2)), ":102:"),
+        ("[" * 100_000 + "]" * 100_000, 1, FLOW_LIMIT_COLUMNS),
+        ("evalcases:\n" + "".join(" " * d + "- a:\n" for d in range(2, 1200, 2)), 102, None),
         # Found by fuzzing: a collection used as a key was skipped with no depth limit, and
         # libyaml takes minutes (quadratic in depth) over 100,000 levels.
-        ("x: {" + "{a: " * 100_000 + "1" + "}" * 100_000 + ": 1}", ":1:"),
-        ("a: 1\na: " + "[" * 100_000 + "]" * 100_000, ":2:"),
+        ("x: {" + "{a: " * 100_000 + "1" + "}" * 100_000 + ": 1}", 1, None),
+        ("a: 1\na: " + "[" * 100_000 + "]" * 100_000, 2, range(203, 1004)),
     ],
     ids=["flow", "block", "deep-key", "deep-duplicate"],
 )
-def test_deeply_nested_yaml(project: ProjectDir, text: str, error: str) -> None:
+def test_deeply_nested_yaml(
+    project: ProjectDir, text: str, line: int, columns: range | None
+) -> None:
     path = project.write("e.yaml", text)
     found = validate_errors(path)[-1]  # a duplicate key comes first, where there is one
-    assert found.startswith(error)
-    assert found.endswith("...: nesting is too deep (more than 200 levels)")
+    match = re.fullmatch(
+        r":(\d+):(\d+): error: (?:\S*: )?nesting is too deep \(more than 200 levels\)", found
+    )
+    assert match, found
+    assert int(match[1]) == line
+    assert columns is None or int(match[2]) in columns
 
 
 def test_deeply_nested_jsonl_in_a_real_process(project: ProjectDir) -> None:

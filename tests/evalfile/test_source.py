@@ -488,9 +488,16 @@ def test_deep_nesting_is_one_error_where_the_limit_is_passed(
 ) -> None:
     data, _, diagnostics = parse(text)
     assert data is None
-    assert [(d.line, d.col) for d in diagnostics] == [(line, col)]
-    assert diagnostics[0].message == "nesting is too deep (more than 200 levels)"
-    assert diagnostics[0].field.endswith("...")
+    [found] = diagnostics
+    assert found.message == "nesting is too deep (more than 200 levels)"
+    assert found.line == line
+    if found.col != col:
+        # libyaml 0.2.5 (PyYAML 6.0.3 and later) may stop first, at its own 1,000 levels: its
+        # scanner reads flow collections ahead of the events.
+        assert "[" in text
+        assert col < found.col <= 1001
+    else:
+        assert found.field.endswith("...")
 
 
 def test_nesting_up_to_the_limit_is_read() -> None:

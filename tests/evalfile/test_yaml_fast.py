@@ -59,7 +59,10 @@ def yaml_texts(draw: st.DrawFn) -> str:
     data = draw(data_trees)
     style = draw(st.sampled_from([None, "'", '"', "|", ">"]))
     flow = draw(st.sampled_from([None, True, False]))
-    text = yaml.safe_dump(data, default_style=style, default_flow_style=flow, allow_unicode=True)
+    # types-PyYAML 6.0.12.20261122 types `width` with a name its stubs never define.
+    text = yaml.safe_dump(  # pyright: ignore[reportUnknownMemberType]
+        data, default_style=style, default_flow_style=flow, allow_unicode=True
+    )
     lines = text.splitlines()
     if draw(st.booleans()):
         at = draw(st.integers(0, len(lines)))

@@ -15,7 +15,7 @@ import sys
 
 from evalwright.evalfile.diagnostics import Report
 from evalwright.evalfile.positions import DataPath, Positions, PosNode
-from evalwright.evalfile.yaml_events import MAX_DEPTH
+from evalwright.evalfile.yaml_events import MAX_DEPTH, TOO_DEEP
 from evalwright.evalfile.yaml_source import parse_yaml
 from evalwright.jsontext import JsonObject, JsonValue
 
@@ -85,7 +85,7 @@ def parse_json_line(text: str, line: int, report: Report) -> tuple[JsonValue, Po
     if text.count("[") + text.count("{") > MAX_DEPTH:
         deep = _too_deep(text)
         if deep is not None:
-            report.error(line, deep, "", f"nesting is too deep (more than {MAX_DEPTH} levels)")
+            report.error(line, deep, "", TOO_DEEP)
             return None
     try:
         data: JsonValue = json.loads(text, object_pairs_hook=_pairs)
@@ -96,7 +96,7 @@ def parse_json_line(text: str, line: int, report: Report) -> tuple[JsonValue, Po
         report.error(line, exc.colno, "", _json_message(text, exc))
         return None
     except RecursionError:  # the depth scan rules this out; kept so it can never escape
-        report.error(line, 1, "", f"nesting is too deep (more than {MAX_DEPTH} levels)")
+        report.error(line, 1, "", TOO_DEEP)
         return None
     except ValueError as exc:  # only a too long integer gets past the decoder's own errors
         report.error(line, *_huge_integer(text, exc))

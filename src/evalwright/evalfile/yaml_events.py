@@ -43,6 +43,8 @@ from evalwright.evalfile.yaml_frames import SKIP, Frame, add, add_text, copy_tre
 from evalwright.jsontext import JsonValue
 
 MAX_DEPTH = 200
+TOO_DEEP = f"nesting is too deep (more than {MAX_DEPTH} levels)"
+"""The one message for a value nested past :data:`MAX_DEPTH`, whichever reader finds it."""
 # Aliases may repeat a subtree; cap the repeated values so a tiny file cannot expand without bound.
 MAX_ALIAS_NODES = 10_000
 _MERGE = "<<"
@@ -362,10 +364,9 @@ class EventBuilder:
                 open_ -= 1
 
     def _too_deep(self, line: int, col: int, stack: list[Frame]) -> None:
-        message = f"nesting is too deep (more than {MAX_DEPTH} levels)"
         # The first levels say where it starts; all 200 of them would bury the message.
         field = format_field(self._path(stack)[:_SHOWN_LEVELS]) + "..."
-        self.problems.append((line, col, field, message))
+        self.problems.append((line, col, field, TOO_DEEP))
         raise YamlAbort()
 
 

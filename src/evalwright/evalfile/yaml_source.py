@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING
 from evalwright.evalfile.collector import without_collector
 from evalwright.evalfile.diagnostics import Report
 from evalwright.evalfile.positions import Positions, PosNode
-from evalwright.evalfile.yaml_events import EventBuilder, EventSource, Problem, YamlAbort
+from evalwright.evalfile.yaml_events import (
+    TOO_DEEP,
+    EventBuilder,
+    EventSource,
+    Problem,
+    YamlAbort,
+)
 from evalwright.evalfile.yaml_fast import ComposedPositions, Fallback, fast_document
 from evalwright.evalfile.yaml_ryml import ryml_document
 from evalwright.jsontext import JsonValue
@@ -27,6 +33,9 @@ if TYPE_CHECKING:
 
 _UNNAMED_CHAR = "found character that"  # libyaml: "found character that cannot start any token"
 _TAB_INDENT = "found a tab character where an indentation space is expected"
+# libyaml 0.2.5 as bundled since PyYAML 6.0.3 stops at 1,000 levels with a message of its own,
+# sometimes before our own limit is reached (its scanner reads flow collections ahead).
+_LIBYAML_TOO_DEEP = "exceeded maximum nesting depth"
 _TAB_HINT = " (when a block scalar's first line starts with a tab, give its indentation: '|2')"
 _BREAKS_1_1 = ("\x85", "\u2028", "\u2029")
 _ESCAPED = re.compile(r"\\(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8}))")
@@ -108,6 +117,8 @@ def _marked(exc: MarkedYAMLError, text: str, first_line: int) -> Problem:
     mark = exc.problem_mark or exc.context_mark
     line, col = (mark.line + first_line, mark.column + 1) if mark else (first_line, 1)
     problem = " ".join(str(p) for p in (exc.context, exc.problem) if p)
+    if _LIBYAML_TOO_DEEP in problem:
+        return line, col, "", TOO_DEEP
     if mark is not None and _UNNAMED_CHAR in problem and 0 <= mark.index < len(text):
         # libyaml does not say which character; a tab is the usual surprise.
         problem = problem.replace(_UNNAMED_CHAR, f"found character {text[mark.index]!r} that")
