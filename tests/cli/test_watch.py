@@ -205,3 +205,38 @@ def test_watch_refuses_resume(project: ProjectDir, server: FakeServer) -> None:
 
     assert refused.code == 2
     assert "--watch cannot be combined with --resume" in refused.err
+
+
+def test_a_removed_attachment_is_reported_and_restoring_it_reruns(
+    project: ProjectDir, server: FakeServer, watcher: Watcher
+) -> None:
+    notes = project.root / "evals/notes.txt"
+    notes.rename(project.root / "notes.bak")
+    watcher.wait_for("evalwright: watching")
+    assert "file not found: 'notes.txt'" in "".join(watcher.stderr)
+    assert len(server.requests) == 2
+
+    (project.root / "notes.bak").rename(notes)
+    watcher.wait_for("evalwright: watching")
+
+    assert len(server.requests) == 2, "the restored file is what was sent: a cache hit"
+    assert [row["cache"] for row in _rows(project)[-1]] == ["hit", "hit"]
+    assert watcher.interrupt() == 130
+
+
+def test_an_attachment_missing_from_the_start_reruns_once_it_is_written(
+    project: ProjectDir, server: FakeServer
+) -> None:
+    (project.root / "evals/notes.txt").unlink()
+    running = Watcher(project, "sk-watch-test")
+    try:
+        running.wait_for("evalwright: watching")
+        assert len(server.requests) == 0
+
+        project.write("evals/notes.txt", "A new note.\n")
+        running.wait_for("evalwright: watching")
+
+        assert "A new note." in _asked(server)[1]
+        assert running.interrupt() == 130
+    finally:
+        running.stop()

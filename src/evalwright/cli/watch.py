@@ -127,18 +127,20 @@ def _project_files(options: RunOptions) -> Iterator[Path]:
 
 def referenced_files(options: RunOptions) -> frozenset[Path]:
     """The files the run's cases read: attachments, guidelines, judge templates, and the
-    files a ``code`` evaluator's command line names. Empty when the files cannot be loaded
-    (the run reports why; watching goes on with the eval files and project files)."""
+    files a ``code`` evaluator's command line names, and where a referenced file that is
+    missing was looked for. When the files cannot be loaded (the run reports why), those the
+    load got to."""
     found: set[Path] = set()
+    looked_for: set[str] = set()
     with contextlib.suppress(EvalwrightError, OSError):
-        plan = load_plan(options)
+        plan = load_plan(options, looked_for)
         for source in plan.sources:
             for case in source.cases:
                 for evaluator in case.evaluators:
                     if isinstance(evaluator.spec, CodeSpec):
                         found.update(_script_files(evaluator.spec, evaluator.cwd))
-        found.update(Path(path) for path in plan.resolver.files_read())
-    return frozenset(found)
+    # Those a failed load looked for too: restoring a missing attachment reruns.
+    return frozenset(found | {Path(path) for path in looked_for})
 
 
 def _script_files(spec: CodeSpec, cwd: str | None) -> Iterator[Path]:

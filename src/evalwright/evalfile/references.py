@@ -42,10 +42,16 @@ class FileResolver:
         self._resolved: dict[tuple[str, str, bool], ResolvedFile | ReferenceProblem] = {}
         self._contents: dict[str, str | ReferenceProblem] = {}
         self._protected: set[str] = set()
+        self._missing: set[str] = set()
 
     def files_read(self) -> frozenset[str]:
         """The real paths of the files this resolver has read (or tried to) so far."""
         return frozenset(self._contents)
+
+    def files_looked_for(self) -> frozenset[str]:
+        """:meth:`files_read`, and every path where a file not found was looked for: where
+        writing it would change what a reference resolves to (``eval --watch``)."""
+        return frozenset(self._contents) | self._missing
 
     def protect(self, path: str | os.PathLike[str]) -> None:
         """Make any later reference to ``path`` a problem (a run's results file, which the
@@ -89,16 +95,17 @@ class FileResolver:
             raise ReferenceProblem(f"use / in file references: {reference!r}")
         relative = reference.lstrip("/")
         bases = [self.root] if reference.startswith("/") else self._bases(base_dir)
-        tried: list[str] = []
-        for base in bases:
-            candidate = os.path.normpath(os.path.join(base, relative))
+        candidates = [os.path.normpath(os.path.join(base, relative)) for base in bases]
+        for candidate in candidates:
             # Anything but a directory is taken as the file: a FIFO or a device is then
             # reported as "not a regular file", not as missing.
             if os.path.isdir(candidate) if want_dir else _exists_not_dir(candidate):
                 return candidate
-            tried.append(display_path(candidate))
+        if not want_dir:
+            self._missing.update(candidates)
+        tried = ", ".join(display_path(candidate) for candidate in candidates)
         kind = "directory" if want_dir else "file"
-        raise ReferenceProblem(f"{kind} not found: {reference!r} (tried: {', '.join(tried)})")
+        raise ReferenceProblem(f"{kind} not found: {reference!r} (tried: {tried})")
 
     def _bases(self, base_dir: str) -> list[str]:
         current = os.path.abspath(base_dir)

@@ -321,8 +321,11 @@ def budget_problem(max_cost: object) -> str | None:
     return None
 
 
-def load_plan(options: RunOptions) -> Plan:
-    """Open everything a run needs; raise ConfigError (or LoadError) on a mistake."""
+def load_plan(options: RunOptions, looked_for: set[str] | None = None) -> Plan:
+    """Open everything a run needs; raise ConfigError (or LoadError) on a mistake.
+
+    ``looked_for`` receives every path the cases' file references read or looked for, also
+    when loading fails (``eval --watch`` watches them for the fix)."""
     files = expand_paths(options.paths) if options.paths or not options.suites else []
     roots = {find_project_root(path) for path in [*files, *(s.file for s in options.suites)]}
     if len(roots) > 1:
@@ -336,8 +339,12 @@ def load_plan(options: RunOptions) -> Plan:
         raise LoadError(config_report.errors)
     config_warnings = config_report.warnings if config_report is not None else []
     resolver = FileResolver(project)
-    sources = [_open(path, project, resolver) for path in files]
-    sources.extend(_open_suite(suite, project, resolver) for suite in options.suites)
+    try:
+        sources = [_open(path, project, resolver) for path in files]
+        sources.extend(_open_suite(suite, project, resolver) for suite in options.suites)
+    finally:
+        if looked_for is not None:
+            looked_for.update(resolver.files_looked_for())
     registry = TargetRegistry(
         project,
         targets_path=options.targets_file,
