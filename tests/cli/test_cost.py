@@ -335,6 +335,10 @@ def test_a_wrong_price_is_a_located_error(project: ProjectDir) -> None:
     provider: cli
     command: [echo, fine]
     price: lookup
+  - name: huge
+    provider: openai
+    model: m
+    price: {input: 1, output: 1e308}
 """,
     )
 
@@ -347,4 +351,6 @@ def test_a_wrong_price_is_a_located_error(project: ProjectDir) -> None:
         "targets.yaml:9:5: error: targets[1].price: 'lookup' needs a chat API target (openai, "
         "azure, anthropic, gemini): give this target its own prices {input: X, output: Y} (USD "
         "per million tokens)",
+        "targets.yaml:13:31: error: targets[2].price.output: expected a number at most "
+        "1000000, got 1e+308",
     ]

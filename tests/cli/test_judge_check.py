@@ -5,6 +5,7 @@ each bad label as a located error."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,7 +14,7 @@ import pytest
 
 import evalwright as ew
 from evalwright.testing import FakeServer
-from tests.conftest import REPO, ProjectDir, run_cli
+from tests.conftest import REPO, ProjectDir, run_cli, run_process
 from tests.evaluators.panel_run import run_panel
 
 CASES = [f"c{n}" for n in range(1, 11)]
@@ -128,7 +129,17 @@ def test_a_panel_is_checked_judge_by_judge_and_by_its_aggregate(
             '{"eval_id": "c1", "target": "cand", "pass": true, "who": 1}',
             ":2:51: error: who: unknown key",
         ),
-        ("{not json", ":2:2: error: not a JSON object"),
+        ("{not json", ":2:2: error: invalid JSON: key must be a string"),
+        # 5,000 digits: past what Python turns into an integer (a traceback before).
+        (
+            '{"eval_id": "c1", "target": "cand", "score": ' + "1" * 5000 + "}",
+            ":2:4347: error: invalid JSON: number out of range",
+        ),
+        ('{"eval_id": "c1", "target": "cand", "score": 1e999}', ":2:37: error: score: "),
+        (
+            '{"eval_id": "c1", "target": "cand", "score": NaN}',
+            ":2:37: error: score: Input should be a finite number",
+        ),
         ('{"eval_id": "zz", "target": "cand", "pass": true}', ":2:1: error: no row of the results"),
     ],
 )
@@ -159,3 +170,20 @@ def test_the_example_validates_runs_and_checks(project: ProjectDir) -> None:
     assert {j.judge: j.accuracy for j in check.judges} == pytest.approx(
         {f"panel [{name}]": 2 / 3 for name in ("judge-a", "judge-b", "judge-c", "majority")}
     )
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_labels_that_are_no_regular_file_are_refused_at_once(
+    project: ProjectDir, fake: FakeServer, kind: str
+) -> None:
+    results = _single(project, fake)
+    if kind == "fifo":
+        labels = project.root / "labels.jsonl"
+        os.mkfifo(labels)  # reading it would wait for a writer forever
+    else:
+        labels = Path("/dev/zero")  # reading it would never end
+    # In a process of its own, with a time limit: before, it waited or read forever.
+    result = run_process("judge-check", results, "--labels", labels, cwd=project.root, timeout=30)
+    assert result.code == 2
+    assert "not a regular file" in result.err, result.err
+    assert "Traceback" not in result.err

@@ -5,6 +5,7 @@ against the fake server."""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ import pytest
 from evalwright import run
 from evalwright.testing import FakeServer, Fault, Text
 from evalwright.testing.recorded import ReceivedRequest
-from tests.conftest import CliResult, ProjectDir, run_cli
+from tests.conftest import CliResult, ProjectDir, run_cli, run_process
 
 EVAL = """tags: [shop]
 execution:
@@ -265,6 +266,30 @@ def test_an_unreadable_only_failed_file_is_exit_2(
     assert problem in result.err
     assert "Traceback" not in result.err
     assert server.requests == []
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_an_only_failed_file_that_is_no_regular_file_is_refused_at_once(
+    project: ProjectDir, server: FakeServer, kind: str
+) -> None:
+    if kind == "fifo":
+        named = project.root / "first.jsonl"
+        os.mkfifo(named)  # reading it would wait for a writer forever
+    else:
+        named = Path("/dev/zero")  # reading it would never end
+    # In a process of its own, with a time limit: before, it waited or read forever.
+    result = run_process(
+        "eval", "evals/shop.yaml", "--target", "a", "--only-failed", named,
+        cwd=project.root, env=_key_env(), timeout=30,
+    )  # fmt: skip
+    assert result.code == 2
+    assert "for --only-failed: not a regular file" in result.err, result.err
+    assert "Traceback" not in result.err
+    assert server.requests == []
+
+
+def _key_env() -> dict[str, str]:
+    return {**os.environ, "OPENAI_API_KEY": "sk-test"}
 
 
 def test_only_failed_and_resume_together_is_exit_2(project: ProjectDir, server: FakeServer) -> None:

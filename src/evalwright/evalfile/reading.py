@@ -29,6 +29,11 @@ _KINDS = (
 class UnreadableFile(Exception):
     """A file that cannot be read; the message says why, for the user."""
 
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason or message
+        """Why, without "cannot read the file" (for a message that says it its own way)."""
+
 
 class NotRegularFile(UnreadableFile):
     """The path names something other than a regular file (a FIFO, a device, ...)."""
@@ -75,9 +80,10 @@ def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
         flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
         descriptor = os.open(path, flags)
     except ValueError as exc:  # a NUL in the path
-        raise UnreadableFile(f"cannot read the file: {exc}") from None
+        raise UnreadableFile(f"cannot read the file: {exc}", str(exc)) from None
     except OSError as exc:
-        raise UnreadableFile(f"cannot read the file: {exc.strerror or exc}") from None
+        reason = str(exc.strerror or exc)
+        raise UnreadableFile(f"cannot read the file: {reason}", reason) from None
     try:
         _check_regular(os.fstat(descriptor).st_mode)
     except BaseException:

@@ -208,7 +208,8 @@ def _show(value: object) -> str:
         text = str(value)
         return text if len(text) <= 20 else f"{text[:8]}...{text[-4:]} ({len(text)} digits)"
     if isinstance(value, float):
-        return f"{value:g}"
+        # A whole bound reads as written (1000000, not 1e+06).
+        return str(int(value)) if value.is_integer() and abs(value) < 1e16 else f"{value:g}"
     return type_name(value)
 
 

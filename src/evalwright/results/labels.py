@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -12,6 +13,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from evalwright.errors import ConfigError, Diagnostic, LoadError
 from evalwright.evalfile.project import display_path
+from evalwright.evalfile.reading import MAX_EVAL_FILE_BYTES, UnreadableFile, read_limited
+
+# pydantic's (jiter's) words for a line that is not JSON: what is wrong, then where.
+_INVALID_JSON = re.compile(r"Invalid JSON: (.+) at line \d+ column (\d+)$")
 
 
 class Label(BaseModel):
@@ -23,7 +28,7 @@ class Label(BaseModel):
     eval_id: Annotated[str, Field(min_length=1)]
     target: Annotated[str, Field(min_length=1)]
     passed: bool | None = Field(default=None, alias="pass")
-    score: Annotated[float | None, Field(ge=0, le=1)] = None
+    score: Annotated[float | None, Field(ge=0, le=1, allow_inf_nan=False)] = None
     eval_file: str | None = None
     repeat: Annotated[int | None, Field(ge=0)] = None
 
@@ -52,9 +57,8 @@ def read_labels(path: str | os.PathLike[str]) -> list[LabelLine]:
     """Every label of the file; raise :class:`LoadError` listing each bad line."""
     shown = display_path(os.fspath(path))
     try:
-        with open(path, encoding="utf-8") as handle:
-            lines = handle.read().splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
+        lines = read_limited(path, MAX_EVAL_FILE_BYTES).decode("utf-8").splitlines()
+    except (UnreadableFile, UnicodeDecodeError) as exc:
         raise ConfigError(f"{shown}: cannot read the labels: {exc}") from None
     labels: list[LabelLine] = []
     problems: list[Diagnostic] = []
@@ -76,8 +80,9 @@ def _located(shown: str, number: int, text: str, exc: ValidationError) -> Diagno
     """The first problem of a line, at its key where it has one."""
     error = exc.errors()[0]
     if error["type"] == "json_invalid":
-        column = _json_column(text)
-        return Diagnostic(shown, number, column, "error", "", "not a JSON object")
+        found = _INVALID_JSON.match(str(error["msg"]))
+        problem, column = (found[1], int(found[2])) if found else ("not a JSON object", 1)
+        return Diagnostic(shown, number, column, "error", "", f"invalid JSON: {problem}")
     where = [str(part) for part in error["loc"]]
     field = where[0] if where else ""
     column = text.find(json.dumps(field)) + 1 if field else 1
@@ -85,11 +90,3 @@ def _located(shown: str, number: int, text: str, exc: ValidationError) -> Diagno
     if error["type"] == "extra_forbidden":
         message = "unknown key"
     return Diagnostic(shown, number, max(column, 1), "error", field, message)
-
-
-def _json_column(text: str) -> int:
-    try:
-        json.loads(text)
-    except json.JSONDecodeError as exc:
-        return exc.colno
-    return 1

@@ -7,9 +7,11 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
 from evalwright.errors import ConfigError
 from evalwright.evalfile.reading import UnreadableFile, open_regular
-from evalwright.results.row import ResultRow
+from evalwright.results.row import ResultRow, row_problem
 
 if TYPE_CHECKING:
     import pandas
@@ -33,9 +35,9 @@ def read_results(path: PathArg) -> Iterator[ResultRow]:
                 continue
             try:
                 yield ResultRow.model_validate_json(line)
-            except ValueError as exc:
-                first = str(exc).splitlines()[0]
-                raise ConfigError(f"{shown}:{number}: not a result row: {first}") from None
+            except ValidationError as exc:
+                problem = row_problem(exc)
+                raise ConfigError(f"{shown}:{number}: not a result row: {problem}") from None
 
 
 def flat_row(row: ResultRow) -> dict[str, Any]:

@@ -9,6 +9,7 @@ located error, the file left as it was.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from collections.abc import Generator
@@ -19,8 +20,9 @@ from pydantic import ValidationError
 
 from evalwright.errors import ConfigError
 from evalwright.evalfile.project import display_path
+from evalwright.evalfile.reading import UnreadableFile, open_regular
 from evalwright.results.index import RowFacts, RowIndex, row_key
-from evalwright.results.row import ResultRow
+from evalwright.results.row import ResultRow, row_problem
 
 TEMPORARY_SUFFIX = r"\.[a-z0-9_]{8}"
 """After ``.NAME``: the random part ``tempfile.mkstemp`` gives the files a resumed run (and
@@ -56,7 +58,11 @@ class RowReader:
 
     def __iter__(self) -> Generator[Line]:
         offset = 0
-        with open(self.path, "rb") as handle:
+        try:
+            handle = open_regular(self.path)
+        except UnreadableFile as exc:  # a FIFO or a device would block or never end
+            raise OSError(errno.EINVAL, exc.reason) from None
+        with handle:
             for number, raw in enumerate(handle, start=1):
                 if not raw.endswith(b"\n"):
                     return  # cut off mid-write
@@ -74,20 +80,8 @@ def _parse(raw: bytes, path: Path, number: int) -> tuple[str, ResultRow]:
     except UnicodeDecodeError:
         problem = "invalid JSON"
     except ValidationError as exc:
-        problem = _problem(exc)
+        problem = row_problem(exc)
     raise ConfigError(f"{display_path(path)}:{number}: not a results row ({problem})")
-
-
-def _problem(exc: ValidationError) -> str:
-    """What is wrong with a line, in a few words: its first problem."""
-    first = exc.errors(include_url=False)[0]
-    if first["type"] == "json_invalid":
-        return "invalid JSON"
-    if not first["loc"]:
-        return "not a JSON object"
-    where = ".".join(str(part) for part in first["loc"])
-    more = exc.error_count() - 1
-    return f"{where}: {first['msg']}" + (f"; {more} more problem(s)" if more else "")
 
 
 def read_previous(path: Path) -> PreviousRun:

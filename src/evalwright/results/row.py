@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, JsonValue
+from pydantic import Field, JsonValue, ValidationError
 
 from evalwright.evalfile.evaluator_specs import Aggregate
 from evalwright.evalfile.messages import Role
@@ -29,6 +29,11 @@ ErrorType = Literal[
 ]
 CacheState = Literal["hit", "miss", "off"]
 Status = Literal["ok", "error"]
+Score = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+"""A score: a finite number from 0 to 1 (a row holding another is no row: ``compare``, the
+report and ``judge-check`` refuse it rather than average it)."""
+Usd = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+"""An amount in US dollars: finite, never negative."""
 
 
 class ErrorInfo(RecordModel):
@@ -71,13 +76,13 @@ class JudgeVerdict(RecordModel):
 
     target: str
     status: Status
-    score: float | None
+    score: Score | None
     passed: bool | None
     reasoning: str
     raw_request: WireRequest | None
     reply: Annotated[str | None, Field(exclude_if=_absent)] = None
     """The judge's last reply when it gave no verdict (at most 4 KB), else left out."""
-    cost_usd: Annotated[float | None, Field(exclude_if=_absent)] = None
+    cost_usd: Annotated[Usd | None, Field(exclude_if=_absent)] = None
     """What this judge's answers cost, else left out."""
     tries: tuple[JudgeTry, ...]
 
@@ -87,16 +92,16 @@ class EvaluatorResult(RecordModel):
 
     name: str
     type: str
-    weight: float
+    weight: Annotated[float, Field(ge=0, allow_inf_nan=False)]
     status: Status
-    score: float | None
+    score: Score | None
     hits: tuple[str, ...]
     misses: tuple[str, ...]
     reasoning: str
     raw_request: EvaluatorRequest | None
-    reply: Annotated[str | None, Field(exclude_if=lambda value: value is None)] = None
+    reply: Annotated[str | None, Field(exclude_if=_absent)] = None
     """A judge's last reply when it gave no verdict (at most 4 KB), else left out."""
-    cost_usd: Annotated[float | None, Field(exclude_if=lambda value: value is None)] = None
+    cost_usd: Annotated[Usd | None, Field(exclude_if=_absent)] = None
     """What a judge's answers cost (docs/running.md#cost), else left out."""
     judge_target: Annotated[str | None, Field(exclude_if=_absent)] = None
     """A single ``llm_judge``'s target (docs/judges.md#run-metrics), else left out."""
@@ -152,7 +157,7 @@ class SimulatorRecord(RecordModel):
     """The reply's ``done`` (``null`` when the reply was not the JSON asked for)."""
     usage: Usage | None
     """Every try's token counts added up."""
-    cost_usd: float | None
+    cost_usd: Usd | None
     """What every try cost, ``null`` when unknown."""
     latency_ms: float
     tries: int
@@ -172,12 +177,12 @@ class TurnRecord(RecordModel):
     """The target's reply (``null`` for the turn that failed)."""
     finish_reason: str | None
     usage: Usage | None
-    cost_usd: float | None
+    cost_usd: Usd | None
     latency_ms: float | None
     attempts: int
     cache: CacheState
     evaluator_results: tuple[EvaluatorResult, ...]
-    score: float | None
+    score: Score | None
     """The weighted mean of this turn's evaluators, ``null`` without any (or on an error)."""
     simulator: Annotated[SimulatorRecord | None, Field(exclude_if=_absent)] = None
     """The simulated user's call that wrote this turn's message; left out of fixed turns
@@ -204,7 +209,7 @@ class ResultRow(RecordModel):
     absent from rows written before repeats: 0)."""
     provider: str | None
     status: Status
-    score: float | None
+    score: Score | None
     hits: tuple[str, ...] | None
     misses: tuple[str, ...] | None
     reasoning: str | None
@@ -218,10 +223,10 @@ class ResultRow(RecordModel):
     trace: tuple[TraceEntry, ...] | None
     evaluator_results: tuple[EvaluatorResult, ...] | None
     usage: Usage | None
-    cost_usd: float | None = None
+    cost_usd: Usd | None = None
     """The target call's cost in USD, null when unknown (docs/running.md#cost); absent from
     rows written before costs."""
-    judge_cost_usd: float | None = None
+    judge_cost_usd: Usd | None = None
     """The row's judge calls' cost in USD, null without a judge call or when one's price is
     unknown."""
     latency_ms: float | None
@@ -254,3 +259,15 @@ def results_schema() -> dict[str, Any]:
         **schema,
         "title": "evalwright result row (one line of a results file)",
     }
+
+
+def row_problem(exc: ValidationError) -> str:
+    """What is wrong with a line that is not a row, in a few words: its first problem."""
+    first = exc.errors(include_url=False)[0]
+    if first["type"] == "json_invalid":
+        return "invalid JSON"
+    if not first["loc"]:
+        return "not a JSON object"
+    where = ".".join(str(part) for part in first["loc"])
+    more = exc.error_count() - 1
+    return f"{where}: {first['msg']}" + (f"; {more} more problem(s)" if more else "")

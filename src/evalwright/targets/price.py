@@ -9,7 +9,10 @@ from pydantic import Discriminator, Field, Tag
 
 from evalwright.evalfile.base import FileModel
 
-UsdPerMillion = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+MAX_USD_PER_MILLION = 1_000_000
+"""The highest price taken: a dollar a token, thousands of times any model's (a larger one is
+a typo, and 1e308 would make every cost infinite)."""
+UsdPerMillion = Annotated[float, Field(ge=0, le=MAX_USD_PER_MILLION, allow_inf_nan=False)]
 
 
 class Price(FileModel):
