@@ -299,3 +299,19 @@ def test_a_file_of_another_layout_turns_the_cache_off(
         "`evalwright cache clear` removes it"
     ]
     cache.close()
+
+
+def test_an_answer_sqlite_cannot_hold_is_not_stored_and_fails_nothing(tmp_path: Path) -> None:
+    """A lone surrogate (JSON's ``"\\ud800"``) has no UTF-8: the answer is asked again next
+    time, the other writes go on."""
+    cache = ResponseCache(tmp_path / "cache")
+
+    async def store() -> None:
+        await cache.put("k0", "candidate", answer("half a pair: \ud800", "stop", None))
+        await cache.put("k1", "candidate", answer(text_of(1), "stop", None))
+
+    asyncio.run(store())
+    assert read_all(cache, 2) == [None, replayed(1)]
+    assert cache.usable
+    assert cache.warnings() == []
+    cache.close()

@@ -250,6 +250,8 @@ class ResponseCache:
         stored = (namespace, self.redact(response.text), response.finish_reason, usage)
         try:
             insert(self._db, key, time.time(), stored)
+        except UnicodeEncodeError:  # an answer SQLite cannot hold as text: asked again next time
+            logger.debug("cache entry %s not stored: not UTF-8", key[:16])
         except sqlite3.Error as exc:
             fault = fault_of(exc, self.path)
             if fault.kind != "read-only":

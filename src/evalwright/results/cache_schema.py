@@ -9,8 +9,8 @@ it, matches: a flipped byte in the file gives a miss, never a wrong answer.
 from __future__ import annotations
 
 import hashlib
-import json
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -56,18 +56,23 @@ class CacheFault(Exception):
         return "; `evalwright cache clear` removes it" if self.kind == "damaged" else ""
 
 
-def checksum(key: str, stored: StoredAnswer) -> str:
-    """SHA-256 over an entry's key and what it stores."""
-    material = json.dumps([key, *stored], ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(material.encode("utf-8")).hexdigest()
+def checksum(key: str, values: Sequence[bytes | None]) -> str:
+    """SHA-256 over an entry's key and the UTF-8 of what it stores, each value set apart from
+    the next by its length (a NULL by a byte of its own)."""
+    digest = hashlib.sha256(key.encode("utf-8"))
+    for value in values:
+        digest.update(b"-" if value is None else b"%d:%s" % (len(value), value))
+    return digest.hexdigest()
 
 
 def insert(db: sqlite3.Connection, key: str, created: float, stored: StoredAnswer) -> None:
-    """Store an entry with its checksum, in place of any entry under the same key."""
+    """Store an entry with its checksum, in place of any entry under the same key. Raises
+    UnicodeEncodeError for a text SQLite cannot store (a lone surrogate)."""
+    encoded = [None if value is None else value.encode("utf-8") for value in stored]
     namespace, text, finish_reason, usage = stored
     db.execute(
         f"INSERT OR REPLACE INTO responses ({', '.join(_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (key, namespace, created, text, finish_reason, usage, checksum(key, stored)),
+        (key, namespace, created, text, finish_reason, usage, checksum(key, encoded)),
     )
 
 
@@ -75,23 +80,27 @@ STORED = ", ".join(
     f"CAST({column} AS BLOB)"
     for column in ("namespace", "text", "finish_reason", "usage", "checksum")
 )
-"""The columns :func:`sound` checks, in its order, as bytes: a flipped byte that leaves a text
-invalid UTF-8 is a damaged entry, not an error of the whole read."""
+"""The columns :func:`sound` checks, in its order, as the bytes in the file: a flipped byte
+that leaves a text invalid UTF-8 is a damaged entry, not an error of the whole read."""
 
 
 def sound(key: str, row: tuple[Any, ...]) -> StoredAnswer | None:
     """What a row of the :data:`STORED` columns stores for ``key``, or None when it is
-    damaged (a missing or undecodable value, or a checksum that does not match)."""
+    damaged (a value missing, or a checksum that does not match)."""
+    *values, digest = row
+    if not isinstance(digest, bytes) or not all(v is None or isinstance(v, bytes) for v in values):
+        return None
+    if checksum(key, values).encode("ascii") != digest:
+        return None
     try:
-        namespace, text, finish_reason, usage, digest = (
-            None if value is None else bytes(value).decode("utf-8") for value in row
+        namespace, text, finish_reason, usage = (
+            None if value is None else value.decode("utf-8") for value in values
         )
-    except (TypeError, UnicodeDecodeError):
+    except UnicodeDecodeError:  # the checksum matched: only if it was written so
         return None
-    if namespace is None or text is None or digest is None:
+    if namespace is None or text is None:
         return None
-    stored: StoredAnswer = (namespace, text, finish_reason, usage)
-    return stored if checksum(key, stored) == digest else None
+    return (namespace, text, finish_reason, usage)
 
 
 def prepare(db: sqlite3.Connection, path: Path) -> int:
