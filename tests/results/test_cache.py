@@ -139,7 +139,8 @@ def test_close_lets_a_started_write_finish_after_its_caller_is_cancelled(tmp_pat
     reopened.close()
 
 
-def _open_and_write(directory: str, index: int, start: object) -> None:
+def open_and_write(directory: str, index: int, start: object) -> None:
+    """A run of its own: open the cache once ``start`` lets it, write 20 entries, close."""
     start.wait()  # type: ignore[attr-defined]
     cache = ResponseCache(Path(directory))
 
@@ -160,7 +161,7 @@ def test_many_processes_open_a_new_cache_at_once(tmp_path: Path) -> None:
         directory = tmp_path / f"round-{round_}"
         start = context.Barrier(8)
         workers = [
-            context.Process(target=_open_and_write, args=(str(directory), i, start))
+            context.Process(target=open_and_write, args=(str(directory), i, start))
             for i in range(8)
         ]
         for worker in workers:

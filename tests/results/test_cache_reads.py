@@ -57,7 +57,7 @@ def test_reads_asked_together_get_what_reads_alone_get_in_one_trip(tmp_path: Pat
     cache.close()
 
 
-def test_an_entry_that_cannot_be_read_fails_its_own_read_only(tmp_path: Path) -> None:
+def test_a_damaged_entry_is_a_miss_of_its_own_read_only(tmp_path: Path) -> None:
     cache = _filled(tmp_path)
     db = sqlite3.connect(cache.path, isolation_level=None)
     db.execute("UPDATE responses SET usage = 'not json' WHERE key = 'k1'")
@@ -68,7 +68,8 @@ def test_an_entry_that_cannot_be_read_fails_its_own_read_only(tmp_path: Path) ->
         return list(await asyncio.gather(*reads, return_exceptions=True))
 
     broken, fine, missing = asyncio.run(together())
-    assert isinstance(broken, ValueError)
+    assert broken is None
+    assert cache.damaged == 1
     assert fine == ProviderResponse("answer 2", "stop", None, 0.0, PREPARED.wire, PREPARED.notes, 0)
     assert missing is None
     cache.close()

@@ -99,6 +99,8 @@ def run_once(args: argparse.Namespace) -> int:
             ),
             file=sys.stderr,
         )
+    for warning in result.summary.cache_warnings:
+        print(printable(f"evalwright: warning: {warning}", one_line=True), file=sys.stderr)
     discounted = batch_price_note(result.summary)
     if discounted is not None:
         print(printable(discounted, one_line=True), file=sys.stderr)

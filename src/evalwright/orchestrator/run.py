@@ -145,7 +145,8 @@ async def _execute(plan: Plan, reporter: Reporter, redact: Redactor) -> RunSumma
         use_cache = options.cache if options.cache is not None else plan.project.config.cache
         if use_cache:
             cache = ResponseCache(plan.project.root / ".evalwright" / "cache", redact)
-        caller = TargetCaller(plan.registry, cache)
+        # A cache that could not be opened is off: its rows say so ("cache": "off").
+        caller = TargetCaller(plan.registry, cache if cache is not None and cache.usable else None)
         runner = CaseRunner(plan, caller, results.run_id)
         _tell_warnings(plan, reporter)
         reporter.start(summary)
@@ -169,6 +170,7 @@ async def _execute(plan: Plan, reporter: Reporter, redact: Redactor) -> RunSumma
         results.close()
         if cache is not None:
             cache.close()
+            summary.cache_warnings = cache.warnings()
         await plan.registry.aclose()
         summary.wall_seconds = time.perf_counter() - started
         reporter.finish(summary)

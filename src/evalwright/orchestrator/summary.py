@@ -83,6 +83,9 @@ class RunSummary:
     batch_discounted: dict[str, int] = field(default_factory=dict[str, int])
     """Per target, the batch answers priced at the live price less the documented batch
     discount, the price data having no batch price (docs/batch.md#cost)."""
+    cache_warnings: list[str] = field(default_factory=list[str])
+    """What went wrong with the response cache, one line each: a damaged or read-only file,
+    damaged entries asked again (docs/running.md#when-the-cache-is-damaged-or-read-only)."""
     judge_tally: JudgeTally = field(default_factory=JudgeTally, repr=False)
     """The judge facts of the rows counted (docs/judges.md#run-metrics)."""
 
