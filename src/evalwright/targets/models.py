@@ -32,8 +32,9 @@ from evalwright.evalfile.base import (
     field_tag,
     still_required,
 )
-from evalwright.evalfile.commands import PLACEHOLDER, script_problem, shell_scripts
+from evalwright.evalfile.commands import PLACEHOLDER, shell_scripts
 from evalwright.evalfile.sampling import SamplingSettings
+from evalwright.evalfile.script_variables import script_problem
 from evalwright.targets.kinds import PROVIDER_KINDS, ProviderKind, provider_kind
 from evalwright.targets.price import PriceSetting
 
@@ -302,10 +303,22 @@ def _argv(value: list[str] | str) -> list[str] | str:
 Command = Annotated[list[str] | str, AfterValidator(_argv)]
 
 
+def _no_placeholder(value: list[str] | str) -> list[str] | str:
+    for element in split_command(value):
+        found = PLACEHOLDER.search(element)
+        if found:
+            message = f"a healthcheck runs before any case: {found.group()} has no value there"
+            raise field_error("command", message)
+    return value
+
+
+HealthcheckCommand = Annotated[Command, AfterValidator(_no_placeholder)]
+
+
 class Healthcheck(FileModel):
     """Run once before the first case: a command that must succeed, or a URL that must answer."""
 
-    command: Command | None = None
+    command: HealthcheckCommand | None = None
     url: NonEmptyStr | None = None
 
     @model_validator(mode="after")
@@ -324,8 +337,9 @@ class _AgentTarget(_Target):
 
 
 class CliTarget(_AgentTarget):
-    """Any command line: placeholders are replaced inside argv elements (quoted for the
-    shell inside a shell script); secrets stay out of its environment unless passed."""
+    """Any command line: placeholders are replaced inside argv elements (inside a shell
+    script, by references to their ``EVALWRIGHT_*`` variables); secrets stay out of its
+    environment unless passed."""
 
     provider: Literal["cli"] = "cli"
     command: Command
