@@ -217,9 +217,13 @@ def test_validate_points_at_placeholders_inside_shell_scripts(e2e: E2E, tmp_path
         target_block("listed", "cli", command=["bash", "-lc", 'tool "{PROMPT}" {PROMPT}']),
         target_block("safe", "cli", command=["sh", "-c", 'tool "$1"', "sh", "{PROMPT}"]),
         target_block("env", "cli", command=["sh", "-c", 'tool "$EVALWRIGHT_PROMPT"']),
+        target_block("windows", "cli", command=["cmd", "/c", "tool", "{PROMPT}"]),
     )
     result = run_cli("validate", e2e.root / ".evalwright" / "targets.yaml")
     assert result.code == 0, result.out
+    (windows,) = [line for line in result.out.splitlines() if "cmd /c" in line]
+    assert "targets[8].command: {PROMPT} after cmd /c is escaped best effort" in windows
+    assert "EVALWRIGHT_PROMPT" in windows
     lines = [line for line in result.out.splitlines() if "shell script" in line]
     text = (e2e.root / ".evalwright" / "targets.yaml").read_text(encoding="utf-8").splitlines()
     assert len(lines) == 2, result.out
@@ -227,8 +231,8 @@ def test_validate_points_at_placeholders_inside_shell_scripts(e2e: E2E, tmp_path
     agentv_line = next(i for i, line in enumerate(text, 1) if "tool {PROMPT} --id" in line)
     listed_line = next(i for i, line in enumerate(text, 1) if "bash" in line)
     assert f"targets.yaml:{agentv_line}:" in agentv
-    assert "targets[4].command: {PROMPT}, {EVAL_ID} inside a shell script" in agentv
-    assert '"$EVALWRIGHT_PROMPT" "$EVALWRIGHT_EVAL_ID"' in agentv
+    assert "targets[4].command: {PROMPT}, {EVAL_ID} inside a shell script: the shell gets" in agentv
+    assert 'write it so: "$EVALWRIGHT_PROMPT" "$EVALWRIGHT_EVAL_ID"' in agentv
     assert f"targets.yaml:{listed_line}:" in listed
     assert "targets[5].command: {PROMPT} inside a shell script" in listed
 

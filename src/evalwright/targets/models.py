@@ -303,28 +303,20 @@ def _argv(value: list[str] | str) -> list[str] | str:
 Command = Annotated[list[str] | str, AfterValidator(_argv)]
 
 
-def _no_placeholder(value: list[str] | str) -> list[str] | str:
-    for element in split_command(value):
-        found = PLACEHOLDER.search(element)
-        if found:
-            message = f"a healthcheck runs before any case: {found.group()} has no value there"
-            raise field_error("command", message)
-    return value
-
-
-HealthcheckCommand = Annotated[Command, AfterValidator(_no_placeholder)]
-
-
 class Healthcheck(FileModel):
     """Run once before the first case: a command that must succeed, or a URL that must answer."""
 
-    command: HealthcheckCommand | None = None
+    command: Command | None = None
     url: NonEmptyStr | None = None
 
     @model_validator(mode="after")
     def _one(self) -> Healthcheck:
         if (self.command is None) == (self.url is None):
             raise field_error("healthcheck", "give exactly one of 'command' or 'url'")
+        found = PLACEHOLDER.search("\n".join(split_command(self.command or [])))
+        if found:
+            why = f"a healthcheck runs before any case: {found.group()} has no value there"
+            raise field_error("healthcheck", why, "command")
         return self
 
 
