@@ -250,16 +250,16 @@ def _form(root: Node, source: bytes, slot: _Slot) -> str:
     form = _REFERENCES.get(node.type)
     if form is None:
         raise _Refusal(_describe(node))
-    if node.type != "raw_string" and _escaped(source, node.start_byte, slot.start):
+    if node.type != "raw_string" and _escaped(source, slot.start):
         raise _Refusal("a place right after a backslash")
     _check_argument(node, source)
     return form
 
 
-def _escaped(source: bytes, start: int, at: int) -> bool:
-    """Whether an odd run of backslashes (within the node from ``start``) precedes ``at``."""
+def _escaped(source: bytes, at: int) -> bool:
+    """Whether an odd run of backslashes precedes ``at`` (then one escapes what is there)."""
     count = 0
-    while at - count > start and source[at - count - 1] == ord("\\"):
+    while at - count > 0 and source[at - count - 1] == ord("\\"):
         count += 1
     return count % 2 == 1
 
