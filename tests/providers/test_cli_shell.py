@@ -1,11 +1,13 @@
-"""A ``cli`` command that is a shell script, through ``evalwright eval`` with a real ``sh``:
-placeholders are quoted for the shell (the AgentV ``command_template`` form included), every
-placeholder is also an ``EVALWRIGHT_*`` variable, and ``validate`` points at such scripts."""
+"""A ``cli`` command that is a shell script, through ``evalwright eval`` with a real ``sh``
+(dash here) and ``bash``: placeholders become references to their ``EVALWRIGHT_*`` variables
+(the AgentV ``command_template`` form included), so no value enters the script; ``validate``
+refuses the places where that is not proven right and points at the others."""
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -90,9 +92,10 @@ def test_prompts_reach_a_shell_script_exactly_and_run_nothing(e2e: E2E, tmp_path
 def test_other_placeholders_inside_a_shell_script(e2e: E2E, tmp_path: Path) -> None:
     script = (
         'printf "%s\\n" {EVAL_ID} "attempt {ATTEMPT}"; cat {PROMPT_FILE}; echo; '
-        "cat '{GUIDELINES_FILE}'; echo; for f in {FILES}; do printf '<%s>\\n' \"$f\"; done"
+        "cat '{GUIDELINES_FILE}'; echo; for f in \"$@\"; do printf '<%s>\\n' \"$f\"; done"
     )
-    add_targets(e2e, target_block("scripted", "cli", command=["sh", "-c", script]))
+    command = ["sh", "-c", script, "sh", "{FILES}"]  # {FILES} as the script's arguments
+    add_targets(e2e, target_block("scripted", "cli", command=command))
     e2e.project.write(f"evals/{HOSTILE_FILE}", "x\n")
     e2e.project.write("evals/style.instructions.md", "Be brief; $(touch pwned).\n")
     content = [
@@ -214,9 +217,13 @@ def test_validate_points_at_placeholders_inside_shell_scripts(e2e: E2E, tmp_path
         target_block("listed", "cli", command=["bash", "-lc", 'tool "{PROMPT}" {PROMPT}']),
         target_block("safe", "cli", command=["sh", "-c", 'tool "$1"', "sh", "{PROMPT}"]),
         target_block("env", "cli", command=["sh", "-c", 'tool "$EVALWRIGHT_PROMPT"']),
+        target_block("windows", "cli", command=["cmd", "/c", "tool", "{PROMPT}"]),
     )
     result = run_cli("validate", e2e.root / ".evalwright" / "targets.yaml")
     assert result.code == 0, result.out
+    (windows,) = [line for line in result.out.splitlines() if "cmd /c" in line]
+    assert "targets[8].command: {PROMPT} after cmd /c is escaped best effort" in windows
+    assert "EVALWRIGHT_PROMPT" in windows
     lines = [line for line in result.out.splitlines() if "shell script" in line]
     text = (e2e.root / ".evalwright" / "targets.yaml").read_text(encoding="utf-8").splitlines()
     assert len(lines) == 2, result.out
@@ -224,8 +231,8 @@ def test_validate_points_at_placeholders_inside_shell_scripts(e2e: E2E, tmp_path
     agentv_line = next(i for i, line in enumerate(text, 1) if "tool {PROMPT} --id" in line)
     listed_line = next(i for i, line in enumerate(text, 1) if "bash" in line)
     assert f"targets.yaml:{agentv_line}:" in agentv
-    assert "targets[4].command: {PROMPT}, {EVAL_ID} inside a shell script" in agentv
-    assert '"$EVALWRIGHT_PROMPT" "$EVALWRIGHT_EVAL_ID"' in agentv
+    assert "targets[4].command: {PROMPT}, {EVAL_ID} inside a shell script: the shell gets" in agentv
+    assert 'write it so: "$EVALWRIGHT_PROMPT" "$EVALWRIGHT_EVAL_ID"' in agentv
     assert f"targets.yaml:{listed_line}:" in listed
     assert "targets[5].command: {PROMPT} inside a shell script" in listed
 
@@ -272,3 +279,100 @@ def test_a_script_writing_the_output_file_variable_answers_through_it(
     assert rows["env-out"]["candidate_answer"] == PROMPTS["subst"]
     assert rows["stdout"]["candidate_answer"] == "EVALWRIGHT_OUTPUT_FILES"  # another word
     assert_nothing_ran(tmp_path)
+
+
+# Issue 23's reproducers: each placeholder glued after a "#" that starts no comment (the
+# hand-written lexer took it for one and pasted the value there unquoted).
+REPRODUCERS = {
+    "date": ("echo $(date +%F)#{PROMPT}", "{date}#{v}"),
+    "arithmetic": ("echo $((1))#{PROMPT}", "1#{v}"),
+    "case": ("echo $(case x in x) echo c;; esac)#{PROMPT}", "c#{v}"),
+}
+RUNS_SOMETHING = {
+    "subst": "$(touch PWNED)",
+    "backquotes": "`touch PWNED` and ; touch PWNED",
+    "lines": "x\ntouch PWNED\n# y",
+}
+
+
+def test_the_reproducers_print_the_value_and_run_nothing(e2e: E2E, tmp_path: Path) -> None:
+    blocks = [
+        target_block(f"{name}-{shell}", "cli", command=[shell, "-c", script])
+        for name, (script, _) in REPRODUCERS.items()
+        for shell in ("sh", "bash")
+    ]
+    add_targets(e2e, *blocks)
+    cases = [{"id": key, "input": text} for key, text in RUNS_SOMETHING.items()]
+    write_cases(e2e.project, "evals/r.jsonl", cases, ANY_ANSWER)
+    names = [f"{name}-{shell}" for name in REPRODUCERS for shell in ("sh", "bash")]
+    dates = {_today()}
+
+    rows = run_eval(e2e, "evals/r.jsonl", *[arg for name in names for arg in ("--target", name)])
+
+    dates.add(_today())  # a run across midnight sees either date
+    assert len(rows) == len(names) * len(RUNS_SOMETHING)
+    for row in rows:
+        script, shape = REPRODUCERS[str(row["target"]).rsplit("-", 1)[0]]
+        value = RUNS_SOMETHING[row["eval_id"]]
+        printed = {shape.format(date=date, v=value) for date in dates}
+        assert row["status"] == "ok", row["error"]
+        assert row["candidate_answer"] in printed, (row["target"], row["candidate_answer"])
+        # The row holds the script as the shell got it: a reference, never the value.
+        shell = row["wire_request"]["argv"][0]
+        expected = script.replace("{PROMPT}", '"${EVALWRIGHT_PROMPT?}"')
+        assert row["wire_request"]["argv"] == [shell, "-c", expected]
+    assert not list(tmp_path.rglob("PWNED"))
+
+
+def _today() -> str:
+    return subprocess.run(
+        ["date", "+%F"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def test_validate_refuses_placeholders_where_a_reference_is_not_proven(
+    e2e: E2E, tmp_path: Path
+) -> None:
+    add_targets(
+        e2e,
+        target_block("substituted", "cli", command=["sh", "-c", 'tool "$(cat {PROMPT_FILE})"']),
+        legacy_target("commented", "sh -c 'tool; # {EVAL_ID}'"),
+        target_block("files", "cli", command=["bash", "-c", "tool {FILES}"]),
+        target_block(
+            "health", "cli", command=["tool"], healthcheck={"command": "sh -c 'x {PROMPT}'"}
+        ),
+    )
+    result = run_cli("validate", e2e.root / ".evalwright" / "targets.yaml")
+    assert result.code == 1, result.out
+    errors = [line for line in result.out.splitlines() if ": error: " in line]
+    assert len(errors) == 4, result.out
+    text = (e2e.root / ".evalwright" / "targets.yaml").read_text(encoding="utf-8").splitlines()
+    substituted, commented, files, health = errors
+    line = next(i for i, entry in enumerate(text, 1) if "cat {PROMPT_FILE}" in entry)
+    assert f"targets.yaml:{line}:" in substituted
+    assert "targets[4].command: {PROMPT_FILE} (script line 1, column 13) is refused" in substituted
+    assert "command substitution" in substituted
+    assert '"$EVALWRIGHT_PROMPT_FILE"' in substituted
+    assert "{EVAL_ID} (script line 1, column 9) is refused" in commented
+    assert "comment" in commented
+    assert '"$EVALWRIGHT_EVAL_ID"' in commented
+    assert "{FILES} (script line 1, column 6) cannot stand inside a shell script" in files
+    assert "healthcheck" in health
+    assert "{PROMPT} has no value there" in health
+
+
+def test_a_value_the_environment_cannot_hold_fails_the_case_clearly(
+    e2e: E2E, tmp_path: Path
+) -> None:
+    add_targets(e2e, target_block("scripted", "cli", command=["sh", "-c", "printf %s {PROMPT}"]))
+    too_long = "y" * (130 * 1024)
+    cases = [{"id": "fits", "input": "short"}, {"id": "too-long", "input": too_long}]
+    write_cases(e2e.project, "evals/long.jsonl", cases, ANY_ANSWER)
+
+    rows = by_id(run_eval(e2e, "evals/long.jsonl", "--target", "scripted"))
+
+    assert rows["fits"]["candidate_answer"] == "short"
+    error = rows["too-long"]["error"]
+    assert error["type"] == "target_error"
+    assert "{PROMPT} cannot be passed to the shell script" in error["message"]
+    assert "$EVALWRIGHT_PROMPT_FILE" in error["message"]

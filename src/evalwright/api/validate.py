@@ -208,19 +208,26 @@ def _warn_settings(target: ChatTarget, index: int, positions: Positions, report:
 def _warn_shell_placeholders(
     target: CliTarget, index: int, positions: Positions, report: Report
 ) -> None:
-    """A placeholder inside a shell script works (it is quoted for the shell), but the
-    environment variable is simpler to reason about."""
+    """A placeholder inside a shell script works, but the script the shell gets differs from
+    the one written: say what it gets (docs/agents.md#shells)."""
     from evalwright.targets.models import split_command
 
-    for element, names in scripted_placeholders(split_command(target.command)):
+    for element, dialect, names in scripted_placeholders(split_command(target.command)):
         at = ("targets", index, "command")
         line, col = positions.value((*at, element) if isinstance(target.command, list) else at)
         shown = ", ".join(dict.fromkeys(f"{{{name}}}" for name in names))
-        variables = " ".join(dict.fromkeys(f'"$EVALWRIGHT_{name}"' for name in names))
-        message = (
-            f"{shown} inside a shell script is quoted for the shell; prefer the environment "
-            f"variable: {variables}"
-        )
+        if dialect == "sh":
+            variables = " ".join(dict.fromkeys(f'"$EVALWRIGHT_{name}"' for name in names))
+            message = (
+                f"{shown} inside a shell script: the shell gets a reference to the environment "
+                f"variable instead, never the value; write it so: {variables}"
+            )
+        else:
+            variables = ", ".join(dict.fromkeys(f"EVALWRIGHT_{name}" for name in names))
+            message = (
+                f"{shown} after cmd /c is escaped best effort; prefer a script that reads "
+                f"the environment: {variables}"
+            )
         report.warning(line, col, format_field(at), message)
 
 

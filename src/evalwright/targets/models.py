@@ -32,8 +32,9 @@ from evalwright.evalfile.base import (
     field_tag,
     still_required,
 )
-from evalwright.evalfile.commands import PLACEHOLDER, script_problem, shell_scripts
+from evalwright.evalfile.commands import PLACEHOLDER, shell_scripts
 from evalwright.evalfile.sampling import SamplingSettings
+from evalwright.evalfile.script_variables import script_problem
 from evalwright.targets.kinds import PROVIDER_KINDS, ProviderKind, provider_kind
 from evalwright.targets.price import PriceSetting
 
@@ -312,6 +313,10 @@ class Healthcheck(FileModel):
     def _one(self) -> Healthcheck:
         if (self.command is None) == (self.url is None):
             raise field_error("healthcheck", "give exactly one of 'command' or 'url'")
+        found = PLACEHOLDER.search("\n".join(split_command(self.command or [])))
+        if found:
+            why = f"a healthcheck runs before any case: {found.group()} has no value there"
+            raise field_error("healthcheck", why, "command")
         return self
 
 
@@ -324,8 +329,9 @@ class _AgentTarget(_Target):
 
 
 class CliTarget(_AgentTarget):
-    """Any command line: placeholders are replaced inside argv elements (quoted for the
-    shell inside a shell script); secrets stay out of its environment unless passed."""
+    """Any command line: placeholders are replaced inside argv elements (inside a shell
+    script, by references to their ``EVALWRIGHT_*`` variables); secrets stay out of its
+    environment unless passed."""
 
     provider: Literal["cli"] = "cli"
     command: Command

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from evalwright.errors import ProviderError, ResponseTooLarge
+from evalwright.evalfile.commands import scripted_placeholders
+from evalwright.evalfile.script_variables import variable
 from evalwright.prompts import BuiltPrompt
 from evalwright.providers.base import (
     PreparedRequest,
@@ -22,7 +24,13 @@ from evalwright.providers.base import (
     ProviderResponse,
     read_answer_file,
 )
-from evalwright.providers.cli.placeholders import UnquotableValue, fill, split_command, uses
+from evalwright.providers.cli.placeholders import (
+    RefusedPlaceholder,
+    UnquotableValue,
+    fill,
+    split_command,
+    uses,
+)
 from evalwright.providers.process import ChildEnvironment, OutputTooLarge, run_command
 from evalwright.providers.wire import AgentWireRequest
 from evalwright.targets.models import CliTarget
@@ -54,6 +62,15 @@ class CliProvider(Provider):
             _OUTPUT_VARIABLE.search(element) for element in self.argv
         )
         self._health: asyncio.Task[None] | None = None
+        # What the shell scripts read from the environment in place of their placeholders.
+        self.script_reads = sorted(
+            {
+                name
+                for _, dialect, names in scripted_placeholders(self.argv)
+                if dialect == "sh"
+                for name in names
+            }
+        )
 
     def _values(self, request: ProviderRequest, files: dict[str, str]) -> dict[str, str]:
         inputs = _inputs(request)
@@ -71,6 +88,8 @@ class CliProvider(Provider):
             return fill(self.argv, values, _listed(request), self.cli.files_format)
         except UnquotableValue as exc:
             raise ProviderError(f"{exc}: use %EVALWRIGHT_PROMPT_FILE% or a script") from None
+        except RefusedPlaceholder as exc:
+            raise ProviderError(str(exc)) from None
 
     def _wire(self, argv: list[str]) -> AgentWireRequest:
         return AgentWireRequest.model_construct(
@@ -125,9 +144,17 @@ class CliProvider(Provider):
     def _env(self, request: ProviderRequest, files: dict[str, str]) -> dict[str, str]:
         """Every placeholder as ``EVALWRIGHT_NAME`` too (a value too long to pass is unset)."""
         values = {**self._values(request, files), "FILES": "\n".join(_listed(request))}
-        extra = {f"EVALWRIGHT_{name}": value for name, value in values.items()}
+        extra = {variable(name): value for name, value in values.items()}
         extra["EVALWRIGHT_TARGET"] = self.cli.name
-        return self.child_env.build(self.cli.pass_env, extra)
+        env = self.child_env.build(self.cli.pass_env, extra)
+        for name in self.script_reads:
+            if variable(name) not in env:
+                raise ProviderError(
+                    f"{{{name}}} cannot be passed to the shell script, which reads it from "
+                    f"${variable(name)}: the value is too long for an environment variable or "
+                    f"holds a NUL character (read ${variable(name)}_FILE where there is one)"
+                )
+        return env
 
     async def _healthcheck(self) -> None:
         """Run the healthcheck once; every case then shares its verdict."""

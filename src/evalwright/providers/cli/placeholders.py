@@ -1,7 +1,8 @@
 """The ``cli`` placeholders (docs/agents.md#cli-any-command-line): replaced inside argv
 elements, never split, so no value can become a command. ``{FILES}`` is a whole element
-expanding to several. Inside a shell script (``sh -c SCRIPT``, ``cmd /c ...``) each value is
-quoted for that shell."""
+expanding to several. Inside a ``sh -c`` script each placeholder becomes a reference to its
+``EVALWRIGHT_*`` variable, so no value enters the script (docs/agents.md#shells); after
+``cmd /c`` each value is escaped for ``cmd``."""
 
 from __future__ import annotations
 
@@ -10,18 +11,11 @@ import re
 import shlex
 from collections.abc import Callable, Mapping, Sequence
 
-from evalwright.evalfile.commands import (
-    PLACEHOLDER,
-    UnquotableValue,
-    quote_cmd,
-    quote_sh,
-    quote_sh_words,
-    script_sites,
-    shell_scripts,
-)
+from evalwright.evalfile.commands import PLACEHOLDER, UnquotableValue, quote_cmd, shell_scripts
+from evalwright.evalfile.script_variables import RefusedPlaceholder, script_with_variables
 from evalwright.targets.models import split_command
 
-__all__ = ["UnquotableValue", "expand_files", "fill", "split_command", "uses"]
+__all__ = ["RefusedPlaceholder", "UnquotableValue", "expand_files", "fill", "split_command", "uses"]
 
 FILES = "{FILES}"
 _TOKEN = PLACEHOLDER
@@ -35,16 +29,18 @@ def uses(argv: Sequence[str], name: str) -> bool:
 def fill(
     argv: Sequence[str], values: Mapping[str, str], files: Sequence[str], files_format: str
 ) -> list[str]:
-    """The argv with every placeholder replaced in place and ``{FILES}`` expanded.
+    """The argv with every placeholder replaced in place and ``{FILES}`` expanded; a ``sh``
+    script gets references to the variables instead (the values are in the environment).
 
-    Raises :class:`UnquotableValue` when a value cannot be written into a ``cmd /c`` line.
+    Raises :class:`UnquotableValue` when a value cannot be written into a ``cmd /c`` line, and
+    :class:`RefusedPlaceholder` for a script the targets file check would have refused.
     """
     scripts = shell_scripts(argv)
     out: list[str] = []
     for index, element in enumerate(argv):
         dialect = scripts.get(index)
         if dialect == "sh":
-            out.append(_fill_sh(element, values, expand_files(files, files_format)))
+            out.append(script_with_variables(element))
         elif element == FILES:
             words = expand_files(files, files_format)
             out.extend([quote_cmd(word) for word in words] if dialect else words)
@@ -59,19 +55,6 @@ def _as_is(value: str) -> str:
 
 def _fill_element(element: str, values: Mapping[str, str], quote: Callable[[str], str]) -> str:
     return _TOKEN.sub(lambda m: quote(values.get(m.group(1), m.group(0))), element)
-
-
-def _fill_sh(script: str, values: Mapping[str, str], files: Sequence[str]) -> str:
-    """A ``sh -c`` script with each value quoted for the place it lands in."""
-    sites = iter(script_sites(script))
-
-    def replace(match: re.Match[str]) -> str:
-        site, name = next(sites), match.group(1)
-        if name == "FILES":
-            return quote_sh_words(files, site)
-        return quote_sh(values[name], site) if name in values else match.group(0)
-
-    return _TOKEN.sub(replace, script)
 
 
 def expand_files(files: Sequence[str], files_format: str) -> list[str]:
