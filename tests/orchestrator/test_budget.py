@@ -1,7 +1,7 @@
 """``--max-cost`` as a hard budget (docs/running.md#--max-cost), against the fake server: the
 run never spends past it, at ``--workers 32`` and with simulated users (both overspent it
 several times before), a call it cannot bound is never sent, a call whose bill is unknown
-keeps its worst case, and cache hits are free.
+keeps its worst case, cache hits are free, and a batch submits only what the budget covers.
 
 The fake server bills every call the most it may: as many input tokens as the body has bytes,
 and as many output tokens as the request's limit. What it answered is summed from the requests
@@ -17,8 +17,11 @@ from typing import Any
 import pytest
 
 from evalwright.orchestrator import batch
+from evalwright.providers.http import encode_json
+from evalwright.providers.pricing import BATCH_DISCOUNT
 from evalwright.testing import Action, FakeServer, Fault, ReceivedRequest, Stall, Text
 from tests.conftest import CliResult, ProjectDir, run_cli
+from tests.orchestrator.batching import creations, input_lines
 
 PRICE = {"input": 10.0, "output": 30.0}
 """USD per million tokens, of every target here."""
@@ -273,3 +276,32 @@ def test_cache_hits_cost_nothing_and_need_no_room(project: ProjectDir, server: F
     assert again.code == 0, again.err
     assert len(server.requests) == sent
     assert [row["cache"] for row in _rows(project.root / "r.jsonl")] == ["hit"] * 3
+
+
+def test_a_batch_submits_only_what_the_budget_covers(
+    project: ProjectDir, server: FakeServer
+) -> None:
+    _targets(
+        project, _target("t", server.url, "m", "    max_output_tokens: 500\n    batch: true\n")
+    )
+    project.write("evals/suite.yaml", _cases(10))
+    server.responder = lambda request: _billed("fine", request)
+
+    # A request's worst case at batch prices (half the live ones) is about $0.0134.
+    result = _eval(project, "t", "--max-cost", "0.045")
+
+    assert result.code == 1
+    submitted = input_lines(server)
+    assert len(creations(server)) == 1
+    assert len(submitted) == 3
+    billed = sum(
+        (len(encode_json(line["body"])) * PRICE["input"]
+         + line["body"]["max_completion_tokens"] * PRICE["output"]) / 1e6 * BATCH_DISCOUNT
+        for line in submitted
+    )  # fmt: skip
+    assert billed <= 0.045
+    rows = _rows(project.root / "r.jsonl")
+    assert [row["status"] for row in rows] == ["ok"] * 3
+    assert sum(map(_recorded_cost, rows)) == pytest.approx(billed)
+    assert "a batched candidate request to 't' could cost up to $0.01" in result.err
+    assert "; 7 case(s) not run" in result.err
