@@ -10,6 +10,8 @@ it received, apart from what evalwright recorded."""
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -305,3 +307,40 @@ def test_a_batch_submits_only_what_the_budget_covers(
     assert sum(map(_recorded_cost, rows)) == pytest.approx(billed)
     assert "a batched candidate request to 't' could cost up to $0.01" in result.err
     assert "; 7 case(s) not run" in result.err
+
+
+def test_a_batch_answer_that_cannot_be_used_keeps_its_worst_case(
+    project: ProjectDir, server: FakeServer
+) -> None:
+    """A case edited while its batch ran gets no answer (docs/batch.md#memory); the answer was
+    billed all the same, so its worst case stays counted."""
+    _targets(
+        project, _target("t", server.url, "m", "    max_output_tokens: 500\n    batch: true\n")
+    )
+    check = {"execution": {"evaluators": [{"name": "ok", "type": "contains", "value": "fine"}]}}
+    suite = project.write(
+        "evals/stream.jsonl",
+        "".join(
+            json.dumps({"id": f"s{i}", "expected_outcome": "Fine.", "input": f"Q{i}?", **check})
+            + "\n"
+            for i in range(2)
+        ),
+    )
+    server.responder = lambda request: _billed("fine", request)
+    server.batch_delay = 1.0
+
+    def edit_once_submitted() -> None:
+        deadline = time.monotonic() + 30
+        while not creations(server) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        suite.write_text(suite.read_text().replace('"Q1?"', '"Q1, edited?"'))
+
+    editor = threading.Thread(target=edit_once_submitted)
+    editor.start()
+    result = _eval(project, "t", "--max-cost", "1")
+    editor.join()
+
+    rows = {row["eval_id"]: row for row in _rows(project.root / "r.jsonl")}
+    assert rows["s1"]["status"] == "error"
+    assert "--max-cost counted $0.01" in result.err  # s1's worst case, about $0.0133
+    assert f"cost: ${rows['s0']['cost_usd']:.6f} in total" in result.out

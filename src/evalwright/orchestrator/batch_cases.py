@@ -294,8 +294,13 @@ class _TargetCases:
         if not outcomes:
             return
         for item in reread(self.owner.runner.plan, outcomes):
-            await self._finish(item, outcomes.pop(key_of(item)))
-        for key in outcomes:  # its case is gone from the eval file since it was sent
+            outcome = outcomes.pop(key_of(item))
+            try:
+                await self._finish(item, outcome)
+            finally:
+                _unpriced(outcome)
+        for key, outcome in outcomes.items():  # its case is gone from the file since it was sent
+            _unpriced(outcome)
             logger.warning(
                 "%s: case %s is no longer in the file; its batch answer is dropped", *key[:2]
             )
@@ -334,6 +339,13 @@ class _TargetCases:
                 "the case changed in its eval file while its batch ran: the answer is to the "
                 "request sent before, so it is not used (--resume sends the case as it is now)"
             )
+
+
+def _unpriced(outcome: Outcome) -> None:
+    """An answer whose cost was not settled (it could not be read, or its case is gone) keeps
+    its worst case counted against the budget."""
+    if isinstance(outcome, _Answer) and outcome.charge is not None:
+        outcome.charge.keep()
 
 
 def _wire(prepared: PreparedRequest) -> ChatWireRequest:

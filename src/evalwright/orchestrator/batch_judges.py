@@ -268,10 +268,29 @@ class CaseJudges:
             batcher.enqueue(target, queued)
         queued.prepared = prepared
         line, latency_ms = await self._wait(queued.answer)
-        response = provider.response_from(prepared, line.body, latency_ms)
+        try:
+            return await self._read(target, queued, line, latency_ms, accept)
+        finally:
+            if queued.charge is not None:  # an answer not priced keeps its worst case
+                queued.charge.keep()
+
+    async def _read(
+        self,
+        target: str,
+        queued: _JudgeRequest,
+        line: LineResult,
+        latency_ms: float,
+        accept: Callable[[ProviderResponse], bool] | None,
+    ) -> ProviderResponse:
+        """The judge's answer in its batch's ``line``, cached and priced as a live one."""
+        prepared = queued.prepared
+        assert prepared is not None  # set by the case that asked
+        engine = self.batcher.engine(target)
+        assert engine is not None  # the request was batched
+        response = engine.provider.response_from(prepared, line.body, latency_ms)
         if queued.attempts != 1:
             response = dataclasses.replace(response, attempts=queued.attempts)
-        response, _ = await caller.answered(
+        response, _ = await self.batcher.caller.answered(
             target, prepared, response, self.repeat, accept, queued.charge
         )
         return response

@@ -203,6 +203,11 @@ class Charge:
         """The call failed for good: its worst case is kept when it may have been billed."""
         self._close(keep=_maybe_billed(exc))
 
+    def keep(self) -> None:
+        """The call was billed but its answer not priced (not read, or unreadable): its worst
+        case stays counted (nothing once settled)."""
+        self._close(keep=True)
+
     def release(self) -> None:
         """The call was not billed (or was settled already): its reservation goes back."""
         self._close(keep=False)
