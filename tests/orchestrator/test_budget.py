@@ -21,7 +21,7 @@ import pytest
 from evalwright.orchestrator import batch
 from evalwright.providers.http import encode_json
 from evalwright.providers.pricing import BATCH_DISCOUNT
-from evalwright.testing import Action, FakeServer, Fault, ReceivedRequest, Stall, Text
+from evalwright.testing import Action, Drop, FakeServer, Fault, ReceivedRequest, Stall, Text
 from tests.conftest import CliResult, ProjectDir, run_cli
 from tests.orchestrator.batching import creations, input_lines
 
@@ -344,3 +344,30 @@ def test_a_batch_answer_that_cannot_be_used_keeps_its_worst_case(
     assert rows["s1"]["status"] == "error"
     assert "--max-cost counted $0.01" in result.err  # s1's worst case, about $0.0133
     assert f"cost: ${rows['s0']['cost_usd']:.6f} in total" in result.out
+
+
+@pytest.mark.parametrize(("budget", "retried"), [("0.1", True), ("0.06", False)])
+def test_a_retry_after_a_call_that_may_have_been_billed_reserves_again(
+    project: ProjectDir, server: FakeServer, budget: str, retried: bool
+) -> None:
+    retry = "    retry: {max_retries: 1, initial_delay_ms: 1}\n"
+    extra = "    max_output_tokens: 1000\n" + retry
+    _targets(
+        project, _target("t", server.url, "m", extra).replace("    retry: {max_retries: 0}\n", "")
+    )
+    project.write("evals/suite.yaml", _cases(1))
+    answers = iter([Drop()])
+    server.responder = lambda request: next(answers, None) or _billed("fine", request)
+
+    # The attempt whose connection dropped keeps its worst case (about $0.041): a second one
+    # fits in $0.1, not in $0.06.
+    result = _eval(project, "t", "--max-cost", budget)
+
+    assert len(server.requests) == (2 if retried else 1), result.err
+    rows = _rows(project.root / "r.jsonl")
+    if retried:
+        assert (rows[0]["status"], rows[0]["attempts"]) == ("ok", 2), result.err
+    else:
+        assert not rows
+        assert "a retry of a candidate request to 't' could cost up to $0.04" in result.err
+    assert "--max-cost counted $0.04" in result.err
