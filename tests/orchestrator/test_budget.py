@@ -246,7 +246,7 @@ def test_a_free_target_needs_no_limit(project: ProjectDir) -> None:
 def test_a_failed_call_gives_its_reservation_back_only_when_it_cannot_be_billed(
     project: ProjectDir, server: FakeServer, first: Action, kept: bool
 ) -> None:
-    extra = "    max_output_tokens: 1000\n    timeout_seconds: 0.5\n"
+    extra = "    max_output_tokens: 1000\n    timeout_seconds: 2\n"
     _targets(project, _target("t", server.url, "m", extra))
     project.write("evals/suite.yaml", _cases(2))
     answers = iter([first])
