@@ -9,7 +9,8 @@
         ├── ProviderTimeout
         ├── TargetUnreachable  the target refused connections too often; not sent to again
         ├── ResponseTooLarge  the answer was over the target's max_response_bytes
-        └── BlockedError   the API refused the prompt itself
+        ├── BlockedError   the API refused the prompt itself
+        └── OverBudget     --max-cost could not cover the call's worst case; not sent
 
 Only ``ConfigError`` stops a run.
 """
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import Literal
 
 Severity = Literal["error", "warning"]
 
@@ -81,11 +82,17 @@ class ProviderError(EvalwrightError):
     target's retryable status codes. ``retry_after`` (seconds) comes from the response
     headers; ``attempts`` is set by the retry policy when it gives up. ``server_message`` is
     what an HTTP error's body said (the retry policy reads it); ``unreachable`` marks a
-    connection refused or a host that cannot be resolved.
+    connection refused or a host that cannot be resolved; ``sent`` is False for an attempt
+    that was never sent (the retry policy does not count it).
     """
 
-    error_type: ClassVar[
-        Literal["target_error", "timeout", "response_too_large", "blocked", "target_unreachable"]
+    error_type: Literal[
+        "target_error",
+        "timeout",
+        "response_too_large",
+        "blocked",
+        "target_unreachable",
+        "over_budget",
     ] = "target_error"
     """The row's ``error.type`` (docs/running.md#the-results-file)."""
 
@@ -105,6 +112,7 @@ class ProviderError(EvalwrightError):
         self.retry_after = retry_after
         self.server_message = server_message
         self.unreachable = unreachable
+        self.sent = True
         self.attempts = 1
 
 
@@ -127,7 +135,6 @@ class TargetUnreachable(ProviderError):
     def __init__(self, message: str, *, sent: bool = True) -> None:
         super().__init__(message, retryable=False)
         self.sent = sent
-        """False when this attempt was never sent (the row does not count it)."""
         self.attempts = 0
 
 
@@ -155,3 +162,15 @@ class BlockedError(ProviderError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message, retryable=False)
+
+
+class OverBudget(ProviderError):
+    """``--max-cost`` refused the call before it was sent: its worst case could cross the
+    budget, or it has no bound (docs/running.md#--max-cost). Never retried."""
+
+    error_type = "over_budget"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, retryable=False)
+        self.sent = False
+        self.attempts = 0

@@ -15,6 +15,7 @@ import pytest
 from evalwright import run
 from evalwright.errors import ConfigError
 from evalwright.evalfile.project import display_path
+from evalwright.providers.worst_case import ALLOWANCE_TOKENS
 from evalwright.testing import FakeServer, Text, Verdict
 from evalwright.testing.recorded import ReceivedRequest
 from tests.conftest import CliResult, ProjectDir, run_cli
@@ -257,10 +258,11 @@ def _question(request: ReceivedRequest) -> str:
     return str(request.json["messages"][-1]["content"])
 
 
-def test_max_cost_stops_starting_cases_at_the_budget_and_resume_runs_the_rest(
+def test_max_cost_stops_before_a_call_could_cross_it_and_resume_runs_the_rest(
     project: ProjectDir, server: FakeServer
 ) -> None:
-    # Each case costs 1000 input tokens at $1 per million: $0.001.
+    # Each case costs 1000 input tokens at $1 per million: $0.001. Output is free, so its
+    # worst case is its input bound alone: the body's bytes and 1024 tokens, a little more.
     _targets(project, _openai("t", server.url, "m", "    price: {input: 1, output: 0}\n"))
     project.write("evals/greet.yaml", TEN)
     server.responder = lambda _: Text("fine", input_tokens=1000, output_tokens=5)
@@ -269,43 +271,28 @@ def test_max_cost_stops_starting_cases_at_the_budget_and_resume_runs_the_rest(
     stopped = _eval(project, "t", "--max-cost", "0.0025")
 
     assert stopped.code == 1, stopped.err
-    assert [r["eval_id"] for r in _rows(out)] == ["c0", "c1", "c2"]
-    assert [_question(r) for r in server.requests] == ["Q0", "Q1", "Q2"]
+    assert [r["eval_id"] for r in _rows(out)] == ["c0", "c1"]
+    assert [_question(r) for r in server.requests] == ["Q0", "Q1"]
+    worst = (len(server.requests[0].body) + ALLOWANCE_TOKENS) / 1e6
     assert (
-        "evalwright: stopped: spent $0.003000 of the $0.002500 budget; 7 case(s) not run; "
-        f"rerun with --resume {display_path(out)} to continue"
+        f"evalwright: stopped by --max-cost: a candidate request to 't' could cost up to "
+        f"${worst:.6f}, and only $0.000500 of the $0.002500 budget is left; spent $0.002000; "
+        f"8 case(s) not run; rerun with --resume {display_path(out)} to continue"
     ) in stopped.err
-    assert "3 of 10 case(s) run" in stopped.out
+    assert "2 of 10 case(s) run" in stopped.out
 
     # Each invocation has its own budget.
     again = run_cli("eval", project.root / "evals", "--target", "t", "--workers", "1",
                     "--resume", out, "--max-cost", "0.0015")  # fmt: skip
     assert again.code == 1
-    assert "spent $0.002000 of the $0.001500 budget; 5 case(s) not run" in again.err
+    assert "only $0.000500 of the $0.001500 budget is left; spent $0.001000; 7 case(s)" in again.err
 
     done = run_cli("eval", project.root / "evals", "--target", "t", "--resume", out)
 
     assert done.code == 0, done.err
     assert sorted(r["eval_id"] for r in _rows(out)) == [f"c{i}" for i in range(10)]
     assert len(server.requests) == 10, "no case ran twice"
-    assert "cost: $0.010000 in total, $0.005000 spent by this run" in done.out
-
-
-def test_max_cost_warns_of_the_calls_it_could_not_count(
-    project: ProjectDir, server: FakeServer
-) -> None:
-    _targets(project, _openai("local", server.url, "gpt-4o"))
-    server.responder = lambda _: ANSWER
-
-    result = _eval(project, "local", "--max-cost", "0.01")
-
-    assert result.code == 0, result.err
-    assert (
-        "evalwright: warning: --max-cost counts only calls of known price; 1 to 'local' had "
-        "none (give the target a price:, docs/targets.md#price)"
-    ) in result.err
-    assert "stopped" not in result.err
-    assert "warning" not in _eval(project, "local", out="again.jsonl").err, "only with --max-cost"
+    assert "cost: $0.010000 in total, $0.007000 spent by this run" in done.out
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "abc", "inf", "nan"])

@@ -90,7 +90,8 @@ class RunResult:
 
     @property
     def not_run(self) -> int:
-        """Cases ``max_cost`` left unstarted (``--resume`` runs them)."""
+        """Cases ``max_cost`` left unstarted, or refused before any of their calls was
+        answered (``--resume`` runs them)."""
         return self.summary.not_run
 
     @property
@@ -139,8 +140,8 @@ class RunSettings(TypedDict, total=False):
     pass_mark: float
     threshold: float | None
     max_cost: float | None
-    """Once the run has spent this many USD (target and judge calls, cache hits free), no new
-    case starts (docs/running.md#--max-cost)."""
+    """A hard budget in USD: no call (target, judge, simulator; cache hits free) is sent whose
+    worst case could take the run's spending past it (docs/running.md#--max-cost)."""
     executor: Literal["local", "ray"]
     """Where agent (``cli``, ``codex``) cases run: ``"local"`` (default) or ``"ray"``, as
     Ray tasks (the ``evalwright[ray]`` extra; docs/scale.md)."""

@@ -133,8 +133,9 @@ def _add_eval(commands: Any) -> None:
         "--max-cost",
         type=argtypes.budget,
         metavar="USD",
-        help="start no new case once this run has spent USD on target and judge calls "
-        "(cache hits are free); exit 1, and --resume continues",
+        help="a hard budget: no target, judge or simulator call is sent whose worst case "
+        "could take this run's spending past USD (cache hits are free); exit 1, and --resume "
+        "continues",
     )
     eval_output.add_eval_output(run)
 

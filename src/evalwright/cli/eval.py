@@ -16,7 +16,7 @@ from evalwright.cli.progress import (
     batch_price_note,
     budget_message,
     summary_table,
-    unpriced_warning,
+    uncertain_note,
 )
 from evalwright.errors import printable
 from evalwright.orchestrator.run import Reporter
@@ -104,9 +104,9 @@ def run_once(args: argparse.Namespace) -> int:
     discounted = batch_price_note(result.summary)
     if discounted is not None:
         print(printable(discounted, one_line=True), file=sys.stderr)
-    unpriced = unpriced_warning(result.summary)
-    if unpriced is not None:
-        print(printable(unpriced, one_line=True), file=sys.stderr)
+    uncertain = uncertain_note(result.summary)
+    if uncertain is not None:
+        print(printable(uncertain, one_line=True), file=sys.stderr)
     if result.summary.over_budget:
         print(printable(budget_message(result.summary), one_line=True), file=sys.stderr)
     if args.report is not None:

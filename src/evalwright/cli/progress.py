@@ -213,21 +213,21 @@ def _with_costs(rows: list[tuple[str, ...]], summary: RunSummary) -> list[tuple[
 def budget_message(summary: RunSummary) -> str:
     """What ``--max-cost`` did (docs/running.md#--max-cost)."""
     return (
-        f"evalwright: stopped: spent {usd(summary.spent_usd)} of the "
-        f"{usd(summary.max_cost)} budget; {summary.not_run} case(s) not run; rerun with "
-        f"--resume {display_path(summary.results_path)} to continue"
+        f"evalwright: stopped by --max-cost: {summary.budget_stop}; spent "
+        f"{usd(summary.spent_usd)}; {summary.not_run} case(s) not run; rerun with --resume "
+        f"{display_path(summary.results_path)} to continue"
     )
 
 
-def unpriced_warning(summary: RunSummary) -> str | None:
-    """With ``--max-cost``, the calls it could not count, or ``None``
-    (docs/running.md#--max-cost)."""
-    if summary.max_cost is None or not summary.unpriced:
+def uncertain_note(summary: RunSummary) -> str | None:
+    """What ``--max-cost`` counted at the worst case for calls whose cost is unknown, or
+    ``None`` (docs/running.md#--max-cost)."""
+    if not summary.uncertain_usd:
         return None
-    calls = ", ".join(f"{count} to '{name}'" for name, count in summary.unpriced.items())
     return (
-        f"evalwright: warning: --max-cost counts only calls of known price; {calls} had "
-        "none (give the target a price:, docs/targets.md#price)"
+        f"evalwright: note: --max-cost counted {usd(summary.uncertain_usd)} for calls whose "
+        "cost is unknown (a timeout, a dropped connection, an answer without usage) at their "
+        "worst case: the API may have billed them"
     )
 
 

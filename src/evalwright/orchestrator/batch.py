@@ -1,7 +1,8 @@
 """Batch mode's engine (docs/batch.md): requests of one target submitted through its provider's
 batch API, recorded in the state file as soon as each batch exists, polled with backoff, and
 read back; a failed request is sent again in a follow-up batch up to the target's
-``retry.max_retries``.
+``retry.max_retries``. Each request reserves its worst case in the run's budget before its
+batch is submitted (docs/batch.md#cost).
 
 What a request is for stays with it (a :class:`Member`): a case's answer
 (:mod:`~evalwright.orchestrator.batch_cases`) or a judge's verdict
@@ -20,7 +21,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from evalwright.errors import ProviderError
+from evalwright.errors import OverBudget, ProviderError
 from evalwright.orchestrator import batch_pending
 from evalwright.orchestrator.batch_state import (
     BatchState,
@@ -28,6 +29,7 @@ from evalwright.orchestrator.batch_state import (
     Phase,
     SubmittedBatch,
 )
+from evalwright.orchestrator.budget import Budget, Charge
 from evalwright.providers.batching import BatchStatus, LineResult, batch_api
 from evalwright.providers.chat import ChatProvider, http_error
 from evalwright.providers.http import HttpResult
@@ -55,6 +57,9 @@ class Member(Protocol):
 
     attempts: int
     """Batches that carried it so far."""
+    charge: Charge | None
+    """Its reservation in the run's budget while its batch runs (None: not sent by this
+    run)."""
 
     @property
     def entry(self) -> RowKey | str:
@@ -99,8 +104,11 @@ class TargetBatches:
         phase: Phase,
         working: Working = contextlib.nullcontext,
         read_back: ReadBack | None = None,
+        *,
+        budget: Budget,
     ) -> None:
         self.state = state
+        self.budget = budget
         self.tell = tell
         self.provider = provider
         self.phase: Phase = phase
@@ -125,13 +133,16 @@ class TargetBatches:
         self.flights.append(_Flight(submitted, members))
 
     async def submit(self, members: Sequence[Member]) -> None:
-        """Send ``members`` in as few batches as the API's limits allow."""
+        """Send ``members`` in as few batches as the API's limits allow; those whose worst
+        case the budget cannot cover are not sent."""
         chunk: list[Member] = []
         size = 0
         for member in members:
             body = member.body()
             if body is None:
                 await member.failed(ProviderError("its batch failed and it cannot be sent again"))
+                continue
+            if not await self._reserve(member, body):
                 continue
             # The body's size plus the line's envelope, a generous estimate.
             line = len(body) + 200
@@ -144,6 +155,17 @@ class TargetBatches:
         if chunk:
             await self._submit_one(chunk)
         await self._read_back()  # those that cannot be sent
+
+    async def _reserve(self, member: Member, body: bytes) -> bool:
+        """Reserve the request's worst case; False (and the member failed) when refused."""
+        purpose = "candidate" if self.phase == "answers" else "judge"
+        try:
+            member.charge = await self.budget.reserve_batch(self.provider.target, body, purpose)
+        except OverBudget as exc:
+            exc.attempts = member.attempts
+            await member.failed(exc)
+            return False
+        return True
 
     async def _submit_one(self, chunk: list[Member]) -> None:
         attempt = max(member.attempts for member in chunk) + 1
@@ -161,8 +183,9 @@ class TargetBatches:
             batch_id = await self.api.submit(bodies, tag, noted)
         except ProviderError as exc:
             found = await batch_pending.after_failed_create(self.api, self.state, pending, exc)
-            if found is None:
+            if found is None:  # no batch was made: nothing was billed
                 for member in chunk:
+                    _release(member)
                     member.attempts = attempt
                     await _fail(member, exc)
                 return
@@ -263,6 +286,7 @@ class TargetBatches:
             if line is not None and line.status is not None and line.status < 400:
                 await member.answered(line, latency_ms)
             elif self._retryable(line, member):
+                _release(member)  # an error status: not billed; sending it again re-reserves
                 retry.append(member)
             else:
                 await _fail(member, self._line_error(batch_id, status, line))
@@ -301,4 +325,11 @@ class TargetBatches:
 
 async def _fail(member: Member, error: ProviderError) -> None:
     error.attempts = max(member.attempts, 1)
+    if member.charge is not None:
+        member.charge.fail(error)
     await member.failed(error)
+
+
+def _release(member: Member) -> None:
+    if member.charge is not None:
+        member.charge.release()

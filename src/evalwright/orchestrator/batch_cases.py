@@ -25,6 +25,7 @@ from evalwright.errors import ProviderError
 from evalwright.orchestrator.batch import Member, TargetBatches, Tell
 from evalwright.orchestrator.batch_judges import JudgeBatcher
 from evalwright.orchestrator.batch_state import BatchState
+from evalwright.orchestrator.budget import Charge
 from evalwright.orchestrator.case import AnsweredCase, CaseRunner, internal_error
 from evalwright.orchestrator.plan import Plan, WorkItem
 from evalwright.orchestrator.requests import candidate_request, case_prompt
@@ -142,6 +143,8 @@ class _Answer:
     """The batches that carried the request."""
     sent: tuple[int, int]
     """Where the body sent is in the spool: the case read again must build the same."""
+    charge: Charge | None
+    """The request's reservation, settled once the answer is priced."""
 
 
 Outcome = _Answer | ProviderError
@@ -156,6 +159,7 @@ class _CaseRequest:
     owner: _TargetCases
     key: RowKey
     attempts: int = 0
+    charge: Charge | None = None
     offset: int = -1
     """Where its body is in the target's spool (-1: not read in this run)."""
     length: int = 0
@@ -174,7 +178,7 @@ class _CaseRequest:
         body = json.dumps(line.body, ensure_ascii=False, separators=(",", ":")).encode()
         sent = (self.offset, self.length)
         at = self.owner.spool_write(body)
-        self.owner.outcomes[self.key] = _Answer(at, latency_ms, self.attempts, sent)
+        self.owner.outcomes[self.key] = _Answer(at, latency_ms, self.attempts, sent, self.charge)
 
     async def failed(self, error: ProviderError) -> None:
         """Kept until its case is read again: an error row."""
@@ -190,7 +194,13 @@ class _TargetCases:
         assert isinstance(provider, ChatProvider)  # the plan admits no other (BATCH_PROVIDERS)
         self.provider = provider
         self.engine = TargetBatches(
-            owner.state, owner.tell, provider, "answers", owner.working, self.read_back
+            owner.state,
+            owner.tell,
+            provider,
+            "answers",
+            owner.working,
+            self.read_back,
+            budget=owner.runner.caller.budget,
         )
         owner.engines.append(self.engine)
         self.spool = tempfile.TemporaryFile()  # noqa: SIM115 (closed by send)
@@ -284,8 +294,13 @@ class _TargetCases:
         if not outcomes:
             return
         for item in reread(self.owner.runner.plan, outcomes):
-            await self._finish(item, outcomes.pop(key_of(item)))
-        for key in outcomes:  # its case is gone from the eval file since it was sent
+            outcome = outcomes.pop(key_of(item))
+            try:
+                await self._finish(item, outcome)
+            finally:
+                _unpriced(outcome)
+        for key, outcome in outcomes.items():  # its case is gone from the file since it was sent
+            _unpriced(outcome)
             logger.warning(
                 "%s: case %s is no longer in the file; its batch answer is dropped", *key[:2]
             )
@@ -310,7 +325,9 @@ class _TargetCases:
         if outcome.attempts != 1:
             response = dataclasses.replace(response, attempts=outcome.attempts)
         caller = self.owner.runner.caller
-        response, cache = await caller.answered(item.target, prepared, response, item.repeat)
+        response, cache = await caller.answered(
+            item.target, prepared, response, item.repeat, charge=outcome.charge
+        )
         await self.owner.hand(AnsweredCase(item, inputs, response, cache))
 
     def _check_unchanged(self, prepared: PreparedRequest, answer: _Answer) -> None:
@@ -322,6 +339,13 @@ class _TargetCases:
                 "the case changed in its eval file while its batch ran: the answer is to the "
                 "request sent before, so it is not used (--resume sends the case as it is now)"
             )
+
+
+def _unpriced(outcome: Outcome) -> None:
+    """An answer whose cost was not settled (it could not be read, or its case is gone) keeps
+    its worst case counted against the budget."""
+    if isinstance(outcome, _Answer) and outcome.charge is not None:
+        outcome.charge.keep()
 
 
 def _wire(prepared: PreparedRequest) -> ChatWireRequest:

@@ -22,6 +22,7 @@ from typing import Any
 from evalwright.errors import ProviderError
 from evalwright.orchestrator.batch import Member, TargetBatches, Tell
 from evalwright.orchestrator.batch_state import BatchState
+from evalwright.orchestrator.budget import Charge
 from evalwright.orchestrator.calls import TargetCaller, request_digest
 from evalwright.providers.base import PreparedRequest, ProviderRequest, ProviderResponse
 from evalwright.providers.batching import LineResult
@@ -55,6 +56,7 @@ class _JudgeRequest:
     answer: asyncio.Future[Answer] = field(default_factory=_future)
     queued_at: float = field(default_factory=time.monotonic)
     attempts: int = 0
+    charge: Charge | None = None
 
     @property
     def entry(self) -> str:
@@ -130,7 +132,12 @@ class JudgeBatcher:
                 provider = self.caller.registry.provider(target)
                 if isinstance(provider, ChatProvider):
                     self.engines[target] = TargetBatches(
-                        self.state, self.tell, provider, "judges", self.working
+                        self.state,
+                        self.tell,
+                        provider,
+                        "judges",
+                        self.working,
+                        budget=self.caller.budget,
                     )
         return self.engines[target]
 
@@ -261,10 +268,31 @@ class CaseJudges:
             batcher.enqueue(target, queued)
         queued.prepared = prepared
         line, latency_ms = await self._wait(queued.answer)
-        response = provider.response_from(prepared, line.body, latency_ms)
+        try:
+            return await self._read(target, queued, line, latency_ms, accept)
+        finally:
+            if queued.charge is not None:  # an answer not priced keeps its worst case
+                queued.charge.keep()
+
+    async def _read(
+        self,
+        target: str,
+        queued: _JudgeRequest,
+        line: LineResult,
+        latency_ms: float,
+        accept: Callable[[ProviderResponse], bool] | None,
+    ) -> ProviderResponse:
+        """The judge's answer in its batch's ``line``, cached and priced as a live one."""
+        prepared = queued.prepared
+        assert prepared is not None  # set by the case that asked
+        engine = self.batcher.engine(target)
+        assert engine is not None  # the request was batched
+        response = engine.provider.response_from(prepared, line.body, latency_ms)
         if queued.attempts != 1:
             response = dataclasses.replace(response, attempts=queued.attempts)
-        response, _ = await caller.answered(target, prepared, response, self.repeat, accept)
+        response, _ = await self.batcher.caller.answered(
+            target, prepared, response, self.repeat, accept, queued.charge
+        )
         return response
 
     async def _wait(self, answer: asyncio.Future[Answer]) -> Answer:

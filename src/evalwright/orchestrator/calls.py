@@ -1,6 +1,7 @@
 """Every target and judge call goes through here: the per-target concurrency bound, the
-response cache, the retry policy, the requests in flight, and giving up on a target that
-refuses connections, around every provider alike. Adapters know nothing of these."""
+response cache, the retry policy, the requests in flight, giving up on a target that refuses
+connections, and the run's budget, around every provider alike. Adapters know nothing of
+these."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from contextlib import AbstractAsyncContextManager
 
 from evalwright.errors import ProviderError, TargetUnreachable
 from evalwright.evaluators.base import JudgeCaller
+from evalwright.orchestrator.budget import Budget, Charge
 from evalwright.orchestrator.retry import with_retries
 from evalwright.providers.base import PreparedRequest, Provider, ProviderRequest, ProviderResponse
 from evalwright.providers.pricing import batch_cost, call_cost, load_prices_for
@@ -41,9 +43,13 @@ def request_digest(provider: Provider, prepared: PreparedRequest, repeat: int) -
 class TargetCaller:
     """Calls targets for one run."""
 
-    def __init__(self, registry: TargetRegistry, cache: ResponseCache | None) -> None:
+    def __init__(
+        self, registry: TargetRegistry, cache: ResponseCache | None, budget: Budget | None = None
+    ) -> None:
         self.registry = registry
         self.cache = cache
+        self.budget = budget if budget is not None else Budget(None)
+        """``--max-cost``: every call sent reserves its worst case there, and settles it."""
         self._limits: dict[str, asyncio.Semaphore | None] = {}
         self._refused: dict[str, int] = {}
         self.unreachable: dict[str, str] = {}
@@ -51,14 +57,15 @@ class TargetCaller:
         # Per target, when each request now in flight was sent (monotonic seconds).
         self._in_flight: dict[str, dict[int, float]] = {}
         self._ids = itertools.count()
-        self.spent = 0.0
-        """USD the run's calls cost, cache hits left out (calls of unknown price count 0)."""
-        self.unpriced: dict[str, int] = {}
-        """Per target, the calls sent whose cost is unknown (the offline mock's left out)."""
         self._seen: set[str] = set()
         self.batch_discounted: dict[str, int] = {}
         """Per target, the batch answers priced at the live price less the documented batch
         discount, the price database having no batch price of the model (docs/batch.md#cost)."""
+
+    @property
+    def spent(self) -> float:
+        """USD the run's calls cost, cache hits left out (calls of unknown price count 0)."""
+        return self.budget.spent
 
     def in_flight(self) -> Iterator[tuple[str, int, float]]:
         """Each target with requests in flight: its name, how many, and when the oldest was
@@ -68,16 +75,18 @@ class TargetCaller:
                 yield name, len(started), min(started.values())
 
     async def _attempt(
-        self, name: str, provider: Provider, prepared: PreparedRequest
+        self, name: str, provider: Provider, prepared: PreparedRequest, charge: Charge
     ) -> ProviderResponse:
-        """One attempt, counted in flight and in the target's run of refused connections."""
+        """One attempt, counted in flight and in the target's run of refused connections, and
+        paid from the call's reservation."""
         if name in self.unreachable:  # given up while this call waited to retry
             raise TargetUnreachable(self._given_up(name), sent=False)
+        charge.renew()  # after an attempt that may have been billed; or not sent
         sent = self._in_flight.setdefault(name, {})
         ident = next(self._ids)
         sent[ident] = time.monotonic()
         try:
-            response = await provider.send(prepared)
+            response = await charge.paid(provider.send(prepared))  # priced, settled
         except ProviderError as exc:
             self._count(name, exc)
             raise
@@ -130,14 +139,10 @@ class TargetCaller:
         response, state = await self._ask(
             name, request, use_cache=use_cache, accept=accept, repeat=repeat
         )
-        cost = call_cost(self.registry.target(name), response.usage)
-        if cost is None:
-            if state != "hit" and self.registry.provider(name).kind != "mock":
-                self.unpriced[name] = self.unpriced.get(name, 0) + 1
-            return response, state
         if state != "hit":
-            self.spent += cost
-        return dataclasses.replace(response, cost_usd=cost), state
+            return response, state  # priced as it was paid for
+        cost = call_cost(self.registry.target(name), response.usage)
+        return (response if cost is None else dataclasses.replace(response, cost_usd=cost)), state
 
     async def _ask(
         self,
@@ -163,11 +168,13 @@ class TargetCaller:
                 raise TargetUnreachable(self._given_up(name), sent=False)
             # Rendered once per request, not per attempt: every attempt sends the same body.
             checked = await provider.template_notes(prepared)
-            response, attempts = await with_retries(
-                lambda attempt: self._attempt(name, provider, prepared.for_attempt(attempt)),
-                provider.retry,
-                provider.timeout,
-            )
+            target = self.registry.target(name)
+            async with self.budget.reserved_for(target, prepared) as charge:  # or not sent
+                response, attempts = await with_retries(
+                    lambda n: self._attempt(name, provider, prepared.for_attempt(n), charge),
+                    provider.retry,
+                    provider.timeout,
+                )
         if attempts != response.attempts or checked:
             notes = (*response.delivery_notes, *checked)
             response = dataclasses.replace(response, attempts=attempts, delivery_notes=notes)
@@ -212,9 +219,11 @@ class TargetCaller:
         response: ProviderResponse,
         repeat: int,
         accept: Callable[[ProviderResponse], bool] | None = None,
+        charge: Charge | None = None,
     ) -> tuple[ProviderResponse, CacheState]:
         """A batch's answer to ``prepared``: cached as a live one would be (when ``accept``
-        takes it), and priced at the batch discount (docs/batch.md#cost)."""
+        takes it), priced at the batch discount (docs/batch.md#cost), and settling
+        ``charge``, the request's reservation (None: an earlier run submitted it)."""
         provider = self.registry.provider(name)
         key = self._key(provider, prepared, repeat)
         state: CacheState = "off"
@@ -222,11 +231,11 @@ class TargetCaller:
             if accept is None or accept(response):
                 await self.cache.put(key, prepared.request.purpose, response)
             state = "miss"
-        cost, discounted = batch_cost(self.registry.target(name), response.usage)
+        target = self.registry.target(name)
+        cost, discounted = batch_cost(target, response.usage)
+        (charge if charge is not None else self.budget.unreserved(target)).settle(cost)
         if cost is None:
-            self.unpriced[name] = self.unpriced.get(name, 0) + 1
             return response, state
-        self.spent += cost
         if discounted:
             self.batch_discounted[name] = self.batch_discounted.get(name, 0) + 1
         return dataclasses.replace(response, cost_usd=cost), state

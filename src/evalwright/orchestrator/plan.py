@@ -60,8 +60,8 @@ class RunOptions:
     pass_mark: float = 0.5
     threshold: float | None = None
     max_cost: float | None = None
-    """``--max-cost``: once this run has spent this many USD, no new case starts
-    (docs/running.md#--max-cost)."""
+    """``--max-cost``: no call is sent whose worst case could take the run's spending past
+    this many USD (docs/running.md#--max-cost)."""
     executor: Literal["local", "ray"] = "local"
     """``--executor``: where agent cases' commands run (docs/scale.md)."""
     ray_address: str | None = None

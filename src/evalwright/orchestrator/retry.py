@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from evalwright import logs
-from evalwright.errors import BlockedError, ProviderError, ProviderTimeout, TargetUnreachable
+from evalwright.errors import BlockedError, ProviderError, ProviderTimeout
 from evalwright.targets.models import RetrySettings
 
 logger = logging.getLogger(__name__)
@@ -93,7 +93,7 @@ async def with_retries(
             error = exc
         if settings is None or attempt > settings.max_retries or not should_retry(error, settings):
             error.attempts = attempt
-            if isinstance(error, TargetUnreachable) and not error.sent:
+            if not error.sent:  # this attempt never went out
                 error.attempts = attempt - 1
             if says_request_invalid(error):
                 error.args = (f"{error} ({NOT_RETRIED_NOTE})",)

@@ -22,6 +22,7 @@ from evalwright.executors.ray_cluster import RayExecutor
 from evalwright.orchestrator.batch_cases import BatchRunner, SetAside
 from evalwright.orchestrator.batch_judges import JudgeBatcher
 from evalwright.orchestrator.batch_state import BatchState
+from evalwright.orchestrator.budget import Budget
 from evalwright.orchestrator.calls import TargetCaller
 from evalwright.orchestrator.case import AnsweredCase, CaseRunner, internal_error
 from evalwright.orchestrator.output import open_results
@@ -146,7 +147,8 @@ async def _execute(plan: Plan, reporter: Reporter, redact: Redactor) -> RunSumma
         if use_cache:
             cache = ResponseCache(plan.project.root / ".evalwright" / "cache", redact)
         # A cache that could not be opened is off: its rows say so ("cache": "off").
-        caller = TargetCaller(plan.registry, cache if cache is not None and cache.usable else None)
+        usable = cache if cache is not None and cache.usable else None
+        caller = TargetCaller(plan.registry, usable, Budget(options.max_cost))
         runner = CaseRunner(plan, caller, results.run_id)
         _tell_warnings(plan, reporter)
         reporter.start(summary)
@@ -161,7 +163,8 @@ async def _execute(plan: Plan, reporter: Reporter, redact: Redactor) -> RunSumma
             await aside.aclose()
             summary.unreachable = dict(caller.unreachable)
             summary.spent_usd = caller.spent
-            summary.unpriced = dict(caller.unpriced)
+            summary.uncertain_usd = caller.budget.uncertain
+            summary.budget_stop = caller.budget.refused
             summary.batch_discounted = dict(caller.batch_discounted)
     except asyncio.CancelledError:
         summary.interrupted = True
@@ -245,7 +248,6 @@ class _Pipeline:
         reporter: Reporter,
     ) -> None:
         self.runner = runner
-        self.max_cost = options.max_cost
         self.workers = options.workers
         self.writer = writer
         self.summary = summary
@@ -304,6 +306,9 @@ class _Pipeline:
                 asked = await self.runner.ask(item)
             except Exception as exc:  # a bug must cost one row, not the run
                 asked = AnsweredCase(item, None, None, "off", internal_error(exc))
+            if _refused_at_once(asked):  # counted, not started: --resume runs it
+                self.summary.not_run += 1
+                continue
             await self.slots.acquire()
             if not _local_only(asked):
                 await self._finish(asked)  # judges and scripts count against --workers
@@ -314,7 +319,12 @@ class _Pipeline:
 
     async def hand(self, asked: AnsweredCase) -> asyncio.Future[None]:
         """Start finishing a case answered elsewhere (batch mode) as a worker would; the
-        future ends with its row written."""
+        future ends with its row written (at once for a case the budget refused)."""
+        if _refused_at_once(asked):
+            self.summary.not_run += 1
+            done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            done.set_result(None)
+            return done
         await self.slots.acquire()
         task = asyncio.ensure_future(self._finish(asked))
         self.finishing.add(task)
@@ -327,9 +337,9 @@ class _Pipeline:
             await asyncio.gather(*self.finishing)
 
     def _over_budget(self) -> bool:
-        """Whether ``--max-cost`` is spent: what the calls so far cost, cache hits left out
+        """Whether ``--max-cost`` refused a call: no new case starts then
         (docs/running.md#--max-cost)."""
-        return self.max_cost is not None and self.runner.caller.spent >= self.max_cost
+        return self.runner.caller.budget.refused is not None
 
     async def _finish(self, asked: AnsweredCase) -> None:
         try:
@@ -347,6 +357,15 @@ class _Pipeline:
         self.summary.spent_usd = self.runner.caller.spent
         self.summary.add(row)
         self.reporter.row(row, self.summary)
+
+
+def _refused_at_once(asked: AnsweredCase) -> bool:
+    """Whether ``--max-cost`` refused the case's first call: nothing of it was answered, so it
+    has no row and counts as not run (docs/running.md#--max-cost)."""
+    failure, held = asked.failure, asked.conversation
+    if failure is None or failure.error_type != "over_budget":
+        return False
+    return held is None or (not held.turns and held.failed_simulator is None)
 
 
 def _local_only(asked: AnsweredCase) -> bool:

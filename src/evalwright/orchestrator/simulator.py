@@ -124,6 +124,8 @@ async def ask_simulator(
             record = _record(target, responses, None) if responses else None
             failure = SimulatorFailure(f"simulated user target '{target}' failed: {exc}", record)
             failure.attempts = exc.attempts
+            if exc.error_type == "over_budget":  # refused, not failed: the row says so
+                failure.error_type = exc.error_type
             raise failure from None
         responses.append((response, cache))
         try:

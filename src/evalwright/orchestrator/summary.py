@@ -74,12 +74,15 @@ class RunSummary:
     """What this run's calls cost, target and judge, cache hits left out (rows kept from a
     resumed file cost nothing this run)."""
     max_cost: float | None = None
-    """``--max-cost``: the budget after which no new case starts."""
+    """``--max-cost``: the budget no call may cross (docs/running.md#--max-cost)."""
     not_run: int = 0
-    """Cases not started because the budget was spent (docs/running.md#--max-cost)."""
-    unpriced: dict[str, int] = field(default_factory=dict[str, int])
-    """Per target, the calls this run sent whose cost is unknown (not counted in
-    ``spent_usd``)."""
+    """Cases not started, or refused by the budget before any of their calls was answered
+    (docs/running.md#--max-cost)."""
+    budget_stop: str | None = None
+    """Why ``--max-cost`` refused the first call it refused (no new case started after)."""
+    uncertain_usd: float = 0.0
+    """The worst cases ``--max-cost`` kept for calls whose cost is unknown (a timeout, an
+    answer without usage): not in ``spent_usd``, but counted against the budget."""
     batch_discounted: dict[str, int] = field(default_factory=dict[str, int])
     """Per target, the batch answers priced at the live price less the documented batch
     discount, the price data having no batch price (docs/batch.md#cost)."""
@@ -169,8 +172,8 @@ class RunSummary:
 
     @property
     def over_budget(self) -> bool:
-        """Whether ``--max-cost`` stopped the run before every case started."""
-        return self.not_run > 0
+        """Whether ``--max-cost`` refused a call (and so started no case after it)."""
+        return self.budget_stop is not None
 
     def below_threshold(self) -> list[str]:
         """The targets whose mean score is below ``--threshold`` (or that have no scored row);

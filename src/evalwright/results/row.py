@@ -24,6 +24,7 @@ ErrorType = Literal[
     "blocked",
     "response_too_large",
     "target_unreachable",
+    "over_budget",
     "evaluator_error",
     "config_error",
 ]
