@@ -11,9 +11,10 @@ from typing import Any, cast
 
 import pytest
 
+from evalwright.providers.wire import AgentWireRequest
 from evalwright.results.row import ROW_KEYS
 from evalwright.testing import ReceivedRequest, Text
-from tests.e2e.harness import E2E, is_judge, judge_user_text, question_section
+from tests.e2e.harness import E2E, body_bytes, is_judge, judge_user_text, question_section
 
 EVAL_FILE = "evals/talk.yaml"
 THREE_TURNS = """evalcases:
@@ -123,11 +124,14 @@ def test_three_turns_grow_by_the_reply_and_the_next_turn(e2e: E2E, target: str) 
     assert all(r.system_prompt == "Be brief." for r in sent)
     for request in sent:
         _oracle(request)
-    (row,) = e2e.rows()
-    assert [t["reply"] for t in row["turns"]] == ["reply 1", "reply 2", "reply 3"]
-    assert [t["wire_request"]["body"] for t in row["turns"]] == [r.json for r in sent]
-    assert row["wire_request"]["body"] == sent[-1].json
-    assert row["candidate_answer"] == "reply 3"
+    (row,) = e2e.results()
+    assert row.turns is not None
+    assert [t.wire_added is not None for t in row.turns] == [False, True, True], "stored linearly"
+    turns = list(row.full_turns())
+    assert [t.reply for t in turns] == ["reply 1", "reply 2", "reply 3"]
+    assert [body_bytes(t.wire_request) for t in turns] == [r.body for r in sent]
+    assert (row.raw_request, row.wire_request) == (None, None), "the last turn holds them"
+    assert row.candidate_answer == "reply 3"
 
 
 def test_each_turn_is_scored_and_the_case_score_combines_them(e2e: E2E) -> None:
@@ -173,8 +177,10 @@ def test_the_judge_sees_the_whole_transcript(e2e: E2E) -> None:
         "@[User]:\nTurn two?\n\n"
         "@[Assistant]:\nreply 2\n\n@[User]:\nTurn three?"
     )
-    (row,) = e2e.rows()
-    assert question_section(prompt) == row["raw_request"]["question"]
+    (row,) = e2e.results()
+    last = list(row.full_turns())[-1]
+    assert last.raw_request is not None
+    assert question_section(prompt) == last.raw_request.question
     assert "[[ ## candidate_answer ## ]]\nreply 3" in prompt
 
 
@@ -301,10 +307,14 @@ def test_a_cli_target_gets_the_whole_transcript_each_turn(e2e: E2E) -> None:
     result = e2e.run("eval", EVAL_FILE, "--target", "sh", "--out", "results.jsonl")
 
     assert result.code == 0, result.err
-    (row,) = e2e.rows()
-    assert [t["reply"] for t in row["turns"]] == ["reply 1", "reply 2", "reply 3"]
-    assert row["raw_request"]["question"] == (
+    (row,) = e2e.results()
+    turns = list(row.full_turns())
+    assert [t.reply for t in turns] == ["reply 1", "reply 2", "reply 3"]
+    last = turns[-1]
+    assert last.raw_request is not None
+    assert last.raw_request.question == (
         "@[System]:\nBe brief.\n\n@[User]:\nTurn one?\n\n@[Assistant]:\nreply 1\n\n"
         "@[User]:\nTurn two?\n\n@[Assistant]:\nreply 2\n\n@[User]:\nTurn three?"
     )
-    assert row["turns"][2]["wire_request"]["argv"][-1] == row["raw_request"]["question"]
+    assert isinstance(last.wire_request, AgentWireRequest)
+    assert last.wire_request.argv[-1] == last.raw_request.question
