@@ -4,11 +4,14 @@ polling helpers with deadlines instead of fixed sleeps."""
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from evalwright.testing import ReceivedRequest
@@ -27,6 +30,48 @@ def start_eval(e2e: E2E, *args: str | os.PathLike[str]) -> subprocess.Popen[str]
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+@dataclass(frozen=True)
+class Measured:
+    """How a run ended, and the most memory it held at once."""
+
+    code: int
+    err: str
+    peak_rss: int
+    """Its peak resident set size in bytes, as the kernel counted it for that process."""
+
+
+def run_measured(e2e: E2E, *args: str | os.PathLike[str], timeout: float = 300) -> Measured:
+    """``python -m evalwright ARGS`` to its end, reaped with ``wait4`` for its own peak
+    memory (not that of other processes this one started)."""
+    with tempfile.TemporaryFile() as err:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "evalwright", *[str(a) for a in args]],
+            cwd=e2e.root,
+            env=e2e.env,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )
+        reaped: list[tuple[int, resource.struct_rusage]] = []
+
+        def ended() -> bool:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                reaped.append((status, usage))
+            return bool(pid)
+
+        try:
+            wait_until(ended, timeout=timeout, what="the run to end")
+        finally:
+            if not reaped:
+                process.kill()
+                reaped.append(os.wait4(process.pid, 0)[1:])
+            process.returncode = os.waitstatus_to_exitcode(reaped[0][0])
+        err.seek(0)
+        text = err.read().decode("utf-8", "replace")
+    # Linux counts ru_maxrss in kilobytes.
+    return Measured(process.returncode, text, reaped[0][1].ru_maxrss * 1024)
 
 
 def wait_until(condition: Callable[[], bool], *, timeout: float, what: str) -> None:

@@ -10,7 +10,8 @@ when it is judged."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import contextlib
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -41,9 +42,31 @@ if TYPE_CHECKING:
     from evalwright.orchestrator.case import CaseRunner
 
 
-TURNS_JUDGED_AT_ONCE = 4
-"""How many turns of one conversation are judged at a time: each holds its transcript while
-its judges run, and a long conversation's transcripts together grow with its square."""
+TRANSCRIPTS_JUDGED_AT_ONCE = 8_000_000
+"""How many characters of replies the turns of one conversation being judged at once may
+hold (one turn is always judged): each holds its transcript while its judges run, and a long
+conversation's transcripts together grow with its square."""
+
+
+class Budget:
+    """Lets turns be judged while the replies they hold stay within a budget."""
+
+    def __init__(self, budget: int) -> None:
+        self._left, self._running = budget, 0
+        self._changed = asyncio.Condition()
+
+    @contextlib.asynccontextmanager
+    async def holding(self, size: int) -> AsyncGenerator[None]:
+        """Wait until ``size`` fits (or nothing else runs), and hold it meanwhile."""
+        async with self._changed:
+            await self._changed.wait_for(lambda: not self._running or size <= self._left)
+            self._left, self._running = self._left - size, self._running + 1
+        try:
+            yield
+        finally:
+            async with self._changed:
+                self._left, self._running = self._left + size, self._running - 1
+                self._changed.notify_all()
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,14 +235,14 @@ async def finish(runner: CaseRunner, item: WorkItem, held: Conversation) -> Resu
         )
 
     replies = [(n, turn.reply) for n, turn in enumerate(turns, 1)]
-    at_once = asyncio.Semaphore(TURNS_JUDGED_AT_ONCE)
+    budget = Budget(TRANSCRIPTS_JUDGED_AT_ONCE)
 
     async def turn_results(evaluators: tuple[Evaluator, ...], n: int) -> list[EvaluatorResult]:
         if not evaluators:
             return []
         # Made as the turn is judged and dropped after: a turn's transcript is held while
         # its judges run, and its judges' requests keep only what its replies do not hold.
-        async with at_once:
+        async with budget.holding(sum(len(reply) for _, reply in replies[:n])):
             results = await evaluate(evaluators, context(turns[n - 1]))
         return named_results(results, replies[:n])
 
