@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from evalwright.providers.http import encode_json
-from evalwright.providers.wire import ChatWireRequest, WireRequest
+from evalwright.providers.wire import ChatWireRequest
 from evalwright.results.reading import read_results
 from evalwright.results.row import ResultRow
 from evalwright.testing import FakeServer, ReceivedRequest
@@ -55,7 +55,7 @@ def targets_yaml(url: str, extra: str = "") -> str:
 """
 
 
-def body_bytes(wire: WireRequest | None) -> bytes:
+def body_bytes(wire: object) -> bytes:
     """A recorded chat request's body as the bytes that were sent."""
     assert isinstance(wire, ChatWireRequest), wire
     return encode_json(wire.body)

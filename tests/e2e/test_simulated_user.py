@@ -157,6 +157,64 @@ def test_the_simulator_stops_on_done_and_its_message_is_never_sent(e2e: E2E) -> 
     assert body_bytes(done.wire_request) == asked[2].body
 
 
+def _long_reply(n: int) -> str:
+    return f"reply {n}: " + "a long answer that the next requests hold, " * 10
+
+
+def test_long_replies_are_stored_once_and_every_simulator_request_rebuilt(e2e: E2E) -> None:
+    _setup(e2e, _case(max_turns=5))
+    script = _script(done_after=2)
+
+    def respond(request: ReceivedRequest) -> Text | None:
+        if is_judge(request) or _is_simulator(request):
+            return script(request)
+        users = sum(1 for m in request.json["messages"] if m["role"] == "user")
+        return Text(_long_reply(users))
+
+    e2e.server.responder = respond
+
+    row = _run(e2e)
+
+    assert row["status"] == "ok", row["error"]
+    line = (e2e.root / "results.jsonl").read_text(encoding="utf-8")
+    # Held by the second candidate request and every simulator request after each.
+    assert [line.count(_long_reply(n)) for n in (1, 2)] == [1, 2], "the last is the answer too"
+    (read,) = e2e.results()
+    full = list(read.full_turns())
+    assert [body_bytes(t.wire_request) for t in full] == [r.body for r in _candidates(e2e)]
+    done = full[-1].simulator_done
+    records = [*(t.simulator for t in full), done]
+    assert [body_bytes(r.wire_request if r else None) for r in records] == [
+        r.body for r in _simulators(e2e)
+    ]
+
+
+def test_a_simulator_failing_after_a_turn_keeps_its_last_request(e2e: E2E) -> None:
+    _setup(e2e, _case(max_turns=3))
+    script = _script(done_after=None)
+
+    def respond(request: ReceivedRequest) -> Text | None:
+        messages = request.json["messages"]
+        if _is_simulator(request) and any(m["role"] == "assistant" for m in messages):
+            return Text("Sure! Here is my message.")
+        if is_judge(request) or _is_simulator(request):
+            return script(request)
+        return Text(_long_reply(1))
+
+    e2e.server.responder = respond
+
+    row = _run(e2e)
+
+    assert row["status"] == "error"
+    (read,) = e2e.results()
+    assert (read.raw_request, read.wire_request) == (None, None), "the first turn holds them"
+    first, failed = read.full_turns()
+    assert (first.reply, failed.reply, failed.wire_request) == (_long_reply(1), None, None)
+    assert failed.simulator is not None
+    assert failed.simulator.tries == 2
+    assert body_bytes(failed.simulator.wire_request) == _simulators(e2e)[-1].body
+
+
 def test_the_simulator_stops_at_max_turns(e2e: E2E) -> None:
     _setup(e2e, _case(max_turns=3))
     e2e.server.responder = _script(done_after=None)
