@@ -4,7 +4,6 @@ polling helpers with deadlines instead of fixed sleeps."""
 from __future__ import annotations
 
 import os
-import resource
 import signal
 import subprocess
 import sys
@@ -42,36 +41,37 @@ class Measured:
     """Its peak resident set size in bytes, as the kernel counted it for that process."""
 
 
+# A process started straight from this one would count this one's peak as its own: the kernel
+# carries the memory a process had before exec (here this test process's, shared through
+# vfork) into its ``ru_maxrss``. A small launcher starts the run and reports the run's alone.
+_LAUNCHER = """
+import os, subprocess, sys
+run = subprocess.Popen(sys.argv[2:])
+_, status, usage = os.wait4(run.pid, 0)
+with open(sys.argv[1], "w") as out:
+    out.write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def run_measured(e2e: E2E, *args: str | os.PathLike[str], timeout: float = 300) -> Measured:
-    """``python -m evalwright ARGS`` to its end, reaped with ``wait4`` for its own peak
-    memory (not that of other processes this one started)."""
-    with tempfile.TemporaryFile() as err:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "evalwright", *[str(a) for a in args]],
+    """``python -m evalwright ARGS`` to its end, with its own peak memory (read by a launcher
+    with ``wait4``; Linux counts it in kilobytes)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        peak = Path(scratch) / "peak"
+        command = [sys.executable, "-c", _LAUNCHER, str(peak), sys.executable, "-m", "evalwright"]
+        completed = subprocess.run(
+            [*command, *[str(a) for a in args]],
             cwd=e2e.root,
             env=e2e.env,
             stdout=subprocess.DEVNULL,
-            stderr=err,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=timeout,
+            check=False,
         )
-        reaped: list[tuple[int, resource.struct_rusage]] = []
-
-        def ended() -> bool:
-            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
-            if pid:
-                reaped.append((status, usage))
-            return bool(pid)
-
-        try:
-            wait_until(ended, timeout=timeout, what="the run to end")
-        finally:
-            if not reaped:
-                process.kill()
-                reaped.append(os.wait4(process.pid, 0)[1:])
-            process.returncode = os.waitstatus_to_exitcode(reaped[0][0])
-        err.seek(0)
-        text = err.read().decode("utf-8", "replace")
-    # Linux counts ru_maxrss in kilobytes.
-    return Measured(process.returncode, text, reaped[0][1].ru_maxrss * 1024)
+        assert peak.exists(), completed.stderr
+        return Measured(completed.returncode, completed.stderr, int(peak.read_text()) * 1024)
 
 
 def wait_until(condition: Callable[[], bool], *, timeout: float, what: str) -> None:
