@@ -60,7 +60,8 @@ PathStep = StrictStr | StrictInt
 
 class ReplyText(RecordModel):
     """A text of a stored value that holds replies of the conversation: rebuilt by joining
-    ``parts``, each number standing for that turn's ``reply`` (docs/conversations.md#the-row)."""
+    ``parts``, each number standing for that turn's ``reply``
+    (docs/conversations.md#how-requests-are-stored)."""
 
     at: tuple[PathStep, ...]
     """Where the text goes in the value (``[]``: the value itself)."""
@@ -70,7 +71,8 @@ class ReplyText(RecordModel):
 
 class Named(RecordModel):
     """A judge's request in a live conversation's row, with each text that holds the
-    conversation's replies rebuilt from its parts (docs/conversations.md#the-row)."""
+    conversation's replies rebuilt from its parts
+    (docs/conversations.md#how-requests-are-stored)."""
 
     value: JsonValue
     """The request, each text ``replies`` rebuilds left ``null``."""
@@ -79,7 +81,8 @@ class Named(RecordModel):
 
 class Addition(RecordModel):
     """What a request adds at one place of the previous request of its kind
-    (docs/conversations.md#the-row): entries appended to a list, or text to a text."""
+    (docs/conversations.md#how-requests-are-stored): entries appended to a list, or text to a
+    text."""
 
     at: tuple[PathStep, ...]
     """The path of the list or text in the request, e.g. ``["body", "messages"]``."""
