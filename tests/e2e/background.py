@@ -7,8 +7,10 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from evalwright.testing import ReceivedRequest
@@ -27,6 +29,49 @@ def start_eval(e2e: E2E, *args: str | os.PathLike[str]) -> subprocess.Popen[str]
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+@dataclass(frozen=True)
+class Measured:
+    """How a run ended, and the most memory it held at once."""
+
+    code: int
+    err: str
+    peak_rss: int
+    """Its peak resident set size in bytes, as the kernel counted it for that process."""
+
+
+# A process started straight from this one would count this one's peak as its own: the kernel
+# carries the memory a process had before exec (here this test process's, shared through
+# vfork) into its ``ru_maxrss``. A small launcher starts the run and reports the run's alone.
+_LAUNCHER = """
+import os, subprocess, sys
+run = subprocess.Popen(sys.argv[2:])
+_, status, usage = os.wait4(run.pid, 0)
+with open(sys.argv[1], "w") as out:
+    out.write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+def run_measured(e2e: E2E, *args: str | os.PathLike[str], timeout: float = 300) -> Measured:
+    """``python -m evalwright ARGS`` to its end, with its own peak memory (read by a launcher
+    with ``wait4``; Linux counts it in kilobytes)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        peak = Path(scratch) / "peak"
+        command = [sys.executable, "-c", _LAUNCHER, str(peak), sys.executable, "-m", "evalwright"]
+        completed = subprocess.run(
+            [*command, *[str(a) for a in args]],
+            cwd=e2e.root,
+            env=e2e.env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        assert peak.exists(), completed.stderr
+        return Measured(completed.returncode, completed.stderr, int(peak.read_text()) * 1024)
 
 
 def wait_until(condition: Callable[[], bool], *, timeout: float, what: str) -> None:

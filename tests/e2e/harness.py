@@ -15,6 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evalwright.providers.http import encode_json
+from evalwright.providers.wire import ChatWireRequest
+from evalwright.results.reading import read_results
+from evalwright.results.row import ResultRow
 from evalwright.testing import FakeServer, ReceivedRequest
 from tests.conftest import CliResult, ProjectDir, run_cli, run_process
 
@@ -49,6 +53,12 @@ def targets_yaml(url: str, extra: str = "") -> str:
     base_url: {url}/v1
     retry: {{max_retries: 1, initial_delay_ms: 10, max_delay_ms: 50}}
 """
+
+
+def body_bytes(wire: object) -> bytes:
+    """A recorded chat request's body as the bytes that were sent."""
+    assert isinstance(wire, ChatWireRequest), wire
+    return encode_json(wire.body)
 
 
 def system_text(request: ReceivedRequest) -> str:
@@ -101,6 +111,10 @@ class E2E:
         text = (self.root / path).read_text(encoding="utf-8")
         assert text.endswith("\n") or not text
         return [json.loads(line) for line in text.splitlines()]
+
+    def results(self, path: str = "results.jsonl") -> list[ResultRow]:
+        """The rows of a results file as ``read_results`` gives them."""
+        return list(read_results(self.root / path))
 
     def candidates(self) -> list[ReceivedRequest]:
         """Requests that asked a target for an answer (not a judge)."""

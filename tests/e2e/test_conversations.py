@@ -11,9 +11,11 @@ from typing import Any, cast
 
 import pytest
 
+from evalwright import jsontext
+from evalwright.providers.wire import AgentWireRequest
 from evalwright.results.row import ROW_KEYS
-from evalwright.testing import ReceivedRequest, Text
-from tests.e2e.harness import E2E, is_judge, judge_user_text, question_section
+from evalwright.testing import Fault, ReceivedRequest, Text
+from tests.e2e.harness import E2E, body_bytes, is_judge, judge_user_text, question_section
 
 EVAL_FILE = "evals/talk.yaml"
 THREE_TURNS = """evalcases:
@@ -123,11 +125,14 @@ def test_three_turns_grow_by_the_reply_and_the_next_turn(e2e: E2E, target: str) 
     assert all(r.system_prompt == "Be brief." for r in sent)
     for request in sent:
         _oracle(request)
-    (row,) = e2e.rows()
-    assert [t["reply"] for t in row["turns"]] == ["reply 1", "reply 2", "reply 3"]
-    assert [t["wire_request"]["body"] for t in row["turns"]] == [r.json for r in sent]
-    assert row["wire_request"]["body"] == sent[-1].json
-    assert row["candidate_answer"] == "reply 3"
+    (row,) = e2e.results()
+    assert row.turns is not None
+    assert [t.wire_added is not None for t in row.turns] == [False, True, True], "stored linearly"
+    turns = list(row.full_turns())
+    assert [t.reply for t in turns] == ["reply 1", "reply 2", "reply 3"]
+    assert [body_bytes(t.wire_request) for t in turns] == [r.body for r in sent]
+    assert (row.raw_request, row.wire_request) == (None, None), "the last turn holds them"
+    assert row.candidate_answer == "reply 3"
 
 
 def test_each_turn_is_scored_and_the_case_score_combines_them(e2e: E2E) -> None:
@@ -173,9 +178,96 @@ def test_the_judge_sees_the_whole_transcript(e2e: E2E) -> None:
         "@[User]:\nTurn two?\n\n"
         "@[Assistant]:\nreply 2\n\n@[User]:\nTurn three?"
     )
-    (row,) = e2e.rows()
-    assert question_section(prompt) == row["raw_request"]["question"]
+    (row,) = e2e.results()
+    last = list(row.full_turns())[-1]
+    assert last.raw_request is not None
+    assert question_section(prompt) == last.raw_request.question
     assert "[[ ## candidate_answer ## ]]\nreply 3" in prompt
+
+
+JUDGED = """evalcases:
+  - id: talk
+    expected_outcome: Keeps track of the conversation.
+    input_messages:
+      - {role: system, content: Be brief.}
+    turns:
+      - Turn one?
+      - content: Turn two?
+        evaluators:
+          - {name: second, type: llm_judge}
+      - Turn three?
+    execution:
+      evaluators:
+        - {name: whole, type: llm_judge}
+"""
+ESCAPED = '"quoted" back\\slash, tab\t, line\n, café, \U0001f600, a separator \u2028. '
+
+
+def _long_reply(n: int) -> str:
+    return f"Reply {n}: " + ESCAPED * 20
+
+
+def _long(request: ReceivedRequest) -> Text | None:
+    """Answer a long ``Reply N`` (N user turns) that JSON escapes; judges fall through."""
+    return None if is_judge(request) else Text(_long_reply(_users(request)))
+
+
+def _in_line(text: str) -> str:
+    """``text`` as a results line spells it."""
+    return jsontext.one_line(json.dumps(text, ensure_ascii=False)[1:-1])
+
+
+@pytest.mark.parametrize("target", ["oa", "az", "an", "ge"])
+def test_each_reply_is_stored_once_and_every_request_rebuilt_byte_for_byte(
+    e2e: E2E, target: str
+) -> None:
+    _with_azure(e2e)
+    e2e.project.write(EVAL_FILE, JUDGED)
+    e2e.server.responder = _long
+    e2e.server.judge_verdict = {"score": 1, "hits": [], "misses": [], "reasoning": "fine"}
+
+    result = e2e.run("eval", EVAL_FILE, "--target", target, "--out", "results.jsonl")
+
+    assert result.code == 0, result.err
+    line = (e2e.root / "results.jsonl").read_text(encoding="utf-8")
+    # Every request but the first held the replies before it; the last reply is also the
+    # row's candidate_answer.
+    assert [line.count(_in_line(_long_reply(n))) for n in (1, 2, 3)] == [1, 1, 2]
+    (row,) = e2e.results()
+    assert row.turns is not None
+    assert row.turns[1].evaluator_results[0].raw_named is not None, "stored naming replies"
+    turns = list(row.full_turns())
+    assert [body_bytes(t.wire_request) for t in turns] == [r.body for r in e2e.candidates()]
+    second, whole = turns[1].evaluator_results[0], row.full_evaluator_results()[0]
+    judged = {judge_user_text(r): r.body for r in e2e.judges()}
+    sent = {body_bytes(second.raw_request), body_bytes(whole.raw_request)}
+    assert sent == set(judged.values())
+    questions = {question_section(prompt) for prompt in judged}
+    assert {t.raw_request.question for t in (turns[1], turns[2]) if t.raw_request} == questions
+
+
+def test_a_failed_turn_keeps_the_request_it_sent(e2e: E2E) -> None:
+    e2e.project.write(EVAL_FILE, JUDGED)
+
+    def fail_third(request: ReceivedRequest) -> Text | Fault | None:
+        if not is_judge(request) and _users(request) == 3:
+            return Fault(400)
+        return _long(request)
+
+    e2e.server.responder = fail_third
+
+    result = e2e.run("eval", EVAL_FILE, "--target", "oa", "--out", "results.jsonl")
+
+    assert result.code != 0
+    (row,) = e2e.results()
+    assert row.status == "error"
+    assert (row.raw_request, row.wire_request) == (None, None), "the failed turn holds them"
+    turns = list(row.full_turns())
+    assert [t.reply for t in turns] == [_long_reply(1), _long_reply(2), None]
+    assert [body_bytes(t.wire_request) for t in turns] == [r.body for r in e2e.candidates()]
+    assert turns[2].raw_request is not None
+    assert turns[2].raw_request.question.endswith("@[User]:\nTurn three?")
+    assert e2e.judges() == [], "an unfinished conversation is not judged"
 
 
 def _many(count: int, turns: int) -> str:
@@ -301,10 +393,14 @@ def test_a_cli_target_gets_the_whole_transcript_each_turn(e2e: E2E) -> None:
     result = e2e.run("eval", EVAL_FILE, "--target", "sh", "--out", "results.jsonl")
 
     assert result.code == 0, result.err
-    (row,) = e2e.rows()
-    assert [t["reply"] for t in row["turns"]] == ["reply 1", "reply 2", "reply 3"]
-    assert row["raw_request"]["question"] == (
+    (row,) = e2e.results()
+    turns = list(row.full_turns())
+    assert [t.reply for t in turns] == ["reply 1", "reply 2", "reply 3"]
+    last = turns[-1]
+    assert last.raw_request is not None
+    assert last.raw_request.question == (
         "@[System]:\nBe brief.\n\n@[User]:\nTurn one?\n\n@[Assistant]:\nreply 1\n\n"
         "@[User]:\nTurn two?\n\n@[Assistant]:\nreply 2\n\n@[User]:\nTurn three?"
     )
-    assert row["turns"][2]["wire_request"]["argv"][-1] == row["raw_request"]["question"]
+    assert isinstance(last.wire_request, AgentWireRequest)
+    assert last.wire_request.argv[-1] == last.raw_request.question

@@ -13,7 +13,7 @@ import pytest
 
 from evalwright.orchestrator.simulator import OPENING
 from evalwright.testing import ReceivedRequest, Text
-from tests.e2e.harness import E2E, is_judge
+from tests.e2e.harness import E2E, body_bytes, is_judge
 
 EVAL_FILE = "evals/sim.yaml"
 SIMULATOR = """  - name: sim
@@ -138,17 +138,81 @@ def test_the_simulator_stops_on_done_and_its_message_is_never_sent(e2e: E2E) -> 
     assert asked[0].json["response_format"]["type"] == "json_schema"
     turns = row["turns"]
     assert [t["reply"] for t in turns] == ["reply 1", "reply 2"]
-    assert [t["simulator"]["wire_request"]["body"] for t in turns] == [r.json for r in asked[:2]]
     assert [json.loads(t["simulator"]["reply"])["message"] for t in turns] == [
         _user_said(1),
         _user_said(2),
     ]
     assert turns[0]["simulator"]["usage"]["input_tokens"] > 0
     assert "simulator_done" not in turns[0]
-    done = turns[1]["simulator_done"]
-    assert done["done"] is True
-    assert done["wire_request"]["body"] == asked[2].json
+    assert turns[1]["simulator_done"]["done"] is True
     assert row["candidate_answer"] == "reply 2"
+    (read,) = e2e.results()
+    full = list(read.full_turns())
+    simulators = [t.simulator for t in full]
+    assert [body_bytes(s.wire_request if s else None) for s in simulators] == [
+        r.body for r in asked[:2]
+    ]
+    done = full[1].simulator_done
+    assert done is not None
+    assert body_bytes(done.wire_request) == asked[2].body
+
+
+def _long_reply(n: int) -> str:
+    return f"reply {n}: " + "a long answer that the next requests hold, " * 10
+
+
+def test_long_replies_are_stored_once_and_every_simulator_request_rebuilt(e2e: E2E) -> None:
+    _setup(e2e, _case(max_turns=5))
+    script = _script(done_after=2)
+
+    def respond(request: ReceivedRequest) -> Text | None:
+        if is_judge(request) or _is_simulator(request):
+            return script(request)
+        users = sum(1 for m in request.json["messages"] if m["role"] == "user")
+        return Text(_long_reply(users))
+
+    e2e.server.responder = respond
+
+    row = _run(e2e)
+
+    assert row["status"] == "ok", row["error"]
+    line = (e2e.root / "results.jsonl").read_text(encoding="utf-8")
+    # Held by the second candidate request and every simulator request after each.
+    assert [line.count(_long_reply(n)) for n in (1, 2)] == [1, 2], "the last is the answer too"
+    (read,) = e2e.results()
+    full = list(read.full_turns())
+    assert [body_bytes(t.wire_request) for t in full] == [r.body for r in _candidates(e2e)]
+    done = full[-1].simulator_done
+    records = [*(t.simulator for t in full), done]
+    assert [body_bytes(r.wire_request if r else None) for r in records] == [
+        r.body for r in _simulators(e2e)
+    ]
+
+
+def test_a_simulator_failing_after_a_turn_keeps_its_last_request(e2e: E2E) -> None:
+    _setup(e2e, _case(max_turns=3))
+    script = _script(done_after=None)
+
+    def respond(request: ReceivedRequest) -> Text | None:
+        messages = request.json["messages"]
+        if _is_simulator(request) and any(m["role"] == "assistant" for m in messages):
+            return Text("Sure! Here is my message.")
+        if is_judge(request) or _is_simulator(request):
+            return script(request)
+        return Text(_long_reply(1))
+
+    e2e.server.responder = respond
+
+    row = _run(e2e)
+
+    assert row["status"] == "error"
+    (read,) = e2e.results()
+    assert (read.raw_request, read.wire_request) == (None, None), "the first turn holds them"
+    first, failed = read.full_turns()
+    assert (first.reply, failed.reply, failed.wire_request) == (_long_reply(1), None, None)
+    assert failed.simulator is not None
+    assert failed.simulator.tries == 2
+    assert body_bytes(failed.simulator.wire_request) == _simulators(e2e)[-1].body
 
 
 def test_the_simulator_stops_at_max_turns(e2e: E2E) -> None:
@@ -177,7 +241,9 @@ def test_a_first_message_is_sent_as_written(e2e: E2E) -> None:
     assert _conversation(asked)[1:] == [("user", OPENING), ("assistant", own), ("user", "reply 1")]
     assert _conversation(sent[1])[-1] == ("user", _user_said(2))
     assert "simulator" not in row["turns"][0]
-    assert row["turns"][1]["simulator"]["wire_request"]["body"] == asked.json
+    simulator = list(e2e.results()[0].full_turns())[1].simulator
+    assert simulator is not None
+    assert body_bytes(simulator.wire_request) == asked.body
 
 
 def test_a_bad_simulator_reply_is_retried_once(e2e: E2E) -> None:

@@ -78,9 +78,9 @@ class CaseRunner:
         held = await conversation.hold(self, item)
         if held.failure is not None:
             return AnsweredCase(item, held.failed_inputs, None, "off", held.failure, held)
-        last = held.turns[-1]
         cache = conversation.combined_cache(held.turns)
-        return AnsweredCase(item, last.inputs, last.response, cache, conversation=held)
+        inputs = conversation.built_at(self, item, held.turns[-1].case)
+        return AnsweredCase(item, inputs, held.last, cache, conversation=held)
 
     async def finish(self, asked: AnsweredCase) -> ResultRow:
         """Judge the answer and build the row."""

@@ -1,24 +1,30 @@
 """Live conversations (docs/conversations.md): the target answers each user turn in order,
 its reply becoming the assistant turn before the next; the row is made when the
-conversation ends, with every turn's request, reply and evaluators."""
+conversation ends, with every turn's request, reply and evaluators.
+
+A turn's transcript grows with the conversation, so no turn keeps its own: each turn's record
+is made as it is answered, its requests stored as what each adds to the previous one
+(:mod:`evalwright.orchestrator.turn_records`), and what was built for a turn is built again
+when it is judged."""
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-from collections.abc import Sequence
+import contextlib
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from evalwright.errors import ProviderError
 from evalwright.evalfile.models import SimulatedUser
-from evalwright.evalfile.resolved import LoadedCase
+from evalwright.evalfile.resolved import Evaluator, LoadedCase
 from evalwright.evaluators import case_score, evaluate, required_failures
 from evalwright.evaluators.base import EvalContext
 from evalwright.evaluators.context import eval_context
 from evalwright.orchestrator.plan import WorkItem
 from evalwright.orchestrator.requests import candidate_request, case_prompt
 from evalwright.orchestrator.simulator import SimulatorFailure, ask_simulator, simulator_request
+from evalwright.orchestrator.turn_records import Recorder, judged, with_turns
 from evalwright.prompts import BuiltPrompt, reference_answer
 from evalwright.prompts.turns import simulated_case, turn_case
 from evalwright.providers.base import ProviderResponse
@@ -29,35 +35,63 @@ from evalwright.results.row import (
     SimulatorRecord,
     TurnRecord,
 )
-from evalwright.results.rows import (
-    answered_row,
-    error_info,
-    judge_cost,
-    raw_request,
-    total_usage,
-)
+from evalwright.results.rows import answered_row, error_info
+from evalwright.results.turn_requests import named_results
 
 if TYPE_CHECKING:
     from evalwright.orchestrator.case import CaseRunner
 
 
+TRANSCRIPTS_JUDGED_AT_ONCE = 8_000_000
+"""How many characters of replies the turns of one conversation being judged at once may
+hold (one turn is always judged): each holds its transcript while its judges run, and a long
+conversation's transcripts together grow with its square."""
+
+
+class Budget:
+    """Lets turns be judged while the replies they hold stay within a budget."""
+
+    def __init__(self, budget: int) -> None:
+        self._left, self._running = budget, 0
+        self._changed = asyncio.Condition()
+
+    @contextlib.asynccontextmanager
+    async def holding(self, size: int) -> AsyncGenerator[None]:
+        """Wait until ``size`` fits (or nothing else runs), and hold it meanwhile."""
+        async with self._changed:
+            await self._changed.wait_for(lambda: not self._running or size <= self._left)
+            self._left, self._running = self._left - size, self._running + 1
+        try:
+            yield
+        finally:
+            async with self._changed:
+                self._left, self._running = self._left + size, self._running - 1
+                self._changed.notify_all()
+
+
 @dataclass(frozen=True, slots=True)
 class TurnAnswer:
-    """One answered turn: the case as it stood at the turn, what was built and the reply."""
+    """One answered turn: the case as it stood at the turn, and the turn's record (what was
+    built from the case is built again when needed: :func:`built_at`)."""
 
     case: LoadedCase
-    inputs: BuiltPrompt
-    response: ProviderResponse
-    cache: CacheState
-    simulator: SimulatorRecord | None = None
-    """The simulated user's call that wrote this turn's message."""
+    record: TurnRecord
+
+    @property
+    def reply(self) -> str:
+        """The target's reply."""
+        return self.record.reply or ""
 
 
 @dataclass(frozen=True, slots=True)
 class Conversation:
-    """The turns answered, and the failure that ended the conversation early (if one did)."""
+    """The turns answered, and the failure that ended the conversation early (if one did).
+    The simulated user's records are stored as :class:`Recorder` stores them."""
 
     turns: tuple[TurnAnswer, ...]
+    recorder: Recorder
+    last: ProviderResponse | None = None
+    """The last answered turn's response."""
     failure: ProviderError | None = None
     failed_inputs: BuiltPrompt | None = None
     """What was built for the turn that failed, when it could be built."""
@@ -68,90 +102,123 @@ class Conversation:
     the target failed to answer)."""
 
 
-async def hold(runner: CaseRunner, item: WorkItem) -> Conversation:
-    """Ask every turn in order, each with the replies so far; stop at the first failure
-    (an unforeseen one too: it ends this conversation, not the run)."""
+def built_at(runner: CaseRunner, item: WorkItem, at: LoadedCase) -> BuiltPrompt:
+    """What is built for the conversation as it stands at a turn (the same every time)."""
+    return case_prompt(at, runner.plan.registry.target(item.target))
 
+
+class _Talk:
+    """A conversation under way: its turns so far, each recorded as it is answered."""
+
+    def __init__(self, runner: CaseRunner, item: WorkItem) -> None:
+        self.runner, self.item = runner, item
+        self.recorder = Recorder()
+        self.answers: list[TurnAnswer] = []
+        self.replies: list[str] = []
+        self.last: ProviderResponse | None = None
+
+    async def ask(
+        self, at: LoadedCase, simulator: SimulatorRecord | None = None
+    ) -> Conversation | None:
+        """Send the conversation ``at`` to the target: ``None`` once answered, else the
+        conversation its failure ends (an unforeseen one too: it ends this conversation,
+        not the run)."""
+        from evalwright.orchestrator.case import internal_error
+
+        runner, item = self.runner, self.item
+        inputs: BuiltPrompt | None = None
+        try:
+            inputs = built_at(runner, item, at)
+            request = candidate_request(at, inputs)
+            response, cache = await runner.caller.call(item.target, request, repeat=item.repeat)
+        except ProviderError as exc:
+            return self.ended(exc, inputs, failed_simulator=simulator)
+        except Exception as exc:  # one turn that cannot be sent costs its row an error
+            return self.ended(internal_error(exc), inputs, failed_simulator=simulator)
+        number = len(self.answers) + 1
+        record = self.recorder.answered(number, inputs, response, cache, simulator)
+        self.answers.append(TurnAnswer(at, record))
+        self.replies.append(response.text)
+        self.last = response
+        return None
+
+    def ended(
+        self,
+        failure: ProviderError | None = None,
+        inputs: BuiltPrompt | None = None,
+        *,
+        simulator_done: SimulatorRecord | None = None,
+        failed_simulator: SimulatorRecord | None = None,
+    ) -> Conversation:
+        """The conversation as it ended."""
+        return Conversation(
+            tuple(self.answers),
+            self.recorder,
+            self.last,
+            failure,
+            inputs,
+            self.recorder.simulator(simulator_done),
+            self.recorder.simulator(failed_simulator),
+        )
+
+
+async def hold(runner: CaseRunner, item: WorkItem) -> Conversation:
+    """Ask every turn in order, each with the replies so far; stop at the first failure."""
     if item.case.simulated_user is not None:
         return await simulate(runner, item, item.case.simulated_user)
-    replies: list[str] = []
-    answers: list[TurnAnswer] = []
+    talk = _Talk(runner, item)
     for _ in item.case.turns:
-        answer = await _answer(runner, item, turn_case(item.case, replies))
-        if isinstance(answer, Conversation):
-            return dataclasses.replace(answer, turns=tuple(answers))
-        answers.append(answer)
-        replies.append(answer.response.text)
-    return Conversation(tuple(answers))
-
-
-async def _answer(runner: CaseRunner, item: WorkItem, at: LoadedCase) -> TurnAnswer | Conversation:
-    """The target's answer to the conversation ``at``, or the (turnless) failure that
-    ends it (an unforeseen one too: it ends this conversation, not the run)."""
-    from evalwright.orchestrator.case import internal_error
-
-    inputs: BuiltPrompt | None = None
-    try:
-        inputs = case_prompt(at, runner.plan.registry.target(item.target))
-        request = candidate_request(at, inputs)
-        response, cache = await runner.caller.call(item.target, request, repeat=item.repeat)
-    except ProviderError as exc:
-        return Conversation((), exc, inputs)
-    except Exception as exc:  # one turn that cannot be sent costs its row an error
-        return Conversation((), internal_error(exc), inputs)
-    return TurnAnswer(at, inputs, response, cache)
+        ended = await talk.ask(turn_case(item.case, talk.replies))
+        if ended is not None:
+            return ended
+    return talk.ended()
 
 
 async def simulate(runner: CaseRunner, item: WorkItem, user: SimulatedUser) -> Conversation:
     """Let the simulated user talk with the target until it is done or ``max_turns``
     turns have run (docs/conversations.md#simulated-user); its ``done`` message is not sent."""
+    talk = _Talk(runner, item)
     sent: list[str] = [user.first_message] if user.first_message is not None else []
-    replies: list[str] = []
-    answers: list[TurnAnswer] = []
-    while len(answers) < user.max_turns:
+    while len(talk.answers) < user.max_turns:
         record: SimulatorRecord | None = None
-        if len(sent) == len(replies):  # the simulated user's move
-            request = simulator_request(item.case.id, user, sent, replies)
+        if len(sent) == len(talk.replies):  # the simulated user's move
+            request = simulator_request(item.case.id, user, sent, talk.replies)
             try:
                 turn = await ask_simulator(runner.caller, request, user.target, item.repeat)
             except SimulatorFailure as exc:
-                return Conversation(tuple(answers), exc, failed_simulator=exc.record)
+                return talk.ended(exc, failed_simulator=exc.record)
             if turn.done:
-                return _ended(tuple(answers), turn.record, user)
+                return _ended(talk, turn.record, user)
             sent.append(turn.message)
             record = turn.record
-        answer = await _answer(runner, item, simulated_case(item.case, sent, replies))
-        if isinstance(answer, Conversation):
-            return dataclasses.replace(answer, turns=tuple(answers), failed_simulator=record)
-        answers.append(dataclasses.replace(answer, simulator=record))
-        replies.append(answer.response.text)
-    return Conversation(tuple(answers))
+        ended = await talk.ask(simulated_case(item.case, sent, talk.replies), record)
+        if ended is not None:
+            return ended
+    return talk.ended()
 
 
-def _ended(
-    turns: tuple[TurnAnswer, ...], done: SimulatorRecord, user: SimulatedUser
-) -> Conversation:
+def _ended(talk: _Talk, done: SimulatorRecord, user: SimulatedUser) -> Conversation:
     """The conversation the simulated user ended; before its first message that is an error."""
-    if turns:
-        return Conversation(turns, simulator_done=done)
+    if talk.answers:
+        return talk.ended(simulator_done=done)
     message = (
         f"simulated user target '{user.target}' ended the conversation before its first "
         "message (done: true)"
     )
-    return Conversation(turns, SimulatorFailure(message, done), failed_simulator=done)
+    return talk.ended(SimulatorFailure(message, done), failed_simulator=done)
 
 
 def combined_cache(turns: Sequence[TurnAnswer]) -> CacheState:
     """``hit`` when every turn was replayed, ``off`` without a cache, else ``miss``."""
-    states = {turn.cache for turn in turns}
+    states = {turn.record.cache for turn in turns}
     if states == {"hit"}:
         return "hit"
     return "off" if "off" in states else "miss"
 
 
 async def finish(runner: CaseRunner, item: WorkItem, held: Conversation) -> ResultRow:
-    """Judge each turn's reply and the whole conversation, and build the row: the answer and
-    wire request are the last turn's; the score is the weighted mean of every result."""
+    """Judge each turn's reply and the whole conversation, and build the row: the answer is
+    the last turn's; the score is the weighted mean of every result."""
     plan, turns = runner.plan, held.turns
     reference = reference_answer(item.case.expected_messages)
 
@@ -159,43 +226,55 @@ async def finish(runner: CaseRunner, item: WorkItem, held: Conversation) -> Resu
         return eval_context(
             item.suite,
             turn.case,
-            turn.inputs,
-            turn.response.text,
+            built_at(runner, item, turn.case),
+            turn.reply,
             plan.registry.default_judge(item.target),
             runner.caller.judge_for(item.repeat),
             plan.registry.child_env,
             reference,
         )
 
+    replies = [(n, turn.reply) for n, turn in enumerate(turns, 1)]
+    budget = Budget(TRANSCRIPTS_JUDGED_AT_ONCE)
+
+    async def turn_results(evaluators: tuple[Evaluator, ...], n: int) -> list[EvaluatorResult]:
+        if not evaluators:
+            return []
+        # Made as the turn is judged and dropped after: a turn's transcript is held while
+        # its judges run, and its judges' requests keep only what its replies do not hold.
+        async with budget.holding(sum(len(reply) for _, reply in replies[:n])):
+            results = await evaluate(evaluators, context(turns[n - 1]))
+        return named_results(results, replies[:n])
+
+    async def case_results() -> list[EvaluatorResult]:
+        return named_results(await evaluate(item.case.evaluators, context(turns[-1])), replies)
+
     loaded = item.case.turns
     # A simulated user's turns have no evaluators of their own.
     own = [t.evaluators for t in loaded] if loaded else [() for _ in turns]
-    per_turn, case_results = await asyncio.gather(
-        asyncio.gather(*(evaluate(e, context(a)) for e, a in zip(own, turns, strict=True))),
-        evaluate(item.case.evaluators, context(turns[-1])),
+    per_turn, whole = await asyncio.gather(
+        asyncio.gather(*(turn_results(e, n) for n, e in enumerate(own, 1))), case_results()
     )
-    every = [*case_results, *(r for results in per_turn for r in results)]
+    every = [*whole, *(r for results in per_turn for r in results)]
     score, problem = case_score(every)
     evaluators = (*item.case.evaluators, *(e for t in loaded for e in t.evaluators))
     failures = required_failures(evaluators, every, plan.options.pass_mark)
-    last = turns[-1]
+    assert held.last is not None
     row = answered_row(
         runner.identity(item),
-        last.response,
+        held.last,
         combined_cache(turns),
-        case_results,
+        whole,
         0.0 if failures and score is not None else score,
-        raw=raw_request(last.inputs),
+        raw=None,
         failed_required=failures,
         reference=reference,
         error=error_info("evaluator_error", problem) if problem else None,
     )
-    records = [
-        _record(n, a, tuple(r)) for n, (a, r) in enumerate(zip(turns, per_turn, strict=True), 1)
-    ]
+    records = [judged(a.record, r) for a, r in zip(turns, per_turn, strict=True)]
     if held.simulator_done is not None:
         records[-1] = records[-1].model_copy(update={"simulator_done": held.simulator_done})
-    return _with_turns(row, tuple(records), every)
+    return with_turns(row, tuple(records), every)
 
 
 def failed(runner: CaseRunner, item: WorkItem, conversation: Conversation) -> ResultRow:
@@ -205,75 +284,20 @@ def failed(runner: CaseRunner, item: WorkItem, conversation: Conversation) -> Re
     exc, inputs = conversation.failure, conversation.failed_inputs
     simulator_failed = isinstance(exc, SimulatorFailure)
     if simulator_failed and conversation.turns:  # no request was built for the failed turn
-        inputs = conversation.turns[-1].inputs
+        inputs = built_at(runner, item, conversation.turns[-1].case)
     row = runner.failed_row(item, exc, inputs)
-    records = [_record(n, a, ()) for n, a in enumerate(conversation.turns, 1)]
+    records = [answer.record for answer in conversation.turns]
+    sent = (
+        (None, None, ())
+        if simulator_failed
+        else (row.raw_request, row.wire_request, row.delivery_notes or ())
+    )
+    number = len(records) + 1
     records.append(
-        TurnRecord(
-            turn=len(records) + 1,
-            wire_request=None if simulator_failed else row.wire_request,
-            delivery_notes=() if simulator_failed else row.delivery_notes or (),
-            reply=None,
-            finish_reason=None,
-            usage=None,
-            cost_usd=None,
-            latency_ms=None,
-            attempts=exc.attempts,
-            cache="off",
-            evaluator_results=(),
-            score=None,
-            simulator=conversation.failed_simulator,
-        )
+        conversation.recorder.failed(number, exc.attempts, sent, conversation.failed_simulator)
     )
-    return row.model_copy(update={"turns": tuple(records)})
-
-
-def _record(number: int, answer: TurnAnswer, results: tuple[EvaluatorResult, ...]) -> TurnRecord:
-    response = answer.response
-    score: float | None = None
-    if results:
-        score, problem = case_score(list(results))
-        score = None if problem else score
-    return TurnRecord(
-        turn=number,
-        wire_request=response.wire_request,
-        delivery_notes=tuple(response.delivery_notes),
-        reply=response.text,
-        finish_reason=response.finish_reason,
-        usage=response.usage,
-        cost_usd=response.cost_usd,
-        latency_ms=round(response.latency_ms, 3),
-        attempts=response.attempts,
-        cache=answer.cache,
-        evaluator_results=results,
-        score=score,
-        simulator=answer.simulator,
-    )
-
-
-def _with_turns(
-    row: ResultRow, records: tuple[TurnRecord, ...], every: list[EvaluatorResult]
-) -> ResultRow:
-    """The row with its turns, their hits, misses and reasoning (each marked with its turn),
-    and the whole conversation's usage, cost, latency and attempts."""
-    hits, misses, reasoning = list(row.hits or ()), list(row.misses or ()), [row.reasoning or ""]
-    for record in records:
-        for result in record.evaluator_results:
-            hits.extend(f"turn {record.turn}: {hit}" for hit in result.hits)
-            misses.extend(f"turn {record.turn}: {miss}" for miss in result.misses)
-            if result.reasoning:
-                reasoning.append(f"turn {record.turn} {result.name}: {result.reasoning}")
-    costs = [r.cost_usd for r in records]
-    return row.model_copy(
-        update={
-            "turns": records,
-            "hits": tuple(hits),
-            "misses": tuple(misses),
-            "reasoning": "\n".join(text for text in reasoning if text),
-            "usage": total_usage([r.usage for r in records]),
-            "cost_usd": None if None in costs else sum(c for c in costs if c is not None),
-            "judge_cost_usd": judge_cost(every),
-            "latency_ms": round(sum(r.latency_ms or 0.0 for r in records), 3),
-            "attempts": sum(r.attempts for r in records),
-        }
-    )
+    update: dict[str, object] = {"turns": tuple(records)}
+    if records[0].raw_request is not None or records[0].wire_request is not None:
+        # The turns hold the row's requests: the row does not hold them again.
+        update.update(raw_request=None, wire_request=None)
+    return row.model_copy(update=update)

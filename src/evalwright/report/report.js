@@ -52,6 +52,73 @@
     return JSON.stringify(value, null, 2);
   }
 
+  // ---- a live conversation's requests (docs/conversations.md#the-row) ----------------------
+  // A turn stores its requests as what each adds to the previous one of its kind, naming the
+  // replies they hold by turn; rebuilt here as evalwright.results.turn_requests does.
+  function changed(node, at, change) {
+    if (!at.length) return change(node);
+    const copy = Array.isArray(node) ? node.slice() : Object.assign({}, node);
+    copy[at[0]] = changed(node[at[0]], at.slice(1), change);
+    return copy;
+  }
+  function filled(value, texts, replies) {
+    for (const text of texts) {
+      const joined = text.parts.map((part) => typeof part === "string" ? part : replies[part]).join("");
+      value = changed(value, text.at, () => joined);
+    }
+    return value;
+  }
+  function replyMap(row) {
+    const replies = {};
+    for (const turn of row.turns || []) if (turn.reply !== null) replies[turn.turn] = turn.reply;
+    return replies;
+  }
+  // Each turn's requests whole, {raw, wire, simulator, simulator_done}, once per row; null
+  // for a row whose requests cannot be rebuilt (a damaged row).
+  const REQUESTS = new WeakMap();
+  function turnRequests(row) {
+    if (!REQUESTS.has(row)) {
+      let found = null;
+      try { found = rebuildTurns(row); } catch (error) { found = null; }
+      REQUESTS.set(row, found);
+    }
+    return REQUESTS.get(row);
+  }
+  function rebuildTurns(row) {
+    const replies = replyMap(row), last = {};
+    const whole = (kind, stored, added) => {
+      if (!added) {
+        if (stored) last[kind] = stored;
+        return stored;
+      }
+      let value = last[kind];
+      for (const addition of added) {
+        const more = filled(addition.value, addition.replies, replies);
+        value = changed(value, addition.at, (old) => typeof old === "string" ? old + more : old.concat(more));
+      }
+      return (last[kind] = value);
+    };
+    return (row.turns || []).map((turn) => {
+      const found = { raw: whole("raw", turn.raw_request, turn.raw_added),
+        wire: whole("wire", turn.wire_request, turn.wire_added) };
+      for (const key of ["simulator", "simulator_done"]) {
+        const record = turn[key];
+        if (record) found[key] = whole("simulator", record.wire_request, record.wire_added);
+      }
+      return found;
+    });
+  }
+  function judgeRequest(result, row) {
+    return result.raw_named ? filled(result.raw_named.value, result.raw_named.replies, replyMap(row))
+      : result.raw_request;
+  }
+  // What the row sent, or a conversation's last turn (its row does not hold it again).
+  function lastSent(row, kind) {
+    if (row[kind + "_request"] || !row.turns) return row[kind + "_request"];
+    const found = (turnRequests(row) || []).filter((t) => t[kind]);
+    return found.length ? found[found.length - 1][kind] : null;
+  }
+
   // ---- loading ----------------------------------------------------------------------------
   async function loadData() {
     const wrapper = JSON.parse(document.getElementById("report-data").textContent);
@@ -340,9 +407,9 @@
   function haystack(entry) {
     if (entry.haystack === undefined) {
       const row = entry.row;
-      const question = row.raw_request ? row.raw_request.question : "";
-      const chat = row.raw_request && row.raw_request.chat_prompt
-        ? row.raw_request.chat_prompt.map((m) => m.content).join("\n") : "";
+      const raw = lastSent(row, "raw");
+      const question = raw ? raw.question : "";
+      const chat = raw && raw.chat_prompt ? raw.chat_prompt.map((m) => m.content).join("\n") : "";
       entry.haystack = [row.eval_id, row.eval_file, row.target, question, chat,
         row.candidate_answer || "", row.metadata ? JSON.stringify(row.metadata) : ""]
         .join("\n").toLowerCase();
@@ -480,6 +547,15 @@
   function collapsible(summary, open, ...children) {
     return el("details", { open: open }, el("summary", {}, summary), children);
   }
+  // A folded part whose content is made when first opened: a long conversation's requests
+  // are large, and most are never looked at.
+  function folded(summary, build) {
+    const node = el("details", {}, el("summary", {}, summary));
+    node.addEventListener("toggle", () => {
+      if (node.open && node.childNodes.length === 1) append(node, [build()]);
+    });
+    return node;
+  }
   function facts(pairs) {
     return el("dl", { class: "facts" }, pairs.filter((p) => p[1] !== null && p[1] !== undefined && p[1] !== "")
       .map(([k, v]) => [el("dt", {}, k), el("dd", {}, v)]));
@@ -496,7 +572,7 @@
     main.appendChild(el("h2", { id: "detail-title", "data-case": row.eval_id, "data-target": entry.column,
       "data-repeat": repeatOf(row) }, caseLabel(row), el("small", {}, " on " + entry.column)));
     append(main, [summaryPart(entry), repeatsPart(entry), errorPart(row), conversationPart(row), wirePart(row),
-      answerPart(entry), expectedPart(row), evaluatorsPart(row), tracePart(row), metadataPart(row)]);
+      answerPart(entry), expectedPart(row), evaluatorsPart(row), turnsPart(row), tracePart(row), metadataPart(row)]);
   }
 
   function summaryPart(entry) {
@@ -539,7 +615,7 @@
   }
 
   function conversationPart(row) {
-    const raw = row.raw_request;
+    const raw = lastSent(row, "raw");
     if (!raw) return section("conversation", el("p", {}, "No request was recorded."));
     const messages = raw.chat_prompt || [{ role: "user", content: raw.question }];
     const bubbles = messages.map((m) => el("div", { class: "bubble role-" + m.role },
@@ -557,8 +633,10 @@
     const noteList = notes.length
       ? el("ul", { class: "notes" }, notes.map((n) => el("li", {}, el("b", {}, n.rule), ": " + n.detail)))
       : el("p", { class: "lossless" }, "lossless: delivered exactly as written");
-    const request = row.wire_request ? collapsible("wire request (" + (row.wire_request.api || row.wire_request.kind || "request") + ")",
-      false, textBlock(pretty(row.wire_request), "json")) : el("p", {}, "No wire request recorded.");
+    const wire = lastSent(row, "wire");
+    const request = wire ? folded("wire request (" + (wire.api || wire.kind || "request") + ")" +
+      (row.turns ? ", the last turn's" : ""), () => textBlock(pretty(wire), "json"))
+      : el("p", {}, "No wire request recorded.");
     return section("as sent", el("div", { class: "wire" }, request, el("aside", {}, el("h4", {}, "delivery notes"), noteList)));
   }
 
@@ -581,12 +659,40 @@
     const results = row.evaluator_results || [];
     if (!results.length) return section("evaluators", facts([["hits", (row.hits || []).join("; ")],
       ["misses", (row.misses || []).join("; ")]]), row.reasoning ? textBlock(row.reasoning) : null);
-    return section("evaluators", results.map((r) => el("div", { class: "evaluator" },
+    return section("evaluators", results.map((r) => evaluatorPart(r, row)));
+  }
+  function evaluatorPart(r, row) {
+    return el("div", { class: "evaluator" },
       el("h4", {}, r.name + " (" + r.type + ", weight " + r.weight + "): " + (r.status === "ok" ? num(r.score, 3) : "error")),
       r.hits.length ? el("ul", { class: "hits" }, r.hits.map((h) => el("li", {}, h))) : null,
       r.misses.length ? el("ul", { class: "misses" }, r.misses.map((m) => el("li", {}, m))) : null,
       r.reasoning ? textBlock(r.reasoning, "reasoning") : null,
-      r.raw_request ? collapsible("the evaluator's request", false, textBlock(pretty(r.raw_request), "json")) : null)));
+      r.raw_request || r.raw_named ? folded("the evaluator's request", () => requestBlock(() => judgeRequest(r, row))) : null);
+  }
+  function requestBlock(rebuild) {
+    try {
+      return textBlock(pretty(rebuild()), "json");
+    } catch (error) {
+      return el("p", { class: "error" }, "This request cannot be rebuilt from the row: " + error.message);
+    }
+  }
+
+  // A live conversation's turns: each reply, its evaluators and each request it sent.
+  function turnsPart(row) {
+    if (!row.turns) return null;
+    const requests = turnRequests(row);
+    const sent = (index, key) => () => {
+      if (!requests) throw new Error("the row's turns do not add up");
+      return requests[index][key];
+    };
+    return section("turns", row.turns.map((turn, index) => el("div", { class: "turn", "data-turn": turn.turn },
+      el("h4", {}, "turn " + turn.turn + (turn.score === null ? "" : ": " + num(turn.score, 3))),
+      turn.reply === null ? el("p", {}, "No reply.") : textBlock(turn.reply, "answer"),
+      turn.evaluator_results.map((r) => evaluatorPart(r, row)),
+      turn.wire_request || turn.wire_added ? folded("request sent", () => requestBlock(sent(index, "wire"))) : null,
+      ["simulator", "simulator_done"].filter((key) => turn[key] && (turn[key].wire_request || turn[key].wire_added))
+        .map((key) => folded(key === "simulator" ? "the simulated user's request" : "the simulated user's last request (done)",
+          () => requestBlock(sent(index, key)))))));
   }
 
   function tracePart(row) {

@@ -9,9 +9,10 @@ expected: each field that held text that is not valid Unicode.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, JsonValue, ValidationError
+from pydantic import Field, JsonValue, StrictInt, StrictStr, ValidationError
 
 from evalwright.evalfile.evaluator_specs import Aggregate
 from evalwright.evalfile.messages import Role
@@ -59,6 +60,45 @@ def _absent(value: object) -> bool:
     return value is None
 
 
+PathStep = StrictStr | StrictInt
+"""A step of a path into a JSON value: an object's key or a list's index."""
+
+
+class ReplyText(RecordModel):
+    """A text of a stored value that holds replies of the conversation: rebuilt by joining
+    ``parts``, each number standing for that turn's ``reply``
+    (docs/conversations.md#how-requests-are-stored)."""
+
+    at: tuple[PathStep, ...]
+    """Where the text goes in the value (``[]``: the value itself)."""
+    parts: tuple[PathStep, ...]
+    """Literal texts, and the numbers of the turns whose replies go in between."""
+
+
+class Named(RecordModel):
+    """A judge's request in a live conversation's row, with each text that holds the
+    conversation's replies rebuilt from its parts
+    (docs/conversations.md#how-requests-are-stored)."""
+
+    value: JsonValue
+    """The request, each text ``replies`` rebuilds left ``null``."""
+    replies: tuple[ReplyText, ...]
+
+
+class Addition(RecordModel):
+    """What a request adds at one place of the previous request of its kind
+    (docs/conversations.md#how-requests-are-stored): entries appended to a list, or text to a
+    text."""
+
+    at: tuple[PathStep, ...]
+    """The path of the list or text in the request, e.g. ``["body", "messages"]``."""
+    value: JsonValue
+    """The entries (a list) or the text appended there; each text ``replies`` rebuilds is
+    ``null`` here."""
+    replies: tuple[ReplyText, ...]
+    """The texts of ``value`` that hold a turn's reply, each given by its turn number."""
+
+
 JudgeOutcome = Literal["verdict", "no_verdict", "error"]
 """What one request to a judge came to: a verdict, a reply that was none, or a failed call."""
 
@@ -81,6 +121,9 @@ class JudgeVerdict(RecordModel):
     passed: bool | None
     reasoning: str
     raw_request: WireRequest | None
+    raw_named: Annotated[Named | None, Field(exclude_if=_absent)] = None
+    """In a live conversation's row, the request naming the replies it holds
+    (``raw_request`` is then null), else left out."""
     reply: Annotated[str | None, Field(exclude_if=_absent)] = None
     """The judge's last reply when it gave no verdict (at most 4 KB), else left out."""
     cost_usd: Annotated[Usd | None, Field(exclude_if=_absent)] = None
@@ -100,6 +143,9 @@ class EvaluatorResult(RecordModel):
     misses: tuple[str, ...]
     reasoning: str
     raw_request: EvaluatorRequest | None
+    raw_named: Annotated[Named | None, Field(exclude_if=_absent)] = None
+    """In a live conversation's row, a judge's request naming the replies it holds
+    (``raw_request`` is then null), else left out."""
     reply: Annotated[str | None, Field(exclude_if=_absent)] = None
     """A judge's last reply when it gave no verdict (at most 4 KB), else left out."""
     cost_usd: Annotated[Usd | None, Field(exclude_if=_absent)] = None
@@ -151,7 +197,11 @@ class SimulatorRecord(RecordModel):
 
     target: str
     wire_request: WireRequest | None
-    """The last try's request (the simulator sees the conversation from the user's side)."""
+    """The last try's request (the simulator sees the conversation from the user's side);
+    ``null`` when ``wire_added`` gives it."""
+    wire_added: Annotated[tuple[Addition, ...] | None, Field(exclude_if=_absent)] = None
+    """The request as what it adds to the simulator's previous request in the row; left out
+    when ``wire_request`` holds it whole."""
     reply: str
     """The last try's reply, as given."""
     done: bool | None
@@ -172,7 +222,16 @@ class TurnRecord(RecordModel):
 
     turn: int
     """The turn's number, from 1."""
+    raw_request: Annotated[RawRequest | None, Field(exclude_if=_absent)] = None
+    """What was built for the turn, whole; left out when ``raw_added`` gives it, when
+    nothing was built, and from rows written before turns recorded it."""
+    raw_added: Annotated[tuple[Addition, ...] | None, Field(exclude_if=_absent)] = None
+    """What was built for the turn, as what it adds to the previous turn's."""
     wire_request: WireRequest | None
+    """What the turn sent, whole; ``null`` when ``wire_added`` gives it, or when nothing
+    was sent."""
+    wire_added: Annotated[tuple[Addition, ...] | None, Field(exclude_if=_absent)] = None
+    """What the turn sent, as what it adds to the previous turn's request."""
     delivery_notes: tuple[DeliveryNote, ...]
     reply: str | None
     """The target's reply (``null`` for the turn that failed)."""
@@ -240,6 +299,24 @@ class ResultRow(RecordModel):
     turns: Annotated[tuple[TurnRecord, ...] | None, Field(exclude_if=_absent)] = None
     """A live conversation's turns, in order (docs/conversations.md#the-row); left out of
     every other row."""
+
+    def full_turns(self) -> Iterator[TurnRecord]:
+        """A live conversation's turns, each with its requests whole: what a turn stores as
+        its additions to the previous turn's request is rebuilt (docs/conversations.md#the-row).
+        One turn at a time, so a long conversation is never held whole; none for another row.
+
+        A turn whose additions cannot be applied (a damaged row) raises ``ValueError`` naming it.
+        """
+        from evalwright.results.turn_requests import full_turns
+
+        return full_turns(self.turns or ())
+
+    def full_evaluator_results(self) -> tuple[EvaluatorResult, ...]:
+        """The row's evaluator results, each judge's request whole: a live conversation's
+        row names the replies a judge's request holds (docs/conversations.md#the-row)."""
+        from evalwright.results.turn_requests import full_results
+
+        return full_results(self.evaluator_results or (), self.turns or ())
 
 
 ROW_KEYS = tuple(key for key in ResultRow.model_fields if key not in ("node", "turns"))

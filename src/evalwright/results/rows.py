@@ -72,7 +72,7 @@ def answered_row(
     results: Sequence[EvaluatorResult],
     score: float | None,
     *,
-    raw: RawRequest,
+    raw: RawRequest | None,
     reference: str,
     error: ErrorInfo | None = None,
     failed_required: Sequence[str] = (),
