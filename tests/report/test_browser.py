@@ -3,7 +3,6 @@ search, permalinks, comparison with a baseline, hostile text, and no network req
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,9 +12,9 @@ from playwright.sync_api import Browser, Page
 import evalwright as ew
 from evalwright.api.run import RunResult
 from evalwright.report import write_report
-from evalwright.report.data import build_payload
-from evalwright.report.html import render_page
-from tests.report.browser import Watch, launch, open_report
+from evalwright.report.data import ReportData
+from evalwright.report.html import write_page
+from tests.report.browser import Watch, open_report
 from tests.report.runs import GOOD, HOSTILE, run_suite
 
 
@@ -38,23 +37,10 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> Reports:
     new = run_suite(root, "new", regress="capital")
     plain = write_report(new.results_path, root / "plain.html")
     packed = root / "packed.html"
-    payload = build_payload([new.results_path])
-    packed.write_text(render_page(payload, "packed", compress=True), encoding="utf-8")
+    data = ReportData.read([new.results_path], pass_mark=0.5)
+    write_page(packed, "packed", data.write, compress=True)
     compared = write_report(new.results_path, root / "compared.html", baseline=old.results_path)
     return Reports(old, new, plain, packed, compared)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    yield from launch()
-
-
-@pytest.fixture
-def watch() -> Iterator[Watch]:
-    """Checked after each test: the page asked for nothing, opened no dialog, threw nothing."""
-    seen = Watch()
-    yield seen
-    seen.assert_clean()
 
 
 def _open(browser: Browser, path: Path, watch: Watch, fragment: str = "") -> Page:
