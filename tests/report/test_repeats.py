@@ -12,7 +12,7 @@ from playwright.sync_api import Browser, Page
 
 import evalwright as ew
 from evalwright.report import write_report
-from tests.report.browser import Watch, open_report
+from tests.report.browser import Watch, open_report, show
 
 # Answers "Paris" on the 1st, 3rd, 5th... call and "London" otherwise: a flaky target.
 ALTERNATING = """import pathlib, sys
@@ -83,7 +83,7 @@ def test_a_repeat_shows_its_cases_stability_and_links_the_other_repeats(
     page.wait_for_selector('#detail-title[data-repeat="4"]')
     assert "r=4" in page.url
     assert "Paris" in page.inner_text("pre.answer")
-    page.goto(pages[0].resolve().as_uri() + "#v=cases")
+    show(page, "#v=cases")
     repeats = page.locator("#cases tbody tr")
     assert [repeats.nth(n).get_attribute("data-repeat") for n in range(5)] == list("01234")
     page.close()

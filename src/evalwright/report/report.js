@@ -165,6 +165,11 @@
       else if (view === "cases") renderCases(main, params);
       else renderOverview(main);
     }
+    markShown();
+  }
+  // Once a view is rendered: the fragment it shows, for whoever waits on it (the tests).
+  function markShown() {
+    document.body.setAttribute("data-shown", location.hash);
     document.body.setAttribute("data-ready", "1");
   }
 
@@ -378,16 +383,31 @@
     return state.data.baseline ? COLUMNS.concat(CHANGE_COLUMNS) : COLUMNS;
   }
 
+  // A total order: by the column (a missing value last either way), then rows of equal
+  // value by file, case, target, repeat and removed-or-not, always ascending, so a sorted
+  // list comes out the same whatever order the results file holds its rows in.
+  function tieKey(e) {
+    return [e.row.eval_file, e.row.eval_id, e.column, repeatOf(e.row), e.removed ? 1 : 0];
+  }
+  function compareValues(a, b) {
+    return a === b ? 0 : a < b ? -1 : 1;
+  }
   function sortEntries(entries, key, desc) {
     const column = listColumns().find(([name]) => name === key);
     if (!column) return entries;
     const value = column[2];
     const sign = desc ? -1 : 1;
-    return entries.map((e, i) => [value(e), i, e]).sort((a, b) => {
-      if (a[0] === b[0]) return a[1] - b[1];
-      if (a[0] === null || a[0] === undefined) return 1;
-      if (b[0] === null || b[0] === undefined) return -1;
-      return (a[0] < b[0] ? -1 : 1) * sign;
+    return entries.map((e) => [value(e), tieKey(e), e]).sort((a, b) => {
+      const aMissing = a[0] === null || a[0] === undefined;
+      const bMissing = b[0] === null || b[0] === undefined;
+      if (aMissing !== bMissing) return aMissing ? 1 : -1;
+      const order = aMissing ? 0 : compareValues(a[0], b[0]) * sign;
+      if (order) return order;
+      for (let k = 0; k < a[1].length; k++) {
+        const tie = compareValues(a[1][k], b[1][k]);
+        if (tie) return tie;
+      }
+      return 0;
     }).map((t) => t[2]);
   }
 
@@ -404,6 +424,7 @@
       setParams(params);
       clear(results);
       renderCaseTable(results, params);
+      markShown();
     };
     main.appendChild(caseToolbar(params, update));
     main.appendChild(results);
