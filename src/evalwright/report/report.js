@@ -118,16 +118,24 @@
   }
 
   // ---- the URL fragment -------------------------------------------------------------------
+  // The fragment's parameters (docs/report.md#permalinks); any other name is ignored.
+  const PARAMS = new Set(["v", "c", "t", "r", "f", "removed", "q", "only", "col", "chg", "sort", "desc", "p"]);
   function parseHash() {
-    const params = new URLSearchParams(location.hash.replace(/^#/, ""));
-    return Object.fromEntries(params.entries());
+    const params = Object.create(null);
+    for (const [name, value] of new URLSearchParams(location.hash.replace(/^#/, ""))) {
+      if (PARAMS.has(name)) params[name] = value;
+    }
+    return params;
+  }
+  function withParams(params, changes) {
+    return Object.assign(Object.create(null), params, changes);
   }
   function hashOf(params) {
     const kept = Object.entries(params).filter(([, v]) => v !== "" && v !== undefined && v !== null);
     return "#" + new URLSearchParams(kept).toString();
   }
   function permalink(entry) {
-    const params = { c: entry.row.eval_id, t: entry.column };
+    const params = withParams({ c: entry.row.eval_id, t: entry.column });
     if (repeatOf(entry.row)) params.r = String(repeatOf(entry.row));
     if (entry.ambiguous) params.f = entry.row.eval_file;
     if (entry.removed) params.removed = "1";
@@ -223,7 +231,8 @@
 
   function overviewRow(column) {
     const s = column.stats;
-    const old = state.data.baseline ? state.data.baseline.targets[column.target] : undefined;
+    const targets = state.data.baseline ? state.data.baseline.targets : null;
+    const old = targets && Object.hasOwn(targets, column.target) ? targets[column.target] : undefined;
     const cells = STATS.map(([key, , show]) => {
       const value = key === "tokens" ? s.input_tokens + s.output_tokens : s[key];
       const cell = el("td", { "data-stat": key, "data-value": value === null ? "" : value }, show(s));
@@ -265,10 +274,11 @@
     for (const entry of state.entries) {
       if (entry.removed) continue;
       const key = entry.row.eval_file + "\u0000" + entry.row.eval_id;
-      if (!keys.has(key)) keys.set(key, { file: entry.row.eval_file, id: entry.row.eval_id, cells: {} });
+      if (!keys.has(key)) keys.set(key, { file: entry.row.eval_file, id: entry.row.eval_id, cells: new Map() });
       const cells = keys.get(key).cells;
-      if (!cells[entry.column] || repeatOf(entry.row) < repeatOf(cells[entry.column].row)) {
-        cells[entry.column] = entry;  // the first repeat stands for the cell and opens
+      const held = cells.get(entry.column);
+      if (!held || repeatOf(entry.row) < repeatOf(held.row)) {
+        cells.set(entry.column, entry);  // the first repeat stands for the cell and opens
       }
     }
     return Array.from(keys.values());
@@ -279,7 +289,7 @@
     const labels = state.columns.map((c) => c.label);
     const page = pageOf(params, keys.length);
     const rows = keys.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE).map((key) =>
-      el("tr", {}, el("th", { title: key.file }, key.id), labels.map((label) => matrixCell(key.cells[label]))));
+      el("tr", {}, el("th", { title: key.file }, key.id), labels.map((label) => matrixCell(key.cells.get(label)))));
     main.appendChild(pager(params, page, keys.length, "matrix"));
     main.appendChild(el("table", { class: "matrix", id: "matrix" },
       el("thead", {}, el("tr", {}, el("th", {}, "case"), labels.map((l) => el("th", {}, l)))),
@@ -324,7 +334,7 @@
   }
   function pager(params, page, count, view) {
     const last = Math.max(0, Math.ceil(count / PAGE_SIZE) - 1);
-    const go = (p) => hashOf(Object.assign({}, params, { v: view, p: p ? String(p) : "" }));
+    const go = (p) => hashOf(withParams(params, { v: view, p: p ? String(p) : "" }));
     const first = count ? page * PAGE_SIZE + 1 : 0;
     return el("p", { class: "pager" },
       page > 0 ? el("a", { href: go(page - 1), class: "prev" }, "‹ previous") : null,
@@ -335,12 +345,12 @@
 
   // ---- case list --------------------------------------------------------------------------
   const FILTERS = [["failed", "failed"], ["errored", "errored"], ["lossy", "lossy delivery"]];
-  const TESTS = {
-    failed: (e) => !e.removed && !passed(e.row),
-    errored: (e) => e.row.status === "error",
-    lossy: (e) => (e.row.delivery_notes || []).length > 0,
-    changed: (e) => e.change !== null && e.change !== "unchanged",
-  };
+  const TESTS = new Map([
+    ["failed", (e) => !e.removed && !passed(e.row)],
+    ["errored", (e) => e.row.status === "error"],
+    ["lossy", (e) => (e.row.delivery_notes || []).length > 0],
+    ["changed", (e) => e.change !== null && e.change !== "unchanged"],
+  ]);
 
   function haystack(entry) {
     if (entry.haystack === undefined) {
@@ -356,10 +366,10 @@
   }
 
   function selected(params) {
-    const only = (params.only || "").split(",").filter((name) => TESTS[name]);
+    const only = (params.only || "").split(",").filter((name) => TESTS.has(name)).map((name) => TESTS.get(name));
     const query = (params.q || "").toLowerCase();
     const found = state.entries.filter((e) =>
-      only.every((name) => TESTS[name](e)) &&
+      only.every((test) => test(e)) &&
       (!params.col || e.column === params.col) &&
       (!params.chg || e.change === params.chg) &&
       (!query || haystack(e).includes(query)));
@@ -468,7 +478,7 @@
     const head = listColumns().map(([name, label]) => {
       const desc = params.sort === name && params.desc !== "1";
       const mark = params.sort === name ? (params.desc === "1" ? " ▼" : " ▲") : "";
-      return el("th", {}, el("a", { href: hashOf(Object.assign({}, params, { sort: name, desc: desc ? "1" : "", p: "" })),
+      return el("th", {}, el("a", { href: hashOf(withParams(params, { sort: name, desc: desc ? "1" : "", p: "" })),
         "data-sort": name }, label + mark));
     });
     const body = found.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE).map(caseRow);
