@@ -27,6 +27,8 @@ from typing import BinaryIO
 
 from pydantic import JsonValue
 
+from evalwright.errors import BIDI_CONTROLS
+
 COMPRESS_ABOVE = 512 * 1024
 """Payloads larger than this many bytes of JSON are embedded gzipped."""
 
@@ -39,6 +41,7 @@ _ESCAPES = {
 }
 _UNSAFE = re.compile("[<>&\u2028\u2029]")
 _SLOT = re.compile(r"\{\{(\w+)\}\}")
+_BIDI = re.compile(f"[{BIDI_CONTROLS}]")
 _OPEN = b'<script type="application/json" id="report-data">'
 
 
@@ -174,5 +177,7 @@ def write_page(
 
 
 def _text(value: str) -> str:
-    """Text for an HTML text node."""
-    return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """Text for an HTML text node, each bidirectional control shown as ``⟨U+202E⟩`` so that
+    it cannot reorder what is around it."""
+    shown = _BIDI.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", value)
+    return shown.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

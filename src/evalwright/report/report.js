@@ -1,7 +1,10 @@
 /* The evalwright report (docs/report.md): renders the embedded data with plain DOM calls.
  * Text from the data is only ever set as text (text nodes, textContent, attribute values),
  * never parsed as markup, so an answer holding an image tag with an onerror handler shows
- * those characters. */
+ * those characters; a bidirectional control in it is shown as a marker (⟨U+202E⟩), so it
+ * cannot reorder what is around it. What comes from the data or the URL is looked up in
+ * Maps or with Object.hasOwn, never as a plain property, so a name such as __proto__ or
+ * constructor is just a name. */
 "use strict";
 (function () {
   const PAGE_SIZE = 100;
@@ -14,6 +17,7 @@
       if (value === null || value === undefined || value === false) continue;
       if (name === "class") node.className = value;
       else if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
+      else if (name === "title") node.setAttribute(name, marked(String(value)));
       else node.setAttribute(name, String(value));
     }
     append(node, children);
@@ -24,8 +28,29 @@
       if (child === null || child === undefined || child === false) continue;
       if (Array.isArray(child)) append(node, child);
       else if (child instanceof Node) node.appendChild(child);
-      else node.appendChild(document.createTextNode(String(child)));
+      else appendText(node, String(child));
     }
+  }
+  // The bidirectional marks, embeddings, overrides and isolates (as evalwright.errors
+  // BIDI_CONTROLS): each is shown as a marker instead of taking effect.
+  const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+  function controlName(char) {
+    return "⟨U+" + char.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0") + "⟩";
+  }
+  function marked(text) {
+    return text.replace(BIDI, controlName);
+  }
+  function appendText(node, text) {
+    let start = 0;
+    for (const found of text.matchAll(BIDI)) {
+      if (found.index > start) node.appendChild(document.createTextNode(text.slice(start, found.index)));
+      const marker = document.createElement("span");
+      marker.className = "control";
+      marker.textContent = controlName(found[0]);
+      node.appendChild(marker);
+      start = found.index + 1;
+    }
+    if (start < text.length || start === 0) node.appendChild(document.createTextNode(text.slice(start)));
   }
   function clear(node) {
     while (node.firstChild) node.removeChild(node.firstChild);
@@ -536,7 +561,8 @@
     const change = entry.change ? entry.change + (entry.scoreDelta === null ? "" : " (score " +
       signed(entry.scoreDelta, 3) + ")") + (entry.passDelta ? " (pass " + signed(entry.passDelta, 0) + ")" : "") : null;
     return section("summary", facts([
-      ["eval file", row.eval_file], ["status", entry.removed ? "removed (baseline row)" : row.status],
+      ["eval file", row.eval_file], ["tags", (row.tags || []).join(", ")],
+      ["status", entry.removed ? "removed (baseline row)" : row.status],
       ["score", num(row.score, 3)], ["passed", entry.removed ? null : passed(row) ? "yes" : "no"],
       ["change", change], ["baseline score", entry.old && !entry.removed ? num(entry.old.score, 3) : null],
       ["provider", row.provider], ["finish reason", row.finish_reason], ["latency", ms(row.latency_ms)],
