@@ -1,8 +1,11 @@
-"""Measure the HTML report at scale: build a report of a 10,000-row run and time how long
-headless Chromium takes to show its overview and its case list. See bench/README.md.
+"""Measure the HTML report at scale: build a report of a 10,000-row run, time how long
+headless Chromium takes to show its overview and its case list, and measure the peak memory
+of ``evalwright report`` (alone and with a baseline run) and ``evalwright compare`` as
+processes of their own. See bench/README.md.
 
     python bench/report.py                 # 10,000 cases on two mock targets
     python bench/report.py --cases 2000
+    python bench/report.py --cases 100000 --no-browser   # the commands' memory only
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from launch import run_measured
+from measure import bench_env, evalwright
 from playwright.sync_api import Browser, sync_playwright
 
 import evalwright as ew
@@ -84,7 +89,7 @@ def _suite(cases: int) -> ew.Suite:
     )
 
 
-def _run(root: Path, cases: int) -> Path:
+def _run(root: Path, cases: int, name: str = "results") -> Path:
     count = cases // 2
     targets = [
         ew.MockTarget(name="gpt", responses={f"case-{n:05d}": _answer(n) for n in range(count)}),
@@ -93,7 +98,7 @@ def _run(root: Path, cases: int) -> Path:
         ),
     ]
     suite = _suite(count)
-    result = ew.run(suite, targets=targets, out=root / "results.jsonl", workers=32)
+    result = ew.run(suite, targets=targets, out=root / f"{name}.jsonl", workers=32)
     return result.results_path
 
 
@@ -111,15 +116,41 @@ def _time_view(browser: Browser, page_path: Path, fragment: str, selector: str) 
     return elapsed
 
 
-def measure(cases: int, repeats: int) -> dict[str, float | int]:
-    """Build the report of a ``cases``-row run and time its views in headless Chromium."""
+def _commands(root: Path, results: Path, baseline: Path) -> dict[str, float]:
+    """Peak RSS (MiB) and wall seconds of the commands, each a process of its own."""
+    commands = {
+        "report": ("report", results, "-o", root / "measured.html"),
+        "report_baseline": ("report", results, "--baseline", baseline, "-o", root / "b.html"),
+        "compare": ("compare", baseline, results),
+    }
+    figures: dict[str, float] = {}
+    for name, args in commands.items():
+        measured = run_measured(evalwright(*map(str, args)), root, bench_env())
+        if measured.code not in (0, 1):
+            sys.exit(f"{name} exited {measured.code}: {measured.stderr_tail}")
+        figures[f"{name}_rss_mib"] = round(measured.rss_kib / 1024, 1)
+        figures[f"{name}_seconds"] = round(measured.wall, 1)
+    return figures
+
+
+def measure(cases: int, repeats: int, in_browser: bool = True) -> dict[str, float | int]:
+    """Build the report of a ``cases``-row run, time its views in headless Chromium, and
+    measure the commands that read the run's results file."""
     chromium = shutil.which("chromium")
-    if chromium is None:
+    if chromium is None and in_browser:
         sys.exit("bench/report.py needs Chromium on PATH (apt-get install chromium)")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         (root / ".git").mkdir()
         results = _run(root, cases)
+        baseline = _run(root, cases, "baseline")
+        figures: dict[str, float | int] = {
+            "rows": cases,
+            "results_bytes": results.stat().st_size,
+            **_commands(root, results, baseline),
+        }
+        if chromium is None or not in_browser:
+            return figures
         started = time.perf_counter()
         page_path = ew.write_report(results, root / "report.html")
         build = time.perf_counter() - started
@@ -132,8 +163,7 @@ def measure(cases: int, repeats: int) -> dict[str, float | int]:
             ]
             browser.close()
         return {
-            "rows": cases,
-            "results_bytes": results.stat().st_size,
+            **figures,
             "report_bytes": page_path.stat().st_size,
             "size_ratio": round(page_path.stat().st_size / results.stat().st_size, 3),
             "build_seconds": round(build, 2),
@@ -147,8 +177,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--cases", type=int, default=10_000, help="rows in the run")
     parser.add_argument("--repeats", type=int, default=3, help="page loads to take the median of")
+    parser.add_argument("--no-browser", action="store_true", help="only the commands' figures")
     args = parser.parse_args()
-    print(json.dumps(measure(args.cases, args.repeats), indent=2))
+    print(json.dumps(measure(args.cases, args.repeats, not args.no_browser), indent=2))
 
 
 if __name__ == "__main__":

@@ -23,9 +23,13 @@ from typing import Literal
 
 Severity = Literal["error", "warning"]
 
-# C0 and C1 controls, DEL, and the bidirectional marks, overrides and isolates ("trojan
-# source"); tab and line feed are kept unless the text must stay on one line.
-_CONTROLS = "\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069"
+BIDI_CONTROLS = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+"""The bidirectional marks, embeddings, overrides and isolates ("trojan source"), as a
+regular expression character range: each can reorder the text shown around it."""
+
+# C0 and C1 controls, DEL, the line and paragraph separators, and the bidirectional
+# controls; tab and line feed are kept unless the text must stay on one line.
+_CONTROLS = f"\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029{BIDI_CONTROLS}"
 _UNPRINTABLE = re.compile(f"[{_CONTROLS}]")
 _ONE_LINE = re.compile(f"[{_CONTROLS}\t\n]")
 

@@ -4,9 +4,11 @@ identical runs; and ``evalwright.compare`` from Python."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import evalwright as ew
+from evalwright.errors import BIDI_CONTROLS
 from tests.conftest import ProjectDir, run_cli
 
 SUITE = """\
@@ -149,3 +151,32 @@ def test_compare_from_python_takes_lists_of_files(project: ProjectDir) -> None:
     strict = ew.compare(str(first), str(first), pass_mark=1.0)
     assert not strict.regressed
     assert strict.changes[0].pass_mark == 1.0
+
+
+def _renamed(path: Path) -> Path:
+    """The file's rows with bidirectional controls in their case ids and eval file: a results
+    file is any file of rows, whose names may come from anywhere."""
+    rows = [
+        row.model_copy(
+            update={
+                "eval_id": row.eval_id + "\u202e\u061c",
+                "eval_file": "evals/\u2067s\u2069.yaml",
+            }
+        )
+        for row in ew.read_results(path)
+    ]
+    path.write_text("".join(row.model_dump_json() + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def test_names_cannot_reorder_the_table(project: ProjectDir) -> None:
+    old = _renamed(_run(project, "old.jsonl", flips="Paris", mends="Lyon"))
+    new = _renamed(_run(project, "new.jsonl", flips="Lyon", mends="Lyon"))
+    result = run_cli("compare", old, new)
+    assert result.code == 1
+    assert not re.search(f"[{BIDI_CONTROLS}]", result.out)
+    assert _lines(result.out)[1][:3] == [
+        "regressed",
+        "evals/\\u2067s\\u2069.yaml",
+        "flips\\u202e\\u061c",
+    ]

@@ -118,6 +118,13 @@ def test_printable_keeps_text_and_escapes_controls() -> None:
     assert printable("a\u2028b\u2029c\x85d") == "a\\u2028b\\u2029c\\x85d"
 
 
+def test_every_bidirectional_control_is_escaped() -> None:
+    """The marks, embeddings, overrides and isolates, the Arabic letter mark included."""
+    controls = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+    shown = printable(f"a{controls}b")
+    assert shown == "a" + "".join(f"\\u{ord(c):04x}" for c in controls) + "b"
+
+
 def test_a_config_error_is_printed_escaped(project: ProjectDir) -> None:
     project.write(".evalwright/targets.yaml", "targets:\n  - {name: t, provider: mock}\n")
     eval_file = project.write("e.yaml", "evalcases:\n  - {id: a, expected_outcome: o, input: hi}\n")

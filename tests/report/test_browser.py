@@ -3,19 +3,19 @@ search, permalinks, comparison with a baseline, hostile text, and no network req
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, expect
 
 import evalwright as ew
 from evalwright.api.run import RunResult
 from evalwright.report import write_report
-from evalwright.report.data import build_payload
-from evalwright.report.html import render_page
-from tests.report.browser import Watch, launch, open_report
+from evalwright.report.data import ReportData
+from evalwright.report.html import write_page
+from evalwright.results.index import row_key
+from tests.report.browser import Watch, listed, open_report, show, sorted_listing
 from tests.report.runs import GOOD, HOSTILE, run_suite
 
 
@@ -28,6 +28,8 @@ class Reports:
     plain: Path
     packed: Path
     compared: Path
+    reversed: Path
+    """The new run's rows in the reverse of their keys' order."""
 
 
 @pytest.fixture(scope="module")
@@ -38,23 +40,14 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> Reports:
     new = run_suite(root, "new", regress="capital")
     plain = write_report(new.results_path, root / "plain.html")
     packed = root / "packed.html"
-    payload = build_payload([new.results_path])
-    packed.write_text(render_page(payload, "packed", compress=True), encoding="utf-8")
+    data = ReportData.read([new.results_path], pass_mark=0.5)
+    write_page(packed, "packed", data.write, compress=True)
     compared = write_report(new.results_path, root / "compared.html", baseline=old.results_path)
-    return Reports(old, new, plain, packed, compared)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    yield from launch()
-
-
-@pytest.fixture
-def watch() -> Iterator[Watch]:
-    """Checked after each test: the page asked for nothing, opened no dialog, threw nothing."""
-    seen = Watch()
-    yield seen
-    seen.assert_clean()
+    backwards = sorted(new.rows, key=row_key, reverse=True)
+    rows = root / "reversed.jsonl"
+    rows.write_text("".join(r.model_dump_json() + "\n" for r in backwards), encoding="utf-8")
+    reversed_page = write_report(rows, root / "reversed.html")
+    return Reports(old, new, plain, packed, compared, reversed_page)
 
 
 def _open(browser: Browser, path: Path, watch: Watch, fragment: str = "") -> Page:
@@ -86,45 +79,58 @@ def test_the_overview_shows_the_run_summarys_numbers(
     page.close()
 
 
-def _listed(page: Page) -> list[tuple[str, str]]:
-    rows = page.locator("#cases tbody tr")
-    return [
-        (
-            rows.nth(n).get_attribute("data-case") or "",
-            rows.nth(n).get_attribute("data-target") or "",
-        )
-        for n in range(rows.count())
-    ]
-
-
+@pytest.mark.parametrize("late_ms", [0, 250])
 def test_the_case_list_filters_and_searches(
-    reports: Reports, browser: Browser, watch: Watch
+    reports: Reports, browser: Browser, watch: Watch, late_ms: int
 ) -> None:
-    page = _open(browser, reports.plain, watch, "#v=cases")
-    assert len(_listed(page)) == 12
+    """Each step waits for what it asked for to be drawn, so the test holds however late the
+    page draws (``late_ms``, as on a loaded machine)."""
+    page = open_report(browser, reports.plain, watch, "#v=cases", late_ms=late_ms)
+    assert len(listed(page)) == 12
     page.check("#only-errored")
-    assert {target for _, target in _listed(page)} == {"broken"}
-    assert len(_listed(page)) == 4
+    assert {target for _, target in listed(page)} == {"broken"}
+    assert len(listed(page)) == 4
     page.uncheck("#only-errored")
     page.check("#only-lossy")
-    assert {case for case, _ in _listed(page)} == {"lossy"}
+    assert {case for case, _ in listed(page)} == {"lossy"}
     page.uncheck("#only-lossy")
     page.check("#only-failed")
-    failed = _listed(page)
+    failed = listed(page)
     assert ("capital", "gpt") in failed  # the planted regression fails in this run
     assert ("review-loop-bug", "gpt") not in failed
     page.uncheck("#only-failed")
     page.fill("#search", "geography")  # metadata
-    assert {case for case, _ in _listed(page)} == {"capital"}
+    assert {case for case, _ in listed(page)} == {"capital"}
     page.fill("#search", "calculateTotal")  # the question
-    assert {case for case, _ in _listed(page)} == {"review-loop-bug"}
+    assert {case for case, _ in listed(page)} == {"review-loop-bug"}
     page.fill("#search", "i do not know")  # the answer
-    assert _listed(page) == [("capital", "gpt")]
+    assert listed(page) == [("capital", "gpt")]
     page.fill("#search", "")
-    page.click('a[data-sort="score"]')
-    page.click('a[data-sort="score"]')  # descending
-    assert _listed(page)[0][1] == "gpt"
+    # A sort is a navigation: its list is drawn once the hash has changed, so each click
+    # waits for the list it asked for before the next.
+    sort = page.locator('a[data-sort="score"]')
+    sort.click()
+    expect(sort).to_have_text("score ▲")
+    sort.click()  # descending
+    expect(sort).to_have_text("score ▼")
+    assert listed(page) == sorted_listing(reports.new.rows, "score", desc=True)
+    assert listed(page)[0][1] == "gpt"
     assert "sort=score" in page.url
+    page.close()
+
+
+@pytest.mark.parametrize(
+    ("column", "field"), [("score", "score"), ("target", "target"), ("latency", "latency_ms")]
+)
+@pytest.mark.parametrize("desc", [False, True])
+def test_a_sorted_list_breaks_ties_by_file_case_target_and_repeat(
+    reports: Reports, browser: Browser, watch: Watch, column: str, field: str, desc: bool
+) -> None:
+    """Whatever order the file holds its rows in (here the reverse of their keys' order),
+    rows of equal value are listed in one order: a sort is total."""
+    fragment = f"#v=cases&sort={column}" + ("&desc=1" if desc else "")
+    page = _open(browser, reports.reversed, watch, fragment)
+    assert listed(page) == sorted_listing(reports.new.rows, field, desc)
     page.close()
 
 
@@ -136,7 +142,7 @@ def test_a_permalink_opens_its_row(reports: Reports, browser: Browser, watch: Wa
     detail = page.inner_text("main")
     assert "What does calculateTotal return?" in detail  # the conversation
     assert "Says the function returns 0" in detail  # the expected outcome
-    page.goto(reports.plain.resolve().as_uri() + "#v=cases&q=lossy")
+    show(page, "#v=cases&q=lossy")
     page.click('#cases tr[data-target="broken"] a.open')
     page.wait_for_selector('#detail-title[data-case="lossy"]')
     assert "c=lossy&t=broken" in page.url
@@ -162,9 +168,9 @@ def test_compare_marks_the_planted_regression(
     assert page.inner_text('#change-counts a[data-change="regressed"]') == "regressed 1"
     delta = page.locator('tr[data-column="gpt"] td[data-stat="pass_rate"] .delta')
     assert delta.get_attribute("data-delta") == "-0.25"
-    page.goto(reports.compared.resolve().as_uri() + "#v=cases")
+    show(page, "#v=cases")
     page.check("#only-changed")
-    assert _listed(page) == [("capital", "gpt")]
+    assert listed(page) == [("capital", "gpt")]
     assert page.inner_text("#cases tbody td.change") == "regressed"
     page.click("#cases a.open")
     page.wait_for_selector("pre.diff")
@@ -183,8 +189,8 @@ def test_hostile_text_is_shown_as_text_and_runs_nothing(
     assert page.locator("main script").count() == 0
     assert "></script><script>alert(2)</script>&amp;" in page.inner_text('[data-part="metadata"]')
     assert page.evaluate("document.scripts.length") == 2  # the data and the report's own
-    page.goto(reports.compared.resolve().as_uri() + "#v=cases&q=" + "%3Cimg")
-    assert {case for case, _ in _listed(page)} == {"hostile"}
+    show(page, "#v=cases&q=%3Cimg")
+    assert {case for case, _ in listed(page)} == {"hostile"}
     page.close()
 
 

@@ -9,11 +9,11 @@ import pytest
 from playwright.sync_api import Browser
 
 import evalwright as ew
-from evalwright.report.data import build_payload
 from evalwright.testing import FakeServer
 from tests.conftest import ProjectDir
 from tests.evaluators.panel_run import responder, write_project
-from tests.report.browser import Watch, launch, open_report
+from tests.report.browser import Watch, open_report
+from tests.report.conftest import embedded
 
 SCRIPT: dict[str, dict[str, float | str]] = {
     "a": {"ja": 0.9, "jb": 0.8, "jc": 1.0},
@@ -34,15 +34,10 @@ def judged(project: ProjectDir, monkeypatch: pytest.MonkeyPatch) -> Iterator[ew.
         yield ew.run(suite, targets=["cand"], out=project.root / "r.jsonl")
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    yield from launch()
-
-
 def test_the_payload_holds_the_runs_judge_metrics(judged: ew.RunResult) -> None:
     metrics = judged.judges
     assert metrics is not None
-    (data,) = build_payload([judged.results_path])["judges"]  # type: ignore[misc]
+    (data,) = embedded(ew.write_report(judged.results_path))["judges"]
     assert isinstance(data, dict)
     assert data["targets"] == {
         "ja": {"calls": 3, "parse_failures": 0, "retries": 0},

@@ -4,7 +4,6 @@ the Content-Security-Policy, the comparison it embeds, and the commands that wri
 from __future__ import annotations
 
 import base64
-import gzip
 import hashlib
 import json
 import re
@@ -16,12 +15,12 @@ from pydantic import JsonValue
 
 import evalwright as ew
 from evalwright.api.run import RunResult
-from evalwright.report.data import build_payload, percentile
-from evalwright.report.html import embedded_json, render_page
+from evalwright.report.data import ReportData
+from evalwright.report.html import embedded_json, write_page
+from evalwright.report.overview import percentile
 from tests.conftest import ProjectDir, run_cli
+from tests.report.conftest import embedded
 from tests.report.runs import HOSTILE, run_suite
-
-_DATA = re.compile(r'<script type="application/json" id="report-data">(.*?)</script>', re.S)
 
 
 @pytest.fixture(scope="module")
@@ -31,12 +30,10 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[RunResult, RunResult
     return run_suite(root, "old"), run_suite(root, "new", regress="capital")
 
 
-def _embedded(page: str) -> Any:
-    (text,) = _DATA.findall(page)
-    wrapper = json.loads(text)
-    if "gzip" in wrapper:
-        return json.loads(gzip.decompress(base64.b64decode(wrapper["gzip"])))
-    return wrapper["json"]
+def _page(results: Path, out: Path, *, compress: bool | None = None) -> str:
+    data = ReportData.read([results], pass_mark=0.5)
+    write_page(out, "t", data.write, compress=compress)
+    return out.read_text(encoding="utf-8")
 
 
 def test_the_data_cannot_end_its_element_or_become_markup() -> None:
@@ -52,25 +49,28 @@ def test_the_page_embeds_every_row_as_text(runs: tuple[RunResult, RunResult]) ->
     assert HOSTILE not in page
     assert "<img" not in page
     assert page.lower().count("</script") == 2  # the data's element and the script's
-    payload = _embedded(page)
+    payload = embedded(page)
     answers = {(r["eval_id"], r["target"]): r["candidate_answer"] for r in payload["rows"]}
     assert answers[("hostile", "gpt")] == f"Paris {HOSTILE}"
     assert len(payload["rows"]) == len(new.rows)
 
 
-def test_a_packed_page_holds_the_same_data(runs: tuple[RunResult, RunResult]) -> None:
+def test_a_packed_page_holds_the_same_data(
+    runs: tuple[RunResult, RunResult], tmp_path: Path
+) -> None:
     _, new = runs
-    payload = build_payload([new.results_path])
-    page = render_page(payload, "t", compress=True)
-    assert '"gzip"' in page
-    assert _embedded(page) == json.loads(json.dumps(payload))
+    packed = _page(new.results_path, tmp_path / "packed.html", compress=True)
+    plain = _page(new.results_path, tmp_path / "plain.html", compress=False)
+    assert 'id="report-data">{"gzip":' in packed
+    assert 'id="report-data">{"json":' in plain
+    assert embedded(packed) == embedded(plain)
 
 
 def test_the_policy_allows_only_the_pages_own_script_and_style(
-    runs: tuple[RunResult, RunResult],
+    runs: tuple[RunResult, RunResult], tmp_path: Path
 ) -> None:
     _, new = runs
-    page = render_page(build_payload([new.results_path]), "t")
+    page = _page(new.results_path, tmp_path / "r.html")
     (policy,) = re.findall(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page)
     assert "default-src 'none'" in policy
     assert "unsafe" not in policy
@@ -81,9 +81,11 @@ def test_the_policy_allows_only_the_pages_own_script_and_style(
     assert not re.search(r"https?://", page.split('id="report-data"')[0])
 
 
-def test_the_overview_counts_as_the_run_summary(runs: tuple[RunResult, RunResult]) -> None:
+def test_the_overview_counts_as_the_run_summary(
+    runs: tuple[RunResult, RunResult], tmp_path: Path
+) -> None:
     _, new = runs
-    payload: Any = build_payload([new.results_path])
+    payload: Any = embedded(_page(new.results_path, tmp_path / "r.html"))
     columns = {c["target"]: c["stats"] for c in payload["columns"]}
     for name, stats in new.targets.items():
         mine = columns[name]
@@ -96,9 +98,10 @@ def test_the_overview_counts_as_the_run_summary(runs: tuple[RunResult, RunResult
         assert mine["lossless"] == stats.lossless
 
 
-def test_the_baseline_marks_each_key(runs: tuple[RunResult, RunResult]) -> None:
+def test_the_baseline_marks_each_key(runs: tuple[RunResult, RunResult], tmp_path: Path) -> None:
     old, new = runs
-    payload: Any = build_payload([new.results_path], [old.results_path])
+    out = ew.write_report(new.results_path, tmp_path / "r.html", baseline=old.results_path)
+    payload: Any = embedded(out)
     baseline = payload["baseline"]
     assert baseline["counts"] == {
         "regressed": 1,
@@ -128,7 +131,7 @@ def test_the_report_command_writes_and_compares(
     result = run_cli("report", new.results_path, "-o", out, "--baseline", old.results_path)
     assert result.code == 0, result.err
     assert result.out.strip() == f"report: {out}"
-    payload = _embedded(out.read_text(encoding="utf-8"))
+    payload = embedded(out)
     assert payload["baseline"] is not None
 
 
@@ -150,5 +153,5 @@ def test_eval_report_writes_beside_the_results(project: ProjectDir) -> None:
     named = project.root / "named.html"
     result = run_cli("eval", project.root / "e.yaml", "--out", out, "--quiet", "--report", named)
     assert result.code == 0, result.err
-    payload = _embedded(named.read_text(encoding="utf-8"))
+    payload = embedded(named)
     assert [row["eval_id"] for row in payload["rows"]] == ["a"]

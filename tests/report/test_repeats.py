@@ -5,7 +5,6 @@ repeat by repeat (docs/report.md#repeats)."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,7 @@ from playwright.sync_api import Browser, Page
 
 import evalwright as ew
 from evalwright.report import write_report
-from tests.report.browser import Watch, launch, open_report
+from tests.report.browser import Watch, open_report, show
 
 # Answers "Paris" on the 1st, 3rd, 5th... call and "London" otherwise: a flaky target.
 ALTERNATING = """import pathlib, sys
@@ -36,18 +35,6 @@ def _run(root: Path, name: str, repeat: int) -> ew.RunResult:
     suite = ew.Suite(cases, name="repeats", base_dir=root)
     out = root / f"{name}.jsonl"
     return ew.run(suite, targets=[target], out=out, workers=1, repeat=repeat)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    yield from launch()
-
-
-@pytest.fixture
-def watch() -> Iterator[Watch]:
-    seen = Watch()
-    yield seen
-    seen.assert_clean()
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +83,7 @@ def test_a_repeat_shows_its_cases_stability_and_links_the_other_repeats(
     page.wait_for_selector('#detail-title[data-repeat="4"]')
     assert "r=4" in page.url
     assert "Paris" in page.inner_text("pre.answer")
-    page.goto(pages[0].resolve().as_uri() + "#v=cases")
+    show(page, "#v=cases")
     repeats = page.locator("#cases tbody tr")
     assert [repeats.nth(n).get_attribute("data-repeat") for n in range(5)] == list("01234")
     page.close()

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from evalwright.errors import ConfigError
-from evalwright.report.data import build_payload
-from evalwright.report.html import render_page
+from evalwright.report.data import ReportData
+from evalwright.report.html import write_page
 
 PathArg = str | os.PathLike[str]
 
@@ -28,16 +28,15 @@ def write_report(
 ) -> Path:
     """Write one self-contained HTML report of ``results_paths`` (compared with ``baseline``
     when given) and return its path: ``out``, or the first results file with ``.html``
-    (docs/report.md)."""
+    (docs/report.md). The files are streamed: a large run costs little memory."""
     results = _paths(results_paths)
     if not results:
         raise ConfigError("a report needs at least one results file")
-    payload = build_payload(results, _paths(baseline), pass_mark=pass_mark)
+    data = ReportData.read(results, _paths(baseline), pass_mark=pass_mark)
     names = ", ".join(Path(p).name for p in results)
-    page = render_page(payload, f"evalwright report: {names}")
     target = Path(out) if out is not None else default_report_path(results[0])
     try:
-        target.write_text(page, encoding="utf-8")
+        write_page(target, f"evalwright report: {names}", data.write)
     except OSError as exc:
         raise ConfigError(f"{target}: cannot write the report: {exc.strerror or exc}") from None
     return target

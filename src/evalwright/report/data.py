@@ -1,26 +1,29 @@
 """The data an HTML report embeds (docs/report.md): the rows of one or more results files,
-per-target overview numbers, and, with a baseline, each row's change from
-:func:`evalwright.results.compare.compare_rows`.
+per-target overview numbers, and, with a baseline, each row's change as
+:mod:`evalwright.results.compare` classifies it.
 
-The payload is plain JSON: the page's script renders everything from it.
+The data is plain JSON (the page's script renders everything from it), written a row at a
+time: each file is read once to find each key's winning line, then its winning rows are read
+back one by one, written out and counted. What is kept meanwhile is a few numbers per key, so
+a report of a large run costs little memory (bench/README.md#the-html-report).
 """
 
 from __future__ import annotations
 
-import math
 import os
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from datetime import datetime
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import JsonValue
 
 from evalwright import __version__
-from evalwright.results.compare import Comparison, compare_rows, passed
-from evalwright.results.index import RowFacts, RowKey, row_key, supersedes
-from evalwright.results.judging import JudgeMetrics, judge_metrics
-from evalwright.results.reading import read_results
+from evalwright.report.html import DataSink, json_text
+from evalwright.report.overview import Column, Overview
+from evalwright.results.compare import Comparison, Scored, compare_scored, passed
+from evalwright.results.index import RowKey, row_key
+from evalwright.results.judging import JudgeFacts, JudgeMetrics, JudgeTally
+from evalwright.results.reading import WinningLine, read_back, winning_lines
 from evalwright.results.row import ResultRow
 
 PathArg = str | os.PathLike[str]
@@ -29,145 +32,165 @@ Json = dict[str, JsonValue]
 
 @dataclass(frozen=True, slots=True)
 class Source:
-    """One results file: its name as given and the rows that stand for each key."""
+    """One results file: its name as given, and where each key's winning row is."""
 
     path: str
-    rows: tuple[ResultRow, ...]
+    lines: dict[RowKey, WinningLine]
+
+    @classmethod
+    def read(cls, path: PathArg) -> Source:
+        """Index the file (every line is read and checked here, before anything is written)."""
+        return cls(os.fspath(path), winning_lines(path))
+
+    def rows(self) -> Iterator[tuple[Scored, ResultRow]]:
+        """Each key's winning row, in the order keys first appeared, read back one at a
+        time, with what a comparison keeps of it."""
+        lines = self.lines.values()
+        places = ((line.offset, line.digest) for line in lines)
+        for line, row in zip(lines, read_back(self.path, places), strict=True):
+            yield Scored(row.status, row.score, self.path, line.offset, line.digest), row
 
 
-def read_source(path: PathArg) -> Source:
-    """The rows of a results file, one per key, in the order keys first appeared.
+def _row_json(row: ResultRow, extra: str = "") -> str:
+    """The row as JSON, with ``extra`` members (JSON text) first."""
+    text = row.model_dump_json()
+    return "{" + extra + "," + text[1:] if extra else text
 
-    A resumed file may hold several rows of a key; the one the run summary counts wins
-    (docs/running.md#--resume)."""
-    winners: dict[RowKey, ResultRow] = {}
-    for row in read_results(path):
+
+@dataclass(slots=True)
+class Side:
+    """One side of a comparison as its rows are written: each key's latest row (what a
+    comparison keeps of it, and its place in the page's list)."""
+
+    latest: dict[RowKey, Scored] = field(default_factory=dict[RowKey, Scored])
+    at: dict[RowKey, int] = field(default_factory=dict[RowKey, int])
+    count: int = 0
+
+    def add(self, scored: Scored, row: ResultRow) -> None:
+        """The next row of the page's list (a later row of a key replaces an earlier one)."""
         key = row_key(row)
-        old = winners.get(key)
-        if old is None or supersedes(RowFacts.of(row), RowFacts.of(old)):
-            winners[key] = row
-    return Source(os.fspath(path), tuple(winners.values()))
+        self.latest[key] = scored
+        self.at[key] = self.count
+        self.count += 1
 
 
-def percentile(values: Sequence[float], fraction: float) -> float | None:
-    """The nearest-rank percentile of ``values`` (None when there are none)."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    rank = max(1, math.ceil(fraction * len(ordered)))
-    return ordered[rank - 1]
+@dataclass(slots=True)
+class Columns:
+    """Every (results file, target) pair, in order of appearance, each a column."""
+
+    several: bool
+    """Whether the report has several results files (a column's label then names its file)."""
+    pass_mark: float
+    where: dict[tuple[int, str], int] = field(default_factory=dict[tuple[int, str], int])
+    found: list[Column] = field(default_factory=list[Column])
+
+    def of(self, source: int, path: str, row: ResultRow) -> int:
+        """The column of a row of the ``source``-th file (``path``), which counts it."""
+        pair = (source, row.target)
+        place = self.where.get(pair)
+        if place is None:
+            label = f"{row.target} · {Path(path).name}" if self.several else row.target
+            place = self.where[pair] = len(self.found)
+            self.found.append(Column(label, row.target, source, Overview(self.pass_mark)))
+        self.found[place].add(row)
+        return place
 
 
-def _seconds(timestamp: str) -> float | None:
-    try:
-        return datetime.fromisoformat(timestamp).timestamp()
-    except ValueError:
-        return None
+@dataclass(slots=True)
+class ReportData:
+    """The results files (and baseline files) of one report, indexed, ready to be written."""
+
+    sources: list[Source]
+    baseline: list[Source]
+    pass_mark: float
+
+    @classmethod
+    def read(
+        cls, results: Sequence[PathArg], baseline: Sequence[PathArg] = (), *, pass_mark: float
+    ) -> ReportData:
+        """Index every file: a file that cannot be read, or a line that is not a row, raises
+        :class:`ConfigError` before anything is written."""
+        return cls(
+            [Source.read(path) for path in results],
+            [Source.read(path) for path in baseline],
+            pass_mark,
+        )
+
+    def write(self, sink: DataSink) -> None:
+        """Everything the page shows, as JSON (docs/report.md#what-the-report-holds)."""
+        columns = Columns(len(self.sources) > 1, self.pass_mark)
+        tallies = [JudgeTally() for _ in self.sources]
+        after = Side()
+        sink.write('{"version":')
+        sink.value(__version__)
+        sink.write(',"pass_mark":')
+        sink.value(self.pass_mark)
+        sink.write(',"sources":')
+        sink.value([source.path for source in self.sources])
+        sink.write(',"rows":')
+        sink.array(self._rows(columns, tallies, after))
+        sink.write(',"columns":')
+        sink.value([column.json() for column in columns.found])
+        sink.write(',"judges":')
+        sink.value([_judges_json(tally.metrics(self.pass_mark)) for tally in tallies])
+        sink.write(',"baseline":')
+        if self.baseline:
+            self._write_baseline(sink, after)
+        else:
+            sink.write("null")
+        sink.write("}")
+
+    def _rows(self, columns: Columns, tallies: list[JudgeTally], after: Side) -> Iterator[str]:
+        for index, source in enumerate(self.sources):
+            for scored, row in source.rows():
+                column = columns.of(index, source.path, row)
+                facts = JudgeFacts.of(row)
+                if facts is not None:
+                    tallies[index].add(facts)
+                after.add(scored, row)
+                yield _row_json(row, f'"_source":{index},"_column":{column}')
+
+    def _write_baseline(self, sink: DataSink, after: Side) -> None:
+        """The old rows, the old numbers per target, and each key's change."""
+        before = Side()
+        targets: dict[str, Overview] = {}
+        sink.write('{"sources":')
+        sink.value([source.path for source in self.baseline])
+        sink.write(',"rows":')
+        sink.array(self._old_rows(before, targets))
+        sink.write(',"targets":')
+        sink.value({name: overview.json() for name, overview in targets.items()})
+        comparison = compare_scored(before.latest, after.latest, pass_mark=self.pass_mark)
+        sink.write(',"changes":')
+        sink.array(_changes(comparison, before, after))
+        sink.write(',"counts":')
+        sink.value(dict[str, JsonValue](comparison.counts().items()))
+        sink.write("}")
+
+    def _old_rows(self, before: Side, targets: dict[str, Overview]) -> Iterator[str]:
+        for source in self.baseline:
+            for scored, row in source.rows():
+                targets.setdefault(row.target, Overview(self.pass_mark)).add(row)
+                before.add(scored, row)
+                yield _row_json(row)
 
 
-def _wall(rows: Sequence[ResultRow]) -> float | None:
-    """From the first row's start (its finish less its latency) to the last row's finish."""
-    spans: list[tuple[float, float]] = []
-    for row in rows:
-        end = _seconds(row.timestamp)
-        if end is not None:
-            spans.append((end - (row.latency_ms or 0.0) / 1000, end))
-    if not spans:
-        return None
-    return max(0.0, max(e for _, e in spans) - min(s for s, _ in spans))
-
-
-def overview(rows: Sequence[ResultRow], pass_mark: float) -> Json:
-    """One target's numbers, counted as the run summary counts them
-    (docs/running.md#progress-and-the-summary-table)."""
-    ok = [row for row in rows if row.status == "ok"]
-    scores = [row.score or 0.0 for row in ok]
-    latencies = [row.latency_ms for row in rows if row.latency_ms is not None]
-    usages = [row.usage for row in rows if row.usage is not None]
-    count = len(rows)
-    passes = sum(passed(row, pass_mark) for row in rows)
-    return {
-        "cases": count,
-        "mean": sum(scores) / len(scores) if scores else None,
-        "passed": passes,
-        "pass_rate": passes / count if count else None,
-        "errors": count - len(ok),
-        "lossless": sum(not row.delivery_notes for row in rows),
-        "input_tokens": sum(u.input_tokens or 0 for u in usages),
-        "output_tokens": sum(u.output_tokens or 0 for u in usages),
-        "latency_p50": percentile(latencies, 0.5),
-        "latency_p95": percentile(latencies, 0.95),
-        "wall_seconds": _wall(rows),
-    }
-
-
-def _dumped(row: ResultRow) -> JsonValue:
-    data: Json = row.model_dump(mode="json")
-    return data
-
-
-def _row_json(row: ResultRow, source: int, column: int) -> Json:
-    data: Json = row.model_dump(mode="json")
-    data["_source"] = source
-    data["_column"] = column
-    return data
-
-
-def _columns(sources: Sequence[Source]) -> list[tuple[int, str]]:
-    """Every (source, target) pair, in order of appearance."""
-    pairs: dict[tuple[int, str], None] = {}
-    for index, source in enumerate(sources):
-        for row in source.rows:
-            pairs[(index, row.target)] = None
-    return list(pairs)
-
-
-def _column_label(source: Source, target: str, several: bool) -> str:
-    return f"{target} · {Path(source.path).name}" if several else target
-
-
-def _column_json(sources: Sequence[Source], column: tuple[int, str], pass_mark: float) -> Json:
-    index, target = column
-    source = sources[index]
-    rows = [row for row in source.rows if row.target == target]
-    timestamps = sorted(row.timestamp for row in rows)
-    return {
-        "label": _column_label(source, target, len(sources) > 1),
-        "target": target,
-        "source": index,
-        "run_ids": list(dict.fromkeys(row.run_id for row in rows)),
-        "first": timestamps[0] if timestamps else None,
-        "last": timestamps[-1] if timestamps else None,
-        "stats": overview(rows, pass_mark),
-    }
-
-
-def build_payload(
-    results: Sequence[PathArg], baseline: Sequence[PathArg] = (), *, pass_mark: float = 0.5
-) -> Json:
-    """Everything the page shows, as JSON (docs/report.md#what-the-report-holds)."""
-    sources = [read_source(path) for path in results]
-    columns = _columns(sources)
-    where = {pair: n for n, pair in enumerate(columns)}
-    rows: list[JsonValue] = [
-        _row_json(row, s, where[(s, row.target)])
-        for s, source in enumerate(sources)
-        for row in source.rows
-    ]
-    column_data: list[JsonValue] = [_column_json(sources, c, pass_mark) for c in columns]
-    payload: Json = {
-        "version": __version__,
-        "pass_mark": pass_mark,
-        "sources": [source.path for source in sources],
-        "columns": column_data,
-        "rows": rows,
-        "judges": [_judges_json(judge_metrics(s.rows, pass_mark)) for s in sources],
-        "baseline": None,
-    }
-    if baseline:
-        new_rows = [row for source in sources for row in source.rows]
-        payload["baseline"] = _baseline(new_rows, baseline, pass_mark)
-    return payload
+def _changes(comparison: Comparison, before: Side, after: Side) -> Iterator[str]:
+    """Each key's change, naming its rows by their places in the page's two lists."""
+    for change in comparison.changes:
+        pass_delta = None
+        if change.before is not None and change.after is not None:
+            pass_delta = int(passed(change.after, change.pass_mark)) - int(
+                passed(change.before, change.pass_mark)
+            )
+        found: Json = {
+            "change": change.change,
+            "new": after.at[change.key] if change.after is not None else None,
+            "old": before.at[change.key] if change.before is not None else None,
+            "score_delta": change.score_delta,
+            "pass_delta": pass_delta,
+        }
+        yield json_text(found)
 
 
 def _judges_json(metrics: JudgeMetrics | None) -> JsonValue:
@@ -200,56 +223,3 @@ def _judges_json(metrics: JudgeMetrics | None) -> JsonValue:
             }
         )
     return {"targets": targets, "panels": panels}
-
-
-def _baseline(new_rows: Sequence[ResultRow], paths: Sequence[PathArg], pass_mark: float) -> Json:
-    """The old rows, each key's change, and the old numbers per target."""
-    old_sources = [read_source(path) for path in paths]
-    old_rows = [row for source in old_sources for row in source.rows]
-    comparison = compare_rows(old_rows, new_rows, pass_mark=pass_mark)
-    return {
-        "sources": [source.path for source in old_sources],
-        "rows": [_dumped(row) for row in old_rows],
-        "changes": _changes(comparison, new_rows, old_rows),
-        "counts": _counts(comparison),
-        "targets": _old_targets(old_rows, pass_mark),
-    }
-
-
-def _counts(comparison: Comparison) -> Json:
-    counts: Json = {}
-    for change, count in comparison.counts().items():
-        counts[change] = count
-    return counts
-
-
-def _changes(
-    comparison: Comparison, new_rows: Sequence[ResultRow], old_rows: Sequence[ResultRow]
-) -> list[JsonValue]:
-    """Each key's change, naming its rows by their index in ``rows`` and the old rows."""
-    new_at = {id(row): n for n, row in enumerate(new_rows)}
-    old_at = {id(row): n for n, row in enumerate(old_rows)}
-    found: list[JsonValue] = []
-    for change in comparison.changes:
-        pass_delta = None
-        if change.old is not None and change.new is not None:
-            pass_delta = int(passed(change.new, change.pass_mark)) - int(
-                passed(change.old, change.pass_mark)
-            )
-        found.append(
-            {
-                "change": change.change,
-                "new": new_at[id(change.new)] if change.new is not None else None,
-                "old": old_at[id(change.old)] if change.old is not None else None,
-                "score_delta": change.score_delta,
-                "pass_delta": pass_delta,
-            }
-        )
-    return found
-
-
-def _old_targets(rows: Iterable[ResultRow], pass_mark: float) -> Json:
-    by_target: dict[str, list[ResultRow]] = {}
-    for row in rows:
-        by_target.setdefault(row.target, []).append(row)
-    return {target: overview(group, pass_mark) for target, group in by_target.items()}

@@ -1,7 +1,10 @@
 /* The evalwright report (docs/report.md): renders the embedded data with plain DOM calls.
  * Text from the data is only ever set as text (text nodes, textContent, attribute values),
  * never parsed as markup, so an answer holding an image tag with an onerror handler shows
- * those characters. */
+ * those characters; a bidirectional control in it is shown as a marker (⟨U+202E⟩), so it
+ * cannot reorder what is around it. What comes from the data or the URL is looked up in
+ * Maps or with Object.hasOwn, never as a plain property, so a name such as __proto__ or
+ * constructor is just a name. */
 "use strict";
 (function () {
   const PAGE_SIZE = 100;
@@ -14,6 +17,7 @@
       if (value === null || value === undefined || value === false) continue;
       if (name === "class") node.className = value;
       else if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
+      else if (name === "title") node.setAttribute(name, marked(String(value)));
       else node.setAttribute(name, String(value));
     }
     append(node, children);
@@ -24,8 +28,29 @@
       if (child === null || child === undefined || child === false) continue;
       if (Array.isArray(child)) append(node, child);
       else if (child instanceof Node) node.appendChild(child);
-      else node.appendChild(document.createTextNode(String(child)));
+      else appendText(node, String(child));
     }
+  }
+  // The bidirectional marks, embeddings, overrides and isolates (as evalwright.errors
+  // BIDI_CONTROLS): each is shown as a marker instead of taking effect.
+  const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+  function controlName(char) {
+    return "⟨U+" + char.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0") + "⟩";
+  }
+  function marked(text) {
+    return text.replace(BIDI, controlName);
+  }
+  function appendText(node, text) {
+    let start = 0;
+    for (const found of text.matchAll(BIDI)) {
+      if (found.index > start) node.appendChild(document.createTextNode(text.slice(start, found.index)));
+      const marker = document.createElement("span");
+      marker.className = "control";
+      marker.textContent = controlName(found[0]);
+      node.appendChild(marker);
+      start = found.index + 1;
+    }
+    if (start < text.length || start === 0) node.appendChild(document.createTextNode(text.slice(start)));
   }
   function clear(node) {
     while (node.firstChild) node.removeChild(node.firstChild);
@@ -185,16 +210,24 @@
   }
 
   // ---- the URL fragment -------------------------------------------------------------------
+  // The fragment's parameters (docs/report.md#permalinks); any other name is ignored.
+  const PARAMS = new Set(["v", "c", "t", "r", "f", "removed", "q", "only", "col", "chg", "sort", "desc", "p"]);
   function parseHash() {
-    const params = new URLSearchParams(location.hash.replace(/^#/, ""));
-    return Object.fromEntries(params.entries());
+    const params = Object.create(null);
+    for (const [name, value] of new URLSearchParams(location.hash.replace(/^#/, ""))) {
+      if (PARAMS.has(name)) params[name] = value;
+    }
+    return params;
+  }
+  function withParams(params, changes) {
+    return Object.assign(Object.create(null), params, changes);
   }
   function hashOf(params) {
     const kept = Object.entries(params).filter(([, v]) => v !== "" && v !== undefined && v !== null);
     return "#" + new URLSearchParams(kept).toString();
   }
   function permalink(entry) {
-    const params = { c: entry.row.eval_id, t: entry.column };
+    const params = withParams({ c: entry.row.eval_id, t: entry.column });
     if (repeatOf(entry.row)) params.r = String(repeatOf(entry.row));
     if (entry.ambiguous) params.f = entry.row.eval_file;
     if (entry.removed) params.removed = "1";
@@ -232,6 +265,11 @@
       else if (view === "cases") renderCases(main, params);
       else renderOverview(main);
     }
+    markShown();
+  }
+  // Once a view is rendered: the fragment it shows, for whoever waits on it (the tests).
+  function markShown() {
+    document.body.setAttribute("data-shown", location.hash);
     document.body.setAttribute("data-ready", "1");
   }
 
@@ -285,7 +323,8 @@
 
   function overviewRow(column) {
     const s = column.stats;
-    const old = state.data.baseline ? state.data.baseline.targets[column.target] : undefined;
+    const targets = state.data.baseline ? state.data.baseline.targets : null;
+    const old = targets && Object.hasOwn(targets, column.target) ? targets[column.target] : undefined;
     const cells = STATS.map(([key, , show]) => {
       const value = key === "tokens" ? s.input_tokens + s.output_tokens : s[key];
       const cell = el("td", { "data-stat": key, "data-value": value === null ? "" : value }, show(s));
@@ -327,10 +366,11 @@
     for (const entry of state.entries) {
       if (entry.removed) continue;
       const key = entry.row.eval_file + "\u0000" + entry.row.eval_id;
-      if (!keys.has(key)) keys.set(key, { file: entry.row.eval_file, id: entry.row.eval_id, cells: {} });
+      if (!keys.has(key)) keys.set(key, { file: entry.row.eval_file, id: entry.row.eval_id, cells: new Map() });
       const cells = keys.get(key).cells;
-      if (!cells[entry.column] || repeatOf(entry.row) < repeatOf(cells[entry.column].row)) {
-        cells[entry.column] = entry;  // the first repeat stands for the cell and opens
+      const held = cells.get(entry.column);
+      if (!held || repeatOf(entry.row) < repeatOf(held.row)) {
+        cells.set(entry.column, entry);  // the first repeat stands for the cell and opens
       }
     }
     return Array.from(keys.values());
@@ -341,7 +381,7 @@
     const labels = state.columns.map((c) => c.label);
     const page = pageOf(params, keys.length);
     const rows = keys.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE).map((key) =>
-      el("tr", {}, el("th", { title: key.file }, key.id), labels.map((label) => matrixCell(key.cells[label]))));
+      el("tr", {}, el("th", { title: key.file }, key.id), labels.map((label) => matrixCell(key.cells.get(label)))));
     main.appendChild(pager(params, page, keys.length, "matrix"));
     main.appendChild(el("table", { class: "matrix", id: "matrix" },
       el("thead", {}, el("tr", {}, el("th", {}, "case"), labels.map((l) => el("th", {}, l)))),
@@ -386,7 +426,7 @@
   }
   function pager(params, page, count, view) {
     const last = Math.max(0, Math.ceil(count / PAGE_SIZE) - 1);
-    const go = (p) => hashOf(Object.assign({}, params, { v: view, p: p ? String(p) : "" }));
+    const go = (p) => hashOf(withParams(params, { v: view, p: p ? String(p) : "" }));
     const first = count ? page * PAGE_SIZE + 1 : 0;
     return el("p", { class: "pager" },
       page > 0 ? el("a", { href: go(page - 1), class: "prev" }, "‹ previous") : null,
@@ -397,12 +437,12 @@
 
   // ---- case list --------------------------------------------------------------------------
   const FILTERS = [["failed", "failed"], ["errored", "errored"], ["lossy", "lossy delivery"]];
-  const TESTS = {
-    failed: (e) => !e.removed && !passed(e.row),
-    errored: (e) => e.row.status === "error",
-    lossy: (e) => (e.row.delivery_notes || []).length > 0,
-    changed: (e) => e.change !== null && e.change !== "unchanged",
-  };
+  const TESTS = new Map([
+    ["failed", (e) => !e.removed && !passed(e.row)],
+    ["errored", (e) => e.row.status === "error"],
+    ["lossy", (e) => (e.row.delivery_notes || []).length > 0],
+    ["changed", (e) => e.change !== null && e.change !== "unchanged"],
+  ]);
 
   function haystack(entry) {
     if (entry.haystack === undefined) {
@@ -418,10 +458,10 @@
   }
 
   function selected(params) {
-    const only = (params.only || "").split(",").filter((name) => TESTS[name]);
+    const only = (params.only || "").split(",").filter((name) => TESTS.has(name)).map((name) => TESTS.get(name));
     const query = (params.q || "").toLowerCase();
     const found = state.entries.filter((e) =>
-      only.every((name) => TESTS[name](e)) &&
+      only.every((test) => test(e)) &&
       (!params.col || e.column === params.col) &&
       (!params.chg || e.change === params.chg) &&
       (!query || haystack(e).includes(query)));
@@ -445,16 +485,31 @@
     return state.data.baseline ? COLUMNS.concat(CHANGE_COLUMNS) : COLUMNS;
   }
 
+  // A total order: by the column (a missing value last either way), then rows of equal
+  // value by file, case, target, repeat and removed-or-not, always ascending, so a sorted
+  // list comes out the same whatever order the results file holds its rows in.
+  function tieKey(e) {
+    return [e.row.eval_file, e.row.eval_id, e.column, repeatOf(e.row), e.removed ? 1 : 0];
+  }
+  function compareValues(a, b) {
+    return a === b ? 0 : a < b ? -1 : 1;
+  }
   function sortEntries(entries, key, desc) {
     const column = listColumns().find(([name]) => name === key);
     if (!column) return entries;
     const value = column[2];
     const sign = desc ? -1 : 1;
-    return entries.map((e, i) => [value(e), i, e]).sort((a, b) => {
-      if (a[0] === b[0]) return a[1] - b[1];
-      if (a[0] === null || a[0] === undefined) return 1;
-      if (b[0] === null || b[0] === undefined) return -1;
-      return (a[0] < b[0] ? -1 : 1) * sign;
+    return entries.map((e) => [value(e), tieKey(e), e]).sort((a, b) => {
+      const aMissing = a[0] === null || a[0] === undefined;
+      const bMissing = b[0] === null || b[0] === undefined;
+      if (aMissing !== bMissing) return aMissing ? 1 : -1;
+      const order = aMissing ? 0 : compareValues(a[0], b[0]) * sign;
+      if (order) return order;
+      for (let k = 0; k < a[1].length; k++) {
+        const tie = compareValues(a[1][k], b[1][k]);
+        if (tie) return tie;
+      }
+      return 0;
     }).map((t) => t[2]);
   }
 
@@ -471,6 +526,7 @@
       setParams(params);
       clear(results);
       renderCaseTable(results, params);
+      markShown();
     };
     main.appendChild(caseToolbar(params, update));
     main.appendChild(results);
@@ -514,7 +570,7 @@
     const head = listColumns().map(([name, label]) => {
       const desc = params.sort === name && params.desc !== "1";
       const mark = params.sort === name ? (params.desc === "1" ? " ▼" : " ▲") : "";
-      return el("th", {}, el("a", { href: hashOf(Object.assign({}, params, { sort: name, desc: desc ? "1" : "", p: "" })),
+      return el("th", {}, el("a", { href: hashOf(withParams(params, { sort: name, desc: desc ? "1" : "", p: "" })),
         "data-sort": name }, label + mark));
     });
     const body = found.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE).map(caseRow);
@@ -581,7 +637,8 @@
     const change = entry.change ? entry.change + (entry.scoreDelta === null ? "" : " (score " +
       signed(entry.scoreDelta, 3) + ")") + (entry.passDelta ? " (pass " + signed(entry.passDelta, 0) + ")" : "") : null;
     return section("summary", facts([
-      ["eval file", row.eval_file], ["status", entry.removed ? "removed (baseline row)" : row.status],
+      ["eval file", row.eval_file], ["tags", (row.tags || []).join(", ")],
+      ["status", entry.removed ? "removed (baseline row)" : row.status],
       ["score", num(row.score, 3)], ["passed", entry.removed ? null : passed(row) ? "yes" : "no"],
       ["change", change], ["baseline score", entry.old && !entry.removed ? num(entry.old.score, 3) : null],
       ["provider", row.provider], ["finish reason", row.finish_reason], ["latency", ms(row.latency_ms)],

@@ -1,29 +1,68 @@
-"""Comparing two sets of result rows: each ``(eval_file, eval_id, target, repeat)`` marked improved,
-regressed, unchanged, new or removed (docs/running.md#evalwright-compare).
+"""Comparing two runs: each ``(eval_file, eval_id, target, repeat)`` marked improved, regressed,
+unchanged, new or removed (docs/running.md#evalwright-compare).
 
 A row passes when it ran (``ok``) and scored at least the pass mark. A regression is a row
 that passed before and does not now (it failed or errored); an improvement is the reverse.
 A row whose verdict stayed the same is unchanged, whatever its score did: the score delta
 is reported, but judges are noisy and a CI gate must not trip on noise.
+
+A comparison keeps of each row only its status, its score and where its line is: the rows
+themselves are read back from their files when asked for, so comparing large files costs
+little memory.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 from evalwright.results.index import RowKey, row_key
-from evalwright.results.row import ResultRow
+from evalwright.results.reading import read_back, read_placed
+from evalwright.results.row import ResultRow, Status
 
 Change = Literal["improved", "regressed", "unchanged", "new", "removed"]
 CHANGES: tuple[Change, ...] = ("regressed", "improved", "new", "removed", "unchanged")
 """Every kind of change, most urgent first (the order reports list them in)."""
 
+PathArg = str | os.PathLike[str]
 
-def passed(row: ResultRow, pass_mark: float) -> bool:
+
+class Verdict(Protocol):
+    """What deciding whether a row passed needs: its status and its score."""
+
+    @property
+    def status(self) -> Status:
+        """``ok`` or ``error``."""
+        ...
+
+    @property
+    def score(self) -> float | None:
+        """The row's score (``None`` on an error)."""
+        ...
+
+
+def passed(row: Verdict, pass_mark: float) -> bool:
     """Whether a row ran and scored at least ``pass_mark``."""
     return row.status == "ok" and row.score is not None and row.score >= pass_mark
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """What a comparison keeps of a row: its status and score, and where its line is (its
+    file, the line's byte offset and a hash of the line)."""
+
+    status: Status
+    score: float | None
+    path: str
+    offset: int
+    digest: int
+
+    def row(self) -> ResultRow:
+        """The row, read back from its file (:class:`ConfigError` when the file changed)."""
+        (row,) = read_back(self.path, [(self.offset, self.digest)])
+        return row
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,18 +71,28 @@ class RowChange:
 
     key: RowKey
     change: Change
-    old: ResultRow | None
-    new: ResultRow | None
+    before: Scored | None
+    after: Scored | None
     pass_mark: float
+
+    @property
+    def old(self) -> ResultRow | None:
+        """The row before (read back from its file), ``None`` for a new key."""
+        return self.before.row() if self.before is not None else None
+
+    @property
+    def new(self) -> ResultRow | None:
+        """The row after (read back from its file), ``None`` for a removed key."""
+        return self.after.row() if self.after is not None else None
 
     @property
     def score_delta(self) -> float | None:
         """The new score less the old one, when both rows have a score."""
-        if self.old is None or self.new is None:
+        if self.before is None or self.after is None:
             return None
-        if self.old.score is None or self.new.score is None:
+        if self.before.score is None or self.after.score is None:
             return None
-        return self.new.score - self.old.score
+        return self.after.score - self.before.score
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,15 +118,20 @@ class Comparison:
         return counts
 
 
-def _latest(rows: Iterable[ResultRow]) -> dict[RowKey, ResultRow]:
-    """One row per key: the last one, as ``--resume`` reads a file (a rerun's row wins)."""
-    latest: dict[RowKey, ResultRow] = {}
-    for row in rows:
-        latest[row_key(row)] = row
+def latest_scored(paths: Iterable[PathArg]) -> dict[RowKey, Scored]:
+    """One row per key over the files, streamed: the last one, as ``--resume`` reads a file
+    (a rerun's row wins), in the order keys first appeared."""
+    latest: dict[RowKey, Scored] = {}
+    for path in paths:
+        shown = os.fspath(path)
+        for placed in read_placed(path):
+            row = placed.row
+            scored = Scored(row.status, row.score, shown, placed.offset, placed.digest)
+            latest[row_key(row)] = scored
     return latest
 
 
-def _change(old: ResultRow | None, new: ResultRow | None, pass_mark: float) -> Change:
+def _change(old: Scored | None, new: Scored | None, pass_mark: float) -> Change:
     if old is None:
         return "new"
     if new is None:
@@ -88,12 +142,11 @@ def _change(old: ResultRow | None, new: ResultRow | None, pass_mark: float) -> C
     return "improved" if after else "regressed"
 
 
-def compare_rows(
-    old: Iterable[ResultRow], new: Iterable[ResultRow], *, pass_mark: float = 0.5
+def compare_scored(
+    before: Mapping[RowKey, Scored], after: Mapping[RowKey, Scored], *, pass_mark: float = 0.5
 ) -> Comparison:
-    """Match the rows of two runs on ``(eval_file, eval_id, target, repeat)`` and classify
-    each key."""
-    before, after = _latest(old), _latest(new)
+    """Match two runs' rows (one per key each) on ``(eval_file, eval_id, target, repeat)`` and
+    classify each key."""
     changes = [
         RowChange(key, _change(before.get(key), row, pass_mark), before.get(key), row, pass_mark)
         for key, row in after.items()

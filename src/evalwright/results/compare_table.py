@@ -7,9 +7,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from evalwright.errors import printable
-from evalwright.results.compare import CHANGES, Change, Comparison, RowChange, passed
+from evalwright.results.compare import (
+    CHANGES,
+    Change,
+    Comparison,
+    RowChange,
+    Scored,
+    Verdict,
+    passed,
+)
 from evalwright.results.index import case_label
-from evalwright.results.row import ResultRow
 
 _SHOWN: tuple[Change, ...] = tuple(change for change in CHANGES if change != "unchanged")
 
@@ -23,7 +30,7 @@ class Side:
     score_sum: float = 0.0
     passed: int = 0
 
-    def add(self, row: ResultRow, pass_mark: float) -> None:
+    def add(self, row: Verdict, pass_mark: float) -> None:
         """Count one row."""
         self.rows += 1
         if row.status == "ok" and row.score is not None:
@@ -55,14 +62,14 @@ def target_deltas(comparison: Comparison) -> dict[str, TargetDelta]:
     deltas: dict[str, TargetDelta] = {}
     for change in comparison.changes:
         delta = deltas.setdefault(change.key[2], TargetDelta())
-        if change.old is not None:
-            delta.before.add(change.old, change.pass_mark)
-        if change.new is not None:
-            delta.after.add(change.new, change.pass_mark)
+        if change.before is not None:
+            delta.before.add(change.before, change.pass_mark)
+        if change.after is not None:
+            delta.after.add(change.after, change.pass_mark)
     return deltas
 
 
-def _score(row: ResultRow | None) -> str:
+def _score(row: Scored | None) -> str:
     if row is None:
         return "-"
     return "error" if row.score is None else f"{row.score:.3f}"
@@ -92,7 +99,7 @@ def _change_rows(changes: Iterable[RowChange]) -> list[tuple[str, ...]]:
         delta = "-" if c.score_delta is None else f"{c.score_delta:+.3f}"
         eval_file, eval_id, target, repeat = c.key
         case = case_label(eval_id, repeat)
-        rows.append((c.change, eval_file, case, target, _score(c.old), _score(c.new), delta))
+        rows.append((c.change, eval_file, case, target, _score(c.before), _score(c.after), delta))
     return rows
 
 

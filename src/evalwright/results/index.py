@@ -8,7 +8,9 @@ older than it (docs/running.md#--resume).
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
+from typing import Protocol
 
 from evalwright.results.judging import JudgeFacts
 from evalwright.results.row import ResultRow
@@ -18,7 +20,9 @@ RowKey = tuple[str, str, str, int]
 
 def row_key(row: ResultRow) -> RowKey:
     """``(eval_file, eval_id, target, repeat)``: what identifies a row across runs."""
-    return (row.eval_file, row.eval_id, row.target, row.repeat)
+    # A file's rows share a few eval files and targets: one string each, however many keys
+    # an index or a comparison keeps.
+    return (sys.intern(row.eval_file), row.eval_id, sys.intern(row.target), row.repeat)
 
 
 def case_label(eval_id: str, repeat: int) -> str:
@@ -69,7 +73,21 @@ class RowFacts:
         )
 
 
-def supersedes(new: RowFacts, old: RowFacts) -> bool:
+class Standing(Protocol):
+    """What decides which of two rows of a key wins: whether it ran, and when it was written."""
+
+    @property
+    def ok(self) -> bool:
+        """Whether the row ran (``status`` ``ok``)."""
+        ...
+
+    @property
+    def timestamp(self) -> str:
+        """When the row was written."""
+        ...
+
+
+def supersedes(new: Standing, old: Standing) -> bool:
     """Whether a row read (or written) after another row of its key replaces it."""
     return new.ok or not old.ok or new.timestamp > old.timestamp
 

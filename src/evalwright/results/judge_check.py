@@ -12,6 +12,7 @@ from evalwright.errors import Diagnostic, LoadError
 from evalwright.evalfile.project import display_path
 from evalwright.results.index import case_label
 from evalwright.results.labels import LabelLine, read_labels
+from evalwright.results.reading import winning_rows
 from evalwright.results.row import ResultRow
 
 PathArg = str | os.PathLike[str]
@@ -119,9 +120,7 @@ def judge_check(results: PathArg, labels: PathArg, *, pass_mark: float = 0.5) ->
 
     A judge passes an answer when its score reaches ``pass_mark``; so does a human's
     ``score``. A label that matches no row, or several, is a located error."""
-    from evalwright.report.data import read_source  # each key's winning row
-
-    rows = read_source(results).rows
+    rows = list(winning_rows(results))
     read = read_labels(labels)
     tallies: dict[str, _Tally] = {}
     for label, row in _matched(read, rows, display_path(os.fspath(labels))):
