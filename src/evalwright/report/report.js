@@ -82,8 +82,13 @@
   // replies they hold by turn; rebuilt here as evalwright.results.turn_requests does.
   function changed(node, at, change) {
     if (!at.length) return change(node);
-    const copy = Array.isArray(node) ? node.slice() : Object.assign({}, node);
-    copy[at[0]] = changed(node[at[0]], at.slice(1), change);
+    const copy = Array.isArray(node) ? node.slice() : { ...node };
+    const key = at[0];
+    const inner = Object.hasOwn(node, key) ? node[key] : undefined;
+    // A key from the row ("__proto__" too) is an own property of the copy, never its prototype.
+    Object.defineProperty(copy, key, {
+      value: changed(inner, at.slice(1), change), enumerable: true, writable: true, configurable: true,
+    });
     return copy;
   }
   function filled(value, texts, replies) {
