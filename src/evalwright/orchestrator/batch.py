@@ -156,9 +156,9 @@ class TargetBatches:
         )
         self.state.begin(pending)
         bodies = ((custom_id, member.body() or b"{}") for custom_id, member in members.items())
-        noted = functools.partial(self.state.note_input_file, tag)
+        creating = functools.partial(self.state.creating, tag)
         try:
-            batch_id = await self.api.submit(bodies, tag, noted)
+            batch_id = await self.api.submit(bodies, tag, creating)
         except ProviderError as exc:
             found = await batch_pending.after_failed_create(self.api, self.state, pending, exc)
             if found is None:
@@ -177,14 +177,19 @@ class TargetBatches:
         """Settle the submissions an earlier run was killed in (``--resume``): a batch found
         becomes a submitted batch, re-attached as any other; one the API does not have is
         forgotten, its requests sent as new. Those the API cannot be asked about stay
-        recorded, with why."""
-        unknown: list[tuple[PendingSubmission, ProviderError]] = []
-        for pending in self.state.pending_of(self.target, self.phase):
+        recorded, with why. Each is looked for at once: one the API does not list yet is
+        waited for."""
+
+        async def resolve(pending: PendingSubmission) -> ProviderError | None:
             try:
                 await batch_pending.resolve(self.api, self.state, pending)
             except ProviderError as exc:
-                unknown.append((pending, exc))
-        return unknown
+                return exc
+            return None
+
+        pending = self.state.pending_of(self.target, self.phase)
+        outcomes = await asyncio.gather(*map(resolve, pending))
+        return [(p, exc) for p, exc in zip(pending, outcomes, strict=True) if exc is not None]
 
     async def poll(self) -> None:
         """Ask each batch's status when due, doubling its wait, until all are read back."""

@@ -82,10 +82,10 @@ class BatchRunner:
         self.keys = keys
         names = sorted({key[2] for key in keys})
         targets = {name: _TargetCases(self, name) for name in names}
-        if self.judges is not None:
-            await self.judges.reattach()
-        for cases in targets.values():
-            await cases.reattach()
+        # Each target's pending submissions are looked for at once: a wait for one (a batch
+        # not listed yet) is no wait for another.
+        judges = [self.judges.reattach()] if self.judges is not None else []
+        await asyncio.gather(*judges, *(cases.reattach() for cases in targets.values()))
         with self.working():
             for item in reread(self.runner.plan, keys):
                 await targets[item.target].add(item)
@@ -119,7 +119,11 @@ class BatchRunner:
 
     def settle(self) -> None:
         """Every row of the run is written: forget the batches read back (and the judges
-        batches no case of this run asked for)."""
+        batches no case of this run asked for). While a pending submission stays unresolved,
+        they stay: the rows it left in error are run again by the next ``--resume``, which
+        takes their answers from these batches rather than sending them again."""
+        if self.state.pending:
+            return
         done = [batch_id for engine in self.engines for batch_id in engine.read]
         if self.judges is not None:
             done += self.judges.settle()

@@ -105,11 +105,9 @@ class JudgeBatcher:
         """Follow the judges batches of the state file (``--resume``): their requests are
         answered from there when a case asks them again. A submission an earlier run was
         killed in is looked up first; one the API cannot be asked about stays recorded, and
-        its requests are sent again."""
-        for target in {pending.target for pending in self.state.pending.values()}:
-            engine = self.engine(target)
-            if engine is not None:
-                await engine.resolve_pending()
+        its requests fail (the next ``--resume`` asks again) rather than go out twice."""
+        targets = {pending.target for pending in self.state.pending.values()}
+        await asyncio.gather(*map(self._resolve, targets))
         for submitted in self.state.of_phase("judges"):
             engine = self.engine(submitted.target)
             if engine is None:  # the target is gone or has no batch API now
@@ -121,6 +119,21 @@ class JudgeBatcher:
                 members[custom_id] = request
             engine.attach(submitted, members)
             self._poll(submitted.target, engine)
+
+    async def _resolve(self, target: str) -> None:
+        """Settle the pending judges submissions to ``target``."""
+        engine = self.engine(target)
+        if engine is None:
+            return
+        for pending, exc in await engine.resolve_pending():
+            error = ProviderError(
+                f"cannot find out from {engine.api.where} whether the judges batch tagged "
+                f"{pending.tag} exists: {exc} (--resume asks again)"
+            )
+            for digest in pending.judges.values():
+                request = _JudgeRequest(digest, None)
+                await request.failed(error)
+                self.attached.setdefault((target, digest), request)
 
     def engine(self, target: str) -> TargetBatches | None:
         """The batch engine of judge target ``target``; None when it is called live."""

@@ -12,10 +12,11 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+import time
 from pathlib import Path
-from typing import Literal
+from typing import Literal, cast
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, model_validator
 
 from evalwright.errors import ConfigError
 from evalwright.evalfile.project import display_path
@@ -59,9 +60,24 @@ class PendingSubmission(BatchRequests):
     tag: str
     """The unique tag the batch carries (in its metadata, name or custom_ids)."""
     pending_at: float
-    """``time.time()`` before the create call went out."""
+    """``time.time()`` when the submission was recorded, before anything was sent."""
+    create_sent_at: float | None = None
+    """``time.time()`` just before the create call went out; None: it never did, so there is
+    no batch to look for."""
     input_file_id: str | None = None
     """OpenAI and Azure: the uploaded input file the batch is created on, once known."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _earlier_release(cls, data: object) -> object:
+        """A state file of an earlier release does not say whether the create call went out:
+        it is taken to have gone out when the submission was recorded."""
+        if not isinstance(data, dict):
+            return data
+        record = cast(dict[str, object], data)
+        if "create_sent_at" in record:
+            return record
+        return {**record, "create_sent_at": record.get("pending_at")}
 
 
 class BatchStateModel(RecordModel):
@@ -131,11 +147,13 @@ class BatchState:
         self.pending[pending.tag] = pending
         self._save()
 
-    def note_input_file(self, tag: str, file_id: str) -> None:
-        """Record the input file a pending batch will be created on."""
+    def creating(self, tag: str, file_id: str | None) -> None:
+        """Record that a pending batch's create call is going out now (on the input file
+        ``file_id``, if any), on disk before it does."""
         entry = self.pending.get(tag)
         if entry is not None:
-            self.pending[tag] = entry.model_copy(update={"input_file_id": file_id})
+            sent = {"create_sent_at": time.time(), "input_file_id": file_id}
+            self.pending[tag] = entry.model_copy(update=sent)
             self._save()
 
     def settle(self, tag: str, batch: SubmittedBatch | None) -> None:

@@ -7,6 +7,7 @@ live request would have been answered with, so the adapter's ``response_from`` r
 
 from __future__ import annotations
 
+import asyncio
 import json
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -55,12 +56,21 @@ class LineResult:
     error: str | None
 
 
-Noted = Callable[[str], None]
-"""Told the id of an uploaded input file before the batch is created on it."""
+Creating = Callable[[str | None], None]
+"""Told just before the create call goes out, with the id of the uploaded input file the batch
+is created on (None: the requests travel in the create call itself)."""
 
 LIST_SKEW = 600.0
 """Seconds a provider's clock may be behind ours: a listing of batches stops at those created
 this long before the pending submission."""
+LIST_LAG = 120.0
+"""Seconds a batch may take, once its create call reached the API, to show in the API's list
+of batches: a pending submission's batch is looked for again until then before its requests
+are sent again (docs/batch.md#resuming). No provider documents such a delay; this is our
+margin (tests lower it; not a setting)."""
+CREATE_TIMEOUT = 3600.0
+"""Seconds a create call (its upload included) may take: a call still unanswered then is
+given up, so that a batch it made is listed by this plus ``LIST_LAG`` at the latest."""
 
 
 class BatchApi(Protocol):
@@ -71,9 +81,12 @@ class BatchApi(Protocol):
     max_requests: int
     max_bytes: int
 
-    async def submit(self, requests: Iterable[tuple[str, bytes]], tag: str, noted: Noted) -> str:
+    async def submit(
+        self, requests: Iterable[tuple[str, bytes]], tag: str, creating: Creating
+    ) -> str:
         """Create a batch of ``(custom_id, wire body)`` carrying ``tag``, each body as the JSON
-        bytes a live request sends (iterated once); its id."""
+        bytes a live request sends (iterated once), telling ``creating`` just before the
+        create call goes out; its id."""
         ...
 
     async def find(
@@ -137,6 +150,24 @@ async def fetch_json(
     if not isinstance(parsed, dict):
         raise ProviderError(f"{method} {shown}: the response is not a JSON object")
     return cast(dict[str, Any], parsed)
+
+
+async def create_call(
+    pool: HttpPool, url: str, headers: Mapping[str, str], data: bytes | IO[bytes], id_key: str
+) -> str:
+    """POST a batch's create call, given up after ``CREATE_TIMEOUT``; the id (``id_key``) of
+    the batch it made. A ProviderError without a status says the batch may exist all the
+    same (docs/batch.md#resuming)."""
+    try:
+        async with asyncio.timeout(CREATE_TIMEOUT):
+            created = await fetch_json(pool, "POST", url, headers, data)
+    except TimeoutError:
+        shown = url.split("?", 1)[0]
+        raise ProviderError(f"POST {shown}: no answer in {CREATE_TIMEOUT:.0f} s") from None
+    made = created.get(id_key)
+    if not isinstance(made, str) or not made:
+        raise ProviderError(f"POST {url.split('?', 1)[0]}: the answer names no batch {id_key}")
+    return made
 
 
 async def fetch_lines(

@@ -16,10 +16,11 @@ from evalwright.providers.batching import (
     LIST_SKEW,
     RESULT_BYTES_PER_LINE,
     BatchStatus,
+    Creating,
     LineResult,
-    Noted,
     State,
     Upload,
+    create_call,
     epoch,
     fetch_json,
     fetch_lines,
@@ -53,16 +54,18 @@ class AnthropicBatches:
         self.headers = provider.headers
         self.where = provider.url + "/batches"
 
-    async def submit(self, requests: Iterable[tuple[str, bytes]], tag: str, noted: Noted) -> str:
+    async def submit(
+        self, requests: Iterable[tuple[str, bytes]], tag: str, creating: Creating
+    ) -> str:
         """Create the batch (its custom_ids carry ``tag``); its id."""
-        del tag, noted
+        del tag
         with Upload(b'{"requests":[') as body:
             for key, params in requests:
                 body.item(b'{"custom_id":', json_string(key), b',"params":', params, b"}")
             body.write(b"]}")
             headers = {**self.headers, "content-type": "application/json"}
-            created = await fetch_json(self.pool, "POST", self.where, headers, body.ready())
-        return str(created["id"])
+            creating(None)
+            return await create_call(self.pool, self.where, headers, body.ready(), "id")
 
     async def find(
         self, tag: str, since: float, count: int, input_file_id: str | None

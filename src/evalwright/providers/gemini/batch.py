@@ -12,10 +12,11 @@ from urllib.parse import quote
 from evalwright.providers.batching import (
     LIST_SKEW,
     BatchStatus,
+    Creating,
     LineResult,
-    Noted,
     State,
     Upload,
+    create_call,
     epoch,
     fetch_json,
     json_string,
@@ -44,17 +45,18 @@ class GeminiBatches:
         self.where = provider.url.split("/v1beta/", 1)[0] + "/v1beta"
         self._answers: dict[str, list[LineResult]] = {}
 
-    async def submit(self, requests: Iterable[tuple[str, bytes]], tag: str, noted: Noted) -> str:
+    async def submit(
+        self, requests: Iterable[tuple[str, bytes]], tag: str, creating: Creating
+    ) -> str:
         """Create the batch named for ``tag``; its operation name (``batches/…``)."""
-        del noted
         with Upload(b'{"batch":{"displayName":' + json_string(display_name(tag))) as body:
             body.write(b',"inputConfig":{"requests":{"requests":[')
             for key, request in requests:
                 body.item(b'{"request":', request, b',"metadata":{"key":', json_string(key), b"}}")
             body.write(b"]}}}}")
             headers = {**self.headers, "content-type": "application/json"}
-            created = await fetch_json(self.pool, "POST", self.create_url, headers, body.ready())
-        return str(created["name"])
+            creating(None)
+            return await create_call(self.pool, self.create_url, headers, body.ready(), "name")
 
     async def find(
         self, tag: str, since: float, count: int, input_file_id: str | None

@@ -17,10 +17,11 @@ from evalwright.providers.batching import (
     LIST_SKEW,
     RESULT_BYTES_PER_LINE,
     BatchStatus,
+    Creating,
     LineResult,
-    Noted,
     State,
     Upload,
+    create_call,
     epoch,
     fetch_json,
     fetch_lines,
@@ -66,9 +67,11 @@ class OpenAIBatches:
         """Whether the batch carries the tag in its ``metadata`` (Azure's is matched by its
         input file alone)."""
 
-    async def submit(self, requests: Iterable[tuple[str, bytes]], tag: str, noted: Noted) -> str:
-        """Upload the input file, tell ``noted`` its id, and create a batch on it (carrying
-        ``tag`` in its metadata); the batch id."""
+    async def submit(
+        self, requests: Iterable[tuple[str, bytes]], tag: str, creating: Creating
+    ) -> str:
+        """Upload the input file, tell ``creating`` its id, and create a batch on it
+        (carrying ``tag`` in its metadata); the batch id."""
         boundary = "evalwright-" + uuid.uuid4().hex
         with Upload(_multipart_head(boundary)) as upload:
             for custom_id, body in requests:
@@ -77,7 +80,6 @@ class OpenAIBatches:
             headers = {**self.headers, "content-type": f"multipart/form-data; boundary={boundary}"}
             url = self.url("/files", "")
             uploaded = await fetch_json(self.pool, "POST", url, headers, upload.ready())
-        noted(str(uploaded["id"]))
         create: dict[str, Any] = {
             "input_file_id": uploaded["id"],
             "endpoint": self.endpoint,
@@ -86,10 +88,9 @@ class OpenAIBatches:
         if self.tagged:
             create["metadata"] = {METADATA_KEY: tag}
         headers = {**self.headers, "content-type": "application/json"}
-        created = await fetch_json(
-            self.pool, "POST", self.url("/batches", ""), headers, encode_json(create)
-        )
-        return str(created["id"])
+        creating(str(uploaded["id"]))
+        url = self.url("/batches", "")
+        return await create_call(self.pool, url, headers, encode_json(create), "id")
 
     async def find(
         self, tag: str, since: float, count: int, input_file_id: str | None
