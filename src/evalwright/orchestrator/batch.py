@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import functools
 import json
+import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -28,10 +29,18 @@ from evalwright.orchestrator.batch_state import (
     Phase,
     SubmittedBatch,
 )
-from evalwright.providers.batching import BatchStatus, LineResult, batch_api
+from evalwright.providers.batching import (
+    BatchStatus,
+    LineResult,
+    Outcome,
+    Unreadable,
+    batch_api,
+)
 from evalwright.providers.chat import ChatProvider, http_error
 from evalwright.providers.http import HttpResult
 from evalwright.results.index import RowKey
+
+logger = logging.getLogger(__name__)
 
 POLL_FIRST = 2.0
 """Seconds before a batch's status is first asked (tests lower it; not a setting)."""
@@ -258,30 +267,39 @@ class TargetBatches:
     async def _collect(self, flight: _Flight, status: BatchStatus) -> list[Member]:
         """Tell each member of a finished batch its outcome; the members to send again.
         Raises ProviderError when its answers cannot be read."""
-        batch_id = flight.submitted.batch_id
-        expected = len(flight.submitted.requests) + len(flight.submitted.judges)
         latency_ms = (time.time() - flight.submitted.submitted_at) * 1000
-        retry: list[Member] = []
-        told: set[str] = set()
-
-        async def tell(member: Member, line: LineResult | None) -> None:
-            if line is not None and line.status is not None and line.status < 400:
+        reading = _Reading(flight, f"batch {flight.submitted.batch_id} of {self.api.where}")
+        expected = len(flight.submitted.requests) + len(flight.submitted.judges)
+        # Each line is told as it is read: the answers of a batch are never all held at once.
+        for number, line in enumerate(await self.api.results(status, expected), 1):
+            member = reading.claim(line, number)
+            if member is None:
+                continue
+            if isinstance(line, Unreadable):
+                await self._send_again(reading, member, f"line {number}")
+            elif line.status is not None and line.status < 400:
                 await member.answered(line, latency_ms)
             elif self._retryable(line, member):
-                retry.append(member)
+                reading.retry.append(member)
             else:
-                await _fail(member, self._line_error(batch_id, status, line))
-
-        # Each line is told as it is read: the answers of a batch are never all held at once.
-        for line in await self.api.results(status, expected):
-            member = flight.members.get(line.custom_id)
-            if member is not None and line.custom_id not in told:
-                told.add(line.custom_id)
-                await tell(member, line)
+                await _fail(member, self._line_error(reading.where, status, line))
         for custom_id, member in flight.members.items():
-            if custom_id not in told:
-                await tell(member, None)
-        return retry
+            if custom_id in reading.told:
+                continue
+            if reading.lost:  # its answer may be a line that could not be read
+                await self._send_again(reading, member, reading.lost)
+            else:
+                await _fail(member, self._line_error(reading.where, status, None))
+        return reading.retry
+
+    async def _send_again(self, reading: _Reading, member: Member, lost: str) -> None:
+        """A request whose answer could not be read goes in the follow-up batch; after the
+        last retry it is an error row, which ``--resume`` sends again."""
+        if member.attempts <= self.provider.retry.max_retries:
+            reading.retry.append(member)
+            return
+        problem = f"{reading.where}: its answer could not be read (results {lost})"
+        await _fail(member, ProviderError(f"{problem}; --resume sends it again"))
 
     def _retryable(self, line: LineResult | None, member: Member) -> bool:
         """A request that ran and failed with a retryable status, with retries left."""
@@ -290,10 +308,8 @@ class TargetBatches:
             return False
         return line.status in retry.retryable_status_codes and member.attempts <= retry.max_retries
 
-    def _line_error(
-        self, batch_id: str, status: BatchStatus, line: LineResult | None
-    ) -> ProviderError:
-        where = f"batch {batch_id} of {self.api.where}"
+    @staticmethod
+    def _line_error(where: str, status: BatchStatus, line: LineResult | None) -> ProviderError:
         if line is not None and line.status is not None:
             body = json.dumps(line.body).encode("utf-8")
             return http_error(HttpResult(line.status, {}, body), where)
@@ -302,6 +318,47 @@ class TargetBatches:
         if status.state == "failed":
             return ProviderError(f"{where} failed: {status.problem or 'no reason given'}")
         return ProviderError(f"{where} ended {status.shown} without an answer to this request")
+
+
+@dataclass(slots=True)
+class _Reading:
+    """A finished batch's results being read: which requests were answered, which go in the
+    follow-up batch, which lines could not be read."""
+
+    flight: _Flight
+    where: str
+    """The batch, as messages name it."""
+    told: set[str] = field(default_factory=set[str])
+    retry: list[Member] = field(default_factory=list[Member])
+    lost: str = ""
+    """The results lines that could not be read, as messages name them ("" when none)."""
+
+    def claim(self, line: Outcome, number: int) -> Member | None:
+        """The member of this run the ``number``-th line answers, the first time one does. A
+        line that cannot be read, or answers a custom_id the batch never held, is logged; the
+        requests left without an answer are then sent again (:attr:`lost`)."""
+        submitted = self.flight.submitted
+        known = line.custom_id in submitted.requests or line.custom_id in submitted.judges
+        if isinstance(line, Unreadable):
+            request = "" if line.custom_id is None else f" (custom_id {line.custom_id!r})"
+            self._lose(number, f"results line {number}{request} cannot be read ({line.problem})")
+        elif not known:
+            held = f"answers {line.custom_id!r}, which the batch did not hold"
+            self._lose(number, f"results line {number} {held}")
+        if line.custom_id is None or line.custom_id in self.told:
+            return None
+        member = self.flight.members.get(line.custom_id)
+        if member is not None:
+            self.told.add(line.custom_id)
+        return member
+
+    def _lose(self, number: int, problem: str) -> None:
+        self.lost = f"line {number}" if not self.lost else f"{self.lost}, {number}"
+        logger.warning(
+            "%s: %s: ignored; the request it leaves without an answer is sent again",
+            self.where,
+            problem,
+        )
 
 
 async def _fail(member: Member, error: ProviderError) -> None:

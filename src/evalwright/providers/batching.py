@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -56,6 +57,74 @@ class LineResult:
     error: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class Unreadable:
+    """A line of a batch's results that cannot be read (cut off, not JSON, not the API's
+    shape): it answers no request. Its request, when its custom_id can still be told (or
+    else every request left without an answer), is sent again (docs/batch.md#failures)."""
+
+    custom_id: str | None
+    problem: str
+
+
+Outcome = LineResult | Unreadable
+"""What one line of a batch's results says."""
+
+
+class Misshapen(ValueError):
+    """A results line that is JSON but not the API's shape."""
+
+    def __init__(self, problem: str, custom_id: str | None = None) -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.custom_id = custom_id
+
+
+_CUSTOM_ID = re.compile(rb'"custom_id"\s*:\s*"([A-Za-z0-9_-]{1,64})"')
+"""A custom_id as our requests carry it, found in a line that is not JSON (cut off)."""
+
+
+def read_lines(
+    lines: Iterable[bytes], parse: Callable[[dict[str, Any]], LineResult]
+) -> Iterator[Outcome]:
+    """Each results line as ``parse`` reads a JSON object (raising :class:`Misshapen` for
+    another shape), or why it cannot be read."""
+    for text in lines:
+        try:
+            value = jsontext.loads(text)
+        except ValueError:
+            found = _CUSTOM_ID.search(text)
+            custom_id = found.group(1).decode("ascii") if found else None
+            yield Unreadable(custom_id, "not JSON (cut off?)")
+            continue
+        if not isinstance(value, dict):
+            yield Unreadable(None, not_an_object(value))
+            continue
+        try:
+            yield parse(value)
+        except Misshapen as exc:
+            yield Unreadable(exc.custom_id, exc.problem)
+
+
+def not_an_object(value: object) -> str:
+    """What a JSON value that should be an object is instead."""
+    kinds: dict[type, str] = {list: "an array", str: "a string", bool: "a boolean"}
+    kind = "null" if value is None else kinds.get(type(value), "a number")
+    return f"{kind}, not an object"
+
+
+def text_field(data: Mapping[str, Any], name: str) -> str | None:
+    """``data[name]`` when it is a non-empty text."""
+    value = data.get(name)
+    return value if isinstance(value, str) and value else None
+
+
+def object_field(data: Mapping[str, Any], name: str) -> dict[str, Any] | None:
+    """``data[name]`` when it is a JSON object."""
+    value = data.get(name)
+    return cast(dict[str, Any], value) if isinstance(value, dict) else None
+
+
 Creating = Callable[[str | None], None]
 """Told just before the create call goes out, with the id of the uploaded input file the batch
 is created on (None: the requests travel in the create call itself)."""
@@ -100,8 +169,9 @@ class BatchApi(Protocol):
         """The batch's state and counts."""
         ...
 
-    async def results(self, status: BatchStatus, expected: int) -> Iterable[LineResult]:
-        """The outcome of each request of a finished batch, read as it is asked for."""
+    async def results(self, status: BatchStatus, expected: int) -> Iterable[Outcome]:
+        """The outcome of each request of a finished batch, read as it is asked for (a line
+        that cannot be read is :class:`Unreadable`, never an exception)."""
         ...
 
 

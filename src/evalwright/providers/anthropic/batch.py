@@ -18,6 +18,8 @@ from evalwright.providers.batching import (
     BatchStatus,
     Creating,
     LineResult,
+    Misshapen,
+    Outcome,
     State,
     Upload,
     create_call,
@@ -25,6 +27,9 @@ from evalwright.providers.batching import (
     fetch_json,
     fetch_lines,
     json_string,
+    object_field,
+    read_lines,
+    text_field,
 )
 
 _STATUS_OF_ERROR = {
@@ -83,7 +88,7 @@ class AnthropicBatches:
                 running = str(batch["id"])  # the listing is newest first: keep the oldest
                 continue
             lines = await self.results(status, count)
-            if any(line.custom_id.startswith(tag + "-") for line in lines):
+            if any((line.custom_id or "").startswith(tag + "-") for line in lines):
                 return str(batch["id"])
         return running
 
@@ -133,25 +138,32 @@ class AnthropicBatches:
             results=(data.get("results_url"),),
         )
 
-    async def results(self, status: BatchStatus, expected: int) -> Iterable[LineResult]:
+    async def results(self, status: BatchStatus, expected: int) -> Iterable[Outcome]:
         """The lines at the batch's ``results_url``, each parsed as it is asked for."""
         url = status.results[0] if status.results else None
         if url is None:
             return []
         limit = max(expected, 1) * RESULT_BYTES_PER_LINE
-        return map(_line_result, await fetch_lines(self.pool, url, self.headers, limit))
+        return read_lines(await fetch_lines(self.pool, url, self.headers, limit), _line_result)
 
 
-def _line_result(text: bytes) -> LineResult:
-    line = cast(dict[str, Any], json.loads(text))
-    custom_id = str(line.get("custom_id"))
-    result = cast(dict[str, Any], line.get("result") or {})
+def _line_result(line: dict[str, Any]) -> LineResult:
+    """A results line: ``{custom_id, result: {type, message | error}}``."""
+    custom_id = text_field(line, "custom_id")
+    if custom_id is None:
+        raise Misshapen("no custom_id")
+    result = object_field(line, "result") or {}
     kind = result.get("type")
     if kind == "succeeded":
-        return LineResult(custom_id, 200, result.get("message"), None)
+        message = object_field(result, "message")
+        if message is None:
+            raise Misshapen("a succeeded result without a message", custom_id)
+        return LineResult(custom_id, 200, message, None)
     if kind == "errored":
-        error = cast(dict[str, Any], result.get("error") or {})
-        inner = cast(dict[str, Any], error.get("error") or error)
+        error = object_field(result, "error") or {}
+        inner = object_field(error, "error") or error
         status = _STATUS_OF_ERROR.get(str(inner.get("type")), 500)
         return LineResult(custom_id, status, {"type": "error", "error": inner}, None)
-    return LineResult(custom_id, None, None, f"{kind}: the batch did not run this request")
+    if kind in ("canceled", "expired"):
+        return LineResult(custom_id, None, None, f"{kind}: the batch did not run this request")
+    raise Misshapen(f"a result of type {json.dumps(kind)}", custom_id)
