@@ -249,3 +249,34 @@ def test_a_judges_submission_that_cannot_be_looked_up_is_not_sent_again(
     assert len(_creations(fake)) == 2
     assert {r["evaluator_results"][0]["score"] for r in _rows(out)} == {0.9}
     assert not state_path(out).exists()
+
+
+def test_a_case_whose_judges_could_not_be_sent_takes_its_answer_from_its_batch_on_resume(
+    project: ProjectDir, fake: FakeServer
+) -> None:
+    """The judges' upload is lost: the rows are errors, and the answers batch stays in the
+    state file with the requests it answered, so that ``--resume`` judges those answers
+    rather than paying for them twice."""
+    suite = write_project(project, fake.url, ["a", "b"], "{name: j, type: llm_judge, target: ja}")
+    fake.judge_verdict = {"score": 0.9, "hits": [], "misses": [], "reasoning": "fine"}
+    batches = fake.openai_batches.batches
+
+    def drop_the_judges_upload(request: ReceivedRequest) -> Interrupt | None:
+        judges = request.method == "POST" and request.path == "/v1/files" and bool(batches)
+        return "drop" if judges else None
+
+    fake.batch_interrupt = drop_the_judges_upload
+    out = project.root / "unjudged.jsonl"
+    failed = run_cli("eval", suite, "--target", "cand", "--batch", "--out", out)
+    assert failed.code == 1
+    assert {r["status"] for r in _rows(out)} == {"error"}
+    (kept,) = json.loads(state_path(out).read_text())["batches"]
+    assert (kept["phase"], len(kept["requests"]), len(kept["sent"])) == ("answers", 2, 2)
+    fake.batch_interrupt = None
+    again = run_cli("eval", suite, "--target", "cand", "--batch", "--resume", out)
+    assert again.code == 0, again.err
+    assert len(_creations(fake)) == 2  # the answers' batch once, then the judges'
+    assert _lines_per_model(fake)["cand"] == 2  # (the lost upload holds the judges' too)
+    assert sum(len(made.lines) for made in batches.values()) == 4
+    assert {r["evaluator_results"][0]["score"] for r in _rows(out)} == {0.9}
+    assert not state_path(out).exists()

@@ -16,7 +16,7 @@ import pytest
 
 from evalwright.orchestrator.batch_state import state_path
 from evalwright.providers import batching
-from evalwright.testing import FakeServer, ReceivedRequest
+from evalwright.testing import FakeServer, ReceivedRequest, Text
 from evalwright.testing.fake_server import Interrupt
 from evalwright.testing.http11 import Reply
 from tests.conftest import ProjectDir, run_cli
@@ -25,6 +25,7 @@ from tests.orchestrator.batching import creations as _creations
 from tests.orchestrator.batching import input_lines as _input_lines
 from tests.orchestrator.batching import rows as _rows
 from tests.orchestrator.batching import stop_batched_run
+from tests.orchestrator.batching import submitted as _submitted
 from tests.orchestrator.test_batch import CASES
 
 server = test_batch.server
@@ -287,3 +288,32 @@ def test_a_submission_killed_before_its_create_call_went_out_is_sent_again_at_on
     _resume(project, "oa", out)
     assert not _listed(server, "oa")
     assert len(_creations(server)) == 1
+
+
+def test_a_case_edited_before_resume_is_sent_as_it_is_now_not_given_the_old_answer(
+    project: ProjectDir, server: FakeServer
+) -> None:
+    """The state file holds a digest of each body sent: a case that no longer builds it
+    takes nothing from that batch (its answer is to the old request) and goes again."""
+
+    def echo(request: ReceivedRequest) -> Text:
+        return Text(f"fake answer to {request.json['messages'][-1]['content']}")
+
+    server.responder = echo
+    server.batch_delay = 3600
+    out = project.root / "edited.jsonl"
+    stop_batched_run(
+        ["evals/suite.yaml", "--target", "oa", "--batch", "--out", str(out)],
+        project.root,
+        lambda: bool(_submitted(out)),
+        "the batch's submission",
+    )
+    suite = project.root / "evals/suite.yaml"
+    suite.write_text(suite.read_text().replace("Question 1?", "Question 1, edited?"))
+    server.batch_delay = 0
+    _resume(project, "oa", out)
+    assert len(_creations(server)) == 2
+    assert len(_input_lines(server)) == CASES + 1  # only the edited case went again
+    answers = {r["eval_id"]: r["candidate_answer"] for r in _rows(out)}
+    assert answers["case-1"] == "fake answer to Question 1, edited?"
+    assert answers["case-0"] == "fake answer to Question 0?"

@@ -17,7 +17,7 @@ import functools
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -91,7 +91,7 @@ class _Flight:
 
     submitted: SubmittedBatch
     members: dict[str, Member]
-    wait: float = POLL_FIRST
+    wait: float = field(default_factory=lambda: POLL_FIRST)  # as the module says now
     due: float = field(default_factory=time.monotonic)
     failures: int = 0
     """Status requests in a row that failed."""
@@ -118,9 +118,9 @@ class TargetBatches:
         """Called once the members of a read batch were told their outcomes."""
         self.api = batch_api(provider)
         self.flights: list[_Flight] = []
-        self.read: list[str] = []
-        """The batches read back: they leave the state file once the run's rows are written
-        (:meth:`BatchState.remove`)."""
+        self.read: dict[str, frozenset[str]] = {}
+        """The batches read back, each with the custom_ids it answered: they leave the state
+        file once the run's rows are written (:meth:`BatchState.settle_read`)."""
 
     @property
     def target(self) -> str:
@@ -164,10 +164,10 @@ class TargetBatches:
             self.target, self.provider.kind, tag, attempt, entries
         )
         self.state.begin(pending)
-        bodies = ((custom_id, member.body() or b"{}") for custom_id, member in members.items())
-        creating = functools.partial(self.state.creating, tag)
+        sent: dict[str, str] = {}
+        creating = functools.partial(self.state.creating, tag, sent=sent)
         try:
-            batch_id = await self.api.submit(bodies, tag, creating)
+            batch_id = await self.api.submit(_bodies(members, sent), tag, creating)
         except ProviderError as exc:
             found = await batch_pending.after_failed_create(self.api, self.state, pending, exc)
             if found is None:
@@ -221,13 +221,13 @@ class TargetBatches:
             self.flights.remove(flight)
             try:
                 with self.working():
-                    retry = await self._collect(flight, status)
+                    reading = await self._collect(flight, status)
             except ProviderError as exc:  # its answers cannot be read now
                 await self._give_up(flight, exc, removed=True)
                 await self._read_back()
                 continue
-            self.read.append(flight.submitted.batch_id)
-            await self.submit(retry)
+            self.read[flight.submitted.batch_id] = frozenset(reading.answered)
+            await self.submit(reading.retry)
             await self._read_back()
 
     async def _read_back(self) -> None:
@@ -264,9 +264,9 @@ class TargetBatches:
         for member in flight.members.values():
             await _fail(member, error)
 
-    async def _collect(self, flight: _Flight, status: BatchStatus) -> list[Member]:
-        """Tell each member of a finished batch its outcome; the members to send again.
-        Raises ProviderError when its answers cannot be read."""
+    async def _collect(self, flight: _Flight, status: BatchStatus) -> _Reading:
+        """Tell each member of a finished batch its outcome: which were answered, which are
+        sent again. Raises ProviderError when its answers cannot be read."""
         latency_ms = (time.time() - flight.submitted.submitted_at) * 1000
         reading = _Reading(flight, f"batch {flight.submitted.batch_id} of {self.api.where}")
         expected = len(flight.submitted.requests) + len(flight.submitted.judges)
@@ -278,6 +278,7 @@ class TargetBatches:
             if isinstance(line, Unreadable):
                 await self._send_again(reading, member, f"line {number}")
             elif line.status is not None and line.status < 400:
+                reading.answered.add(line.custom_id)
                 await member.answered(line, latency_ms)
             elif self._retryable(line, member):
                 reading.retry.append(member)
@@ -290,7 +291,7 @@ class TargetBatches:
                 await self._send_again(reading, member, reading.lost)
             else:
                 await _fail(member, self._line_error(reading.where, status, None))
-        return reading.retry
+        return reading
 
     async def _send_again(self, reading: _Reading, member: Member, lost: str) -> None:
         """A request whose answer could not be read goes in the follow-up batch; after the
@@ -329,6 +330,7 @@ class _Reading:
     where: str
     """The batch, as messages name it."""
     told: set[str] = field(default_factory=set[str])
+    answered: set[str] = field(default_factory=set[str])
     retry: list[Member] = field(default_factory=list[Member])
     lost: str = ""
     """The results lines that could not be read, as messages name them ("" when none)."""
@@ -359,6 +361,16 @@ class _Reading:
             self.where,
             problem,
         )
+
+
+def _bodies(members: dict[str, Member], sent: dict[str, str]) -> Iterator[tuple[str, bytes]]:
+    """Each member's custom_id and body, as the batch is written; the digest of each case's
+    body goes in ``sent`` (a judge request's entry is its digest already)."""
+    for custom_id, member in members.items():
+        body = member.body() or b"{}"
+        if not isinstance(member.entry, str):
+            sent[custom_id] = batch_pending.body_digest(body)
+        yield custom_id, body
 
 
 async def _fail(member: Member, error: ProviderError) -> None:

@@ -216,15 +216,16 @@ class JudgeBatcher:
         for queue in self.queues.values():
             yield from queue
 
-    def settle(self) -> list[str]:
-        """The judges batches to forget once every row is written: those read back, and
-        those still running that no case of the run asked for."""
-        done: list[str] = []
+    def settle(self) -> tuple[dict[str, frozenset[str]], list[str]]:
+        """Once every row is written: the judges batches read back (each with the custom_ids
+        it answered), and those still running that no case of the run asked for."""
+        read: dict[str, frozenset[str]] = {}
+        unasked: list[str] = []
         for engine in self.engines.values():
             if engine is not None:
-                done += engine.read
-                done += [flight.submitted.batch_id for flight in engine.flights]
-        return done
+                read.update(engine.read)
+                unasked += [flight.submitted.batch_id for flight in engine.flights]
+        return read, unasked
 
     async def aclose(self) -> None:
         """Stop polling and sending."""

@@ -12,6 +12,7 @@ it was made), and only a batch the API does not have by then is submitted again.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import time
 import uuid
@@ -38,6 +39,11 @@ def new_tag() -> str:
     """A submission's tag: unique, and short enough for Anthropic's custom_ids with an index
     (``^[a-zA-Z0-9_-]{1,64}$``)."""
     return uuid.uuid4().hex
+
+
+def body_digest(body: bytes) -> str:
+    """What the state file records of a request body sent in an answers batch."""
+    return hashlib.sha256(body).hexdigest()
 
 
 def custom_id(tag: str, index: int) -> str:
