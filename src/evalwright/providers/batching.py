@@ -61,7 +61,8 @@ class LineResult:
 class Unreadable:
     """A line of a batch's results that cannot be read (cut off, not JSON, not the API's
     shape): it answers no request. Its request, when its custom_id can still be told (or
-    else every request left without an answer), is sent again (docs/batch.md#failures)."""
+    else every request left without an answer), is sent again
+    (docs/batch.md#failures-retries-and-expiry)."""
 
     custom_id: str | None
     problem: str
