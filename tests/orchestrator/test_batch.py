@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
-from evalwright.orchestrator import batch, plan
+from evalwright.orchestrator import plan
 from evalwright.orchestrator.batch_state import state_path
 from evalwright.orchestrator.plan import WorkItem
 from evalwright.providers.base import PreparedRequest
@@ -47,9 +47,10 @@ def _suite(count: int = CASES) -> str:
 
 
 @pytest.fixture
-def server(project: ProjectDir, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeServer]:
+def server(
+    project: ProjectDir, monkeypatch: pytest.MonkeyPatch, quick_batches: None
+) -> Iterator[FakeServer]:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-batch-test")
-    monkeypatch.setattr(batch, "POLL_FIRST", 0.01)
     with FakeServer.in_thread() as fake:
         project.write(
             ".evalwright/targets.yaml",

@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from evalwright.orchestrator import batch, batch_judges
 from evalwright.orchestrator.batch_state import state_path
-from evalwright.testing import FakeServer, Fault, Verdict
+from evalwright.testing import FakeServer, Fault, ReceivedRequest, Verdict
+from evalwright.testing.fake_server import Interrupt
+from evalwright.testing.http11 import Reply
 from tests.conftest import ProjectDir, run_cli
 from tests.evaluators.panel_run import run_panel, write_project
 from tests.orchestrator.batching import creations as _creations
@@ -32,9 +33,7 @@ VARYING = {"run_id", "timestamp", "latency_ms", "cost_usd"}
 
 
 @pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeServer]:
-    monkeypatch.setattr(batch, "POLL_FIRST", 0.01)
-    monkeypatch.setattr(batch_judges, "GATHER", 0.01)
+def fake(quick_batches: None) -> Iterator[FakeServer]:
     with FakeServer.in_thread() as server:
         yield server
 
@@ -207,3 +206,77 @@ def test_a_cached_batched_run_sends_no_batch_at_all(project: ProjectDir, fake: F
         assert result.code == 0, result.err
     assert len(_creations(fake)) == 2  # the first run's answers and judges only
     assert {r["cache"] for r in _rows(project.root / "second.jsonl")} == {"hit"}
+
+
+def test_a_judges_submission_that_cannot_be_looked_up_is_not_sent_again(
+    project: ProjectDir, fake: FakeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Killed inside the judges' create call, resumed while the list of batches cannot be
+    read: the judges batch may exist, so its requests fail rather than go out a second time;
+    the next ``--resume`` finds it."""
+    suite = write_project(project, fake.url, ["a", "b"], "{name: j, type: llm_judge, target: ja}")
+    fake.judge_verdict = {"score": 0.9, "hits": [], "misses": [], "reasoning": "fine"}
+    batches = fake.openai_batches.batches
+
+    def hold_the_judges_create(request: ReceivedRequest) -> Interrupt | None:
+        second = request.method == "POST" and request.path == "/v1/batches" and bool(batches)
+        return "after" if second else None
+
+    fake.batch_interrupt = hold_the_judges_create
+    out = project.root / "judges.jsonl"
+    stop_batched_run(
+        [str(suite), "--target", "cand", "--batch", "--out", str(out)],
+        project.root,
+        lambda: len(batches) == 2,
+        "the judges' create call",
+        settle=0.2,
+    )
+    fake.batch_interrupt = None
+
+    def listing_down(*_: object) -> Reply:
+        return Reply(503, b'{"error": {"message": "listing is down"}}')
+
+    with monkeypatch.context() as down:
+        down.setattr(fake.openai_batches, "_list", listing_down)
+        failed = run_cli("eval", suite, "--target", "cand", "--batch", "--resume", out)
+    assert failed.code == 1
+    assert len(_creations(fake)) == 2  # the judges' requests did not go out again
+    rows = _rows(out)
+    assert {r["status"] for r in rows} == {"error"}
+    assert all("whether the judges batch tagged" in json.dumps(r) for r in rows)
+    again = run_cli("eval", suite, "--target", "cand", "--batch", "--resume", out)
+    assert again.code == 0, again.err
+    assert len(_creations(fake)) == 2
+    assert {r["evaluator_results"][0]["score"] for r in _rows(out)} == {0.9}
+    assert not state_path(out).exists()
+
+
+def test_a_case_whose_judges_could_not_be_sent_takes_its_answer_from_its_batch_on_resume(
+    project: ProjectDir, fake: FakeServer
+) -> None:
+    """The judges' upload is lost: the rows are errors, and the answers batch stays in the
+    state file with the requests it answered, so that ``--resume`` judges those answers
+    rather than paying for them twice."""
+    suite = write_project(project, fake.url, ["a", "b"], "{name: j, type: llm_judge, target: ja}")
+    fake.judge_verdict = {"score": 0.9, "hits": [], "misses": [], "reasoning": "fine"}
+    batches = fake.openai_batches.batches
+
+    def drop_the_judges_upload(request: ReceivedRequest) -> Interrupt | None:
+        judges = request.method == "POST" and request.path == "/v1/files" and bool(batches)
+        return "drop" if judges else None
+
+    fake.batch_interrupt = drop_the_judges_upload
+    out = project.root / "unjudged.jsonl"
+    failed = run_cli("eval", suite, "--target", "cand", "--batch", "--out", out)
+    assert failed.code == 1
+    assert {r["status"] for r in _rows(out)} == {"error"}
+    (kept,) = json.loads(state_path(out).read_text())["batches"]
+    assert (kept["phase"], len(kept["requests"]), len(kept["sent"])) == ("answers", 2, 2)
+    fake.batch_interrupt = None
+    again = run_cli("eval", suite, "--target", "cand", "--batch", "--resume", out)
+    assert again.code == 0, again.err
+    assert len(_creations(fake)) == 2  # the answers' batch once, then the judges'
+    assert _lines_per_model(fake)["cand"] == 2  # (the lost upload holds the judges' too)
+    assert sum(len(made.lines) for made in batches.values()) == 4
+    assert {r["evaluator_results"][0]["score"] for r in _rows(out)} == {0.9}
+    assert not state_path(out).exists()

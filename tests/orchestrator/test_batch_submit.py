@@ -4,16 +4,20 @@ and ``--resume`` (or the run itself, after a lost connection) finds the batch by
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from evalwright.orchestrator.batch_state import state_path
-from evalwright.testing import FakeServer
+from evalwright.providers import batching
+from evalwright.testing import FakeServer, ReceivedRequest, Text
+from evalwright.testing.fake_server import Interrupt
 from evalwright.testing.http11 import Reply
 from tests.conftest import ProjectDir, run_cli
 from tests.orchestrator import test_batch
@@ -21,13 +25,19 @@ from tests.orchestrator.batching import creations as _creations
 from tests.orchestrator.batching import input_lines as _input_lines
 from tests.orchestrator.batching import rows as _rows
 from tests.orchestrator.batching import stop_batched_run
+from tests.orchestrator.batching import submitted as _submitted
 from tests.orchestrator.test_batch import CASES
 
 server = test_batch.server
 """test_batch's fixture: the fake server, the targets on it and the suite."""
 
 TARGETS = ["oa", "az", "claude", "gem"]
-LISTS = {"oa": "/v1/batches", "az": "/openai/batches", "claude": "/v1/messages/batches"}
+LISTS = {
+    "oa": "/v1/batches",
+    "az": "/openai/batches",
+    "claude": "/v1/messages/batches",
+    "gem": "/v1beta/batches",
+}
 
 
 def _made(server: FakeServer) -> int:
@@ -57,6 +67,34 @@ def _kill_inside_create(
         "the create call",
         settle=0.2,  # the create call settles into its hang
     )
+
+
+def _listed(server: FakeServer, target: str) -> int:
+    """How many times the run asked ``target``'s API for its list of batches."""
+    return sum(r.method == "GET" and r.path == LISTS[target] for r in server.requests)
+
+
+@contextlib.contextmanager
+def _listed_once_looked_for(server: FakeServer, target: str) -> Generator[None]:
+    """Within the block, the batches made so far are listed only once the run has looked for
+    them in the list (and not found them): a batch the API lists late."""
+    server.batch_list_lag = 3600
+    looked = threading.Event()
+
+    def list_once_looked() -> None:
+        deadline = time.monotonic() + 60
+        while not _listed(server, target) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        server.batch_list_lag = 0
+        looked.set()
+
+    helper = threading.Thread(target=list_once_looked, daemon=True)
+    helper.start()
+    try:
+        yield
+    finally:
+        helper.join(60)
+    assert looked.is_set()
 
 
 def _resume(project: ProjectDir, target: str, out: Path) -> None:
@@ -169,19 +207,113 @@ def test_a_pending_submission_that_cannot_be_looked_up_stays_for_the_next_resume
     def listing_down(*_: object) -> Reply:
         return down
 
-    monkeypatch.setattr(server.openai_batches, "_list", listing_down)
     suite = project.root / "evals/suite.yaml"
-    failed = run_cli("eval", suite, "--target", "oa", "--batch", "--resume", out)
+    with monkeypatch.context() as broken:
+        broken.setattr(server.openai_batches, "_list", listing_down)
+        failed = run_cli("eval", suite, "--target", "oa", "--batch", "--resume", out)
     assert failed.code == 1
     rows = _rows(out)
     assert len(rows) == CASES
     assert all("whether the batch tagged" in r["error"]["message"] for r in rows)
     assert len(_pending(out)) == 1  # kept: the batch may well exist
     assert len(_creations(server)) == 1
-    monkeypatch.undo()
     again = run_cli("eval", suite, "--target", "oa", "--batch", "--resume", out)
     assert again.code == 0, again.err
     assert len(_creations(server)) == 1
     assert not state_path(out).exists()
     latest = {r["eval_id"]: r["status"] for r in _rows(out)}
     assert latest == {f"case-{i}": "ok" for i in range(CASES)}
+
+
+@pytest.fixture
+def patient(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch may take up to a minute to be listed: a test that lists it sooner never waits
+    that long, and a loaded machine does not make it miss the batch."""
+    monkeypatch.setattr(batching, "LIST_LAG", 60.0)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_batch_the_api_lists_late_is_found_by_a_resume_at_once(
+    project: ProjectDir, server: FakeServer, target: str, patient: None
+) -> None:
+    """Killed inside the create call, resumed at once: the batch exists but is not listed yet.
+    The resume looks for it again rather than submitting its requests a second time."""
+    server.batch_create_stall = "after"
+    out = project.root / "late.jsonl"
+    _kill_inside_create(project, server, target, out, made=1)
+    server.batch_create_stall = None
+    with _listed_once_looked_for(server, target):
+        _resume(project, target, out)
+    assert len(_creations(server)) == 1
+    assert _made(server) == 1
+    assert _listed(server, target) >= 2  # not found, then found
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_batch_made_behind_a_dropped_create_and_listed_late_is_found_in_the_same_run(
+    project: ProjectDir, server: FakeServer, target: str, patient: None
+) -> None:
+    server.batch_create_stall = "drop"
+    out = project.root / "dropped-late.jsonl"
+    suite = project.root / "evals/suite.yaml"
+    with _listed_once_looked_for(server, target):
+        result = run_cli("eval", suite, "--target", target, "--batch", "--out", out)
+    assert result.code == 0, result.err
+    assert len(_creations(server)) == 1
+    assert {r["status"] for r in _rows(out)} == {"ok"}
+    assert not state_path(out).exists()
+
+
+def test_a_submission_killed_before_its_create_call_went_out_is_sent_again_at_once(
+    project: ProjectDir, server: FakeServer, patient: None
+) -> None:
+    """Killed during the upload: the create call never went out, so there is no batch to look
+    for (or wait for)."""
+
+    def hold_the_upload(request: ReceivedRequest) -> Interrupt | None:
+        return "before" if request.method == "POST" and request.path == "/v1/files" else None
+
+    server.batch_interrupt = hold_the_upload
+    out = project.root / "upload.jsonl"
+    stop_batched_run(
+        ["evals/suite.yaml", "--target", "oa", "--batch", "--out", str(out)],
+        project.root,
+        lambda: any(r.path == "/v1/files" for r in server.requests),
+        "the upload",
+        settle=0.2,
+    )
+    (pending,) = _pending(out)
+    assert pending.get("create_sent_at") is None
+    server.batch_interrupt = None
+    _resume(project, "oa", out)
+    assert not _listed(server, "oa")
+    assert len(_creations(server)) == 1
+
+
+def test_a_case_edited_before_resume_is_sent_as_it_is_now_not_given_the_old_answer(
+    project: ProjectDir, server: FakeServer
+) -> None:
+    """The state file holds a digest of each body sent: a case that no longer builds it
+    takes nothing from that batch (its answer is to the old request) and goes again."""
+
+    def echo(request: ReceivedRequest) -> Text:
+        return Text(f"fake answer to {request.json['messages'][-1]['content']}")
+
+    server.responder = echo
+    server.batch_delay = 3600
+    out = project.root / "edited.jsonl"
+    stop_batched_run(
+        ["evals/suite.yaml", "--target", "oa", "--batch", "--out", str(out)],
+        project.root,
+        lambda: bool(_submitted(out)),
+        "the batch's submission",
+    )
+    suite = project.root / "evals/suite.yaml"
+    suite.write_text(suite.read_text().replace("Question 1?", "Question 1, edited?"))
+    server.batch_delay = 0
+    _resume(project, "oa", out)
+    assert len(_creations(server)) == 2
+    assert len(_input_lines(server)) == CASES + 1  # only the edited case went again
+    answers = {r["eval_id"]: r["candidate_answer"] for r in _rows(out)}
+    assert answers["case-1"] == "fake answer to Question 1, edited?"
+    assert answers["case-0"] == "fake answer to Question 0?"

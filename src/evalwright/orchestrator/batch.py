@@ -16,8 +16,9 @@ import asyncio
 import contextlib
 import functools
 import json
+import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -30,10 +31,18 @@ from evalwright.orchestrator.batch_state import (
     SubmittedBatch,
 )
 from evalwright.orchestrator.budget import Budget, Charge
-from evalwright.providers.batching import BatchStatus, LineResult, batch_api
+from evalwright.providers.batching import (
+    BatchStatus,
+    LineResult,
+    Outcome,
+    Unreadable,
+    batch_api,
+)
 from evalwright.providers.chat import ChatProvider, http_error
 from evalwright.providers.http import HttpResult
 from evalwright.results.index import RowKey
+
+logger = logging.getLogger(__name__)
 
 POLL_FIRST = 2.0
 """Seconds before a batch's status is first asked (tests lower it; not a setting)."""
@@ -87,7 +96,7 @@ class _Flight:
 
     submitted: SubmittedBatch
     members: dict[str, Member]
-    wait: float = POLL_FIRST
+    wait: float = field(default_factory=lambda: POLL_FIRST)  # as the module says now
     due: float = field(default_factory=time.monotonic)
     failures: int = 0
     """Status requests in a row that failed."""
@@ -117,9 +126,9 @@ class TargetBatches:
         """Called once the members of a read batch were told their outcomes."""
         self.api = batch_api(provider)
         self.flights: list[_Flight] = []
-        self.read: list[str] = []
-        """The batches read back: they leave the state file once the run's rows are written
-        (:meth:`BatchState.remove`)."""
+        self.read: dict[str, frozenset[str]] = {}
+        """The batches read back, each with the custom_ids it answered: they leave the state
+        file once the run's rows are written (:meth:`BatchState.settle_read`)."""
 
     @property
     def target(self) -> str:
@@ -177,10 +186,10 @@ class TargetBatches:
             self.target, self.provider.kind, tag, attempt, entries
         )
         self.state.begin(pending)
-        bodies = ((custom_id, member.body() or b"{}") for custom_id, member in members.items())
-        noted = functools.partial(self.state.note_input_file, tag)
+        sent: dict[str, str] = {}
+        creating = functools.partial(self.state.creating, tag, sent=sent)
         try:
-            batch_id = await self.api.submit(bodies, tag, noted)
+            batch_id = await self.api.submit(_bodies(members, sent), tag, creating)
         except ProviderError as exc:
             found = await batch_pending.after_failed_create(self.api, self.state, pending, exc)
             if found is None:  # no batch was made: nothing was billed
@@ -200,14 +209,19 @@ class TargetBatches:
         """Settle the submissions an earlier run was killed in (``--resume``): a batch found
         becomes a submitted batch, re-attached as any other; one the API does not have is
         forgotten, its requests sent as new. Those the API cannot be asked about stay
-        recorded, with why."""
-        unknown: list[tuple[PendingSubmission, ProviderError]] = []
-        for pending in self.state.pending_of(self.target, self.phase):
+        recorded, with why. Each is looked for at once: one the API does not list yet is
+        waited for."""
+
+        async def resolve(pending: PendingSubmission) -> ProviderError | None:
             try:
                 await batch_pending.resolve(self.api, self.state, pending)
             except ProviderError as exc:
-                unknown.append((pending, exc))
-        return unknown
+                return exc
+            return None
+
+        pending = self.state.pending_of(self.target, self.phase)
+        outcomes = await asyncio.gather(*map(resolve, pending))
+        return [(p, exc) for p, exc in zip(pending, outcomes, strict=True) if exc is not None]
 
     async def poll(self) -> None:
         """Ask each batch's status when due, doubling its wait, until all are read back."""
@@ -230,13 +244,13 @@ class TargetBatches:
             self.flights.remove(flight)
             try:
                 with self.working():
-                    retry = await self._collect(flight, status)
+                    reading = await self._collect(flight, status)
             except ProviderError as exc:  # its answers cannot be read now
                 await self._give_up(flight, exc, removed=True)
                 await self._read_back()
                 continue
-            self.read.append(flight.submitted.batch_id)
-            await self.submit(retry)
+            self.read[flight.submitted.batch_id] = frozenset(reading.answered)
+            await self.submit(reading.retry)
             await self._read_back()
 
     async def _read_back(self) -> None:
@@ -273,34 +287,44 @@ class TargetBatches:
         for member in flight.members.values():
             await _fail(member, error)
 
-    async def _collect(self, flight: _Flight, status: BatchStatus) -> list[Member]:
-        """Tell each member of a finished batch its outcome; the members to send again.
-        Raises ProviderError when its answers cannot be read."""
-        batch_id = flight.submitted.batch_id
-        expected = len(flight.submitted.requests) + len(flight.submitted.judges)
+    async def _collect(self, flight: _Flight, status: BatchStatus) -> _Reading:
+        """Tell each member of a finished batch its outcome: which were answered, which are
+        sent again. Raises ProviderError when its answers cannot be read."""
         latency_ms = (time.time() - flight.submitted.submitted_at) * 1000
-        retry: list[Member] = []
-        told: set[str] = set()
-
-        async def tell(member: Member, line: LineResult | None) -> None:
-            if line is not None and line.status is not None and line.status < 400:
+        reading = _Reading(flight, f"batch {flight.submitted.batch_id} of {self.api.where}")
+        expected = len(flight.submitted.requests) + len(flight.submitted.judges)
+        # Each line is told as it is read: the answers of a batch are never all held at once.
+        for number, line in enumerate(await self.api.results(status, expected), 1):
+            member = reading.claim(line, number)
+            if member is None:
+                continue
+            if isinstance(line, Unreadable):
+                await self._send_again(reading, member, f"line {number}")
+            elif line.status is not None and line.status < 400:
+                reading.answered.add(line.custom_id)
                 await member.answered(line, latency_ms)
             elif self._retryable(line, member):
                 _release(member)  # an error status: not billed; sending it again re-reserves
-                retry.append(member)
+                reading.retry.append(member)
             else:
-                await _fail(member, self._line_error(batch_id, status, line))
-
-        # Each line is told as it is read: the answers of a batch are never all held at once.
-        for line in await self.api.results(status, expected):
-            member = flight.members.get(line.custom_id)
-            if member is not None and line.custom_id not in told:
-                told.add(line.custom_id)
-                await tell(member, line)
+                await _fail(member, self._line_error(reading.where, status, line))
         for custom_id, member in flight.members.items():
-            if custom_id not in told:
-                await tell(member, None)
-        return retry
+            if custom_id in reading.told:
+                continue
+            if reading.lost:  # its answer may be a line that could not be read
+                await self._send_again(reading, member, reading.lost)
+            else:
+                await _fail(member, self._line_error(reading.where, status, None))
+        return reading
+
+    async def _send_again(self, reading: _Reading, member: Member, lost: str) -> None:
+        """A request whose answer could not be read goes in the follow-up batch; after the
+        last retry it is an error row, which ``--resume`` sends again."""
+        if member.attempts <= self.provider.retry.max_retries:
+            reading.retry.append(member)
+            return
+        problem = f"{reading.where}: its answer could not be read (results {lost})"
+        await _fail(member, ProviderError(f"{problem}; --resume sends it again"))
 
     def _retryable(self, line: LineResult | None, member: Member) -> bool:
         """A request that ran and failed with a retryable status, with retries left."""
@@ -309,10 +333,8 @@ class TargetBatches:
             return False
         return line.status in retry.retryable_status_codes and member.attempts <= retry.max_retries
 
-    def _line_error(
-        self, batch_id: str, status: BatchStatus, line: LineResult | None
-    ) -> ProviderError:
-        where = f"batch {batch_id} of {self.api.where}"
+    @staticmethod
+    def _line_error(where: str, status: BatchStatus, line: LineResult | None) -> ProviderError:
         if line is not None and line.status is not None:
             body = json.dumps(line.body).encode("utf-8")
             return http_error(HttpResult(line.status, {}, body), where)
@@ -321,6 +343,58 @@ class TargetBatches:
         if status.state == "failed":
             return ProviderError(f"{where} failed: {status.problem or 'no reason given'}")
         return ProviderError(f"{where} ended {status.shown} without an answer to this request")
+
+
+@dataclass(slots=True)
+class _Reading:
+    """A finished batch's results being read: which requests were answered, which go in the
+    follow-up batch, which lines could not be read."""
+
+    flight: _Flight
+    where: str
+    """The batch, as messages name it."""
+    told: set[str] = field(default_factory=set[str])
+    answered: set[str] = field(default_factory=set[str])
+    retry: list[Member] = field(default_factory=list[Member])
+    lost: str = ""
+    """The results lines that could not be read, as messages name them ("" when none)."""
+
+    def claim(self, line: Outcome, number: int) -> Member | None:
+        """The member of this run the ``number``-th line answers, the first time one does. A
+        line that cannot be read, or answers a custom_id the batch never held, is logged; the
+        requests left without an answer are then sent again (:attr:`lost`)."""
+        submitted = self.flight.submitted
+        known = line.custom_id in submitted.requests or line.custom_id in submitted.judges
+        if isinstance(line, Unreadable):
+            request = "" if line.custom_id is None else f" (custom_id {line.custom_id!r})"
+            self._lose(number, f"results line {number}{request} cannot be read ({line.problem})")
+        elif not known:
+            held = f"answers {line.custom_id!r}, which the batch did not hold"
+            self._lose(number, f"results line {number} {held}")
+        if line.custom_id is None or line.custom_id in self.told:
+            return None
+        member = self.flight.members.get(line.custom_id)
+        if member is not None:
+            self.told.add(line.custom_id)
+        return member
+
+    def _lose(self, number: int, problem: str) -> None:
+        self.lost = f"line {number}" if not self.lost else f"{self.lost}, {number}"
+        logger.warning(
+            "%s: %s: ignored; the request it leaves without an answer is sent again",
+            self.where,
+            problem,
+        )
+
+
+def _bodies(members: dict[str, Member], sent: dict[str, str]) -> Iterator[tuple[str, bytes]]:
+    """Each member's custom_id and body, as the batch is written; the digest of each case's
+    body goes in ``sent`` (a judge request's entry is its digest already)."""
+    for custom_id, member in members.items():
+        body = member.body() or b"{}"
+        if not isinstance(member.entry, str):
+            sent[custom_id] = batch_pending.body_digest(body)
+        yield custom_id, body
 
 
 async def _fail(member: Member, error: ProviderError) -> None:

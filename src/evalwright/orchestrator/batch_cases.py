@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from evalwright.errors import ProviderError
 from evalwright.orchestrator.batch import Member, TargetBatches, Tell
 from evalwright.orchestrator.batch_judges import JudgeBatcher
+from evalwright.orchestrator.batch_pending import body_digest
 from evalwright.orchestrator.batch_state import BatchState
 from evalwright.orchestrator.budget import Charge
 from evalwright.orchestrator.case import AnsweredCase, CaseRunner, internal_error
@@ -83,10 +84,10 @@ class BatchRunner:
         self.keys = keys
         names = sorted({key[2] for key in keys})
         targets = {name: _TargetCases(self, name) for name in names}
-        if self.judges is not None:
-            await self.judges.reattach()
-        for cases in targets.values():
-            await cases.reattach()
+        # Each target's pending submissions are looked for at once: a wait for one (a batch
+        # not listed yet) is no wait for another.
+        judges = [self.judges.reattach()] if self.judges is not None else []
+        await asyncio.gather(*judges, *(cases.reattach() for cases in targets.values()))
         with self.working():
             for item in reread(self.runner.plan, keys):
                 await targets[item.target].add(item)
@@ -118,13 +119,19 @@ class BatchRunner:
         """Held while answers are being handed: judge requests keep gathering meanwhile."""
         return self.judges.working() if self.judges is not None else contextlib.nullcontext()
 
-    def settle(self) -> None:
+    def settle(self, errors: bool) -> None:
         """Every row of the run is written: forget the batches read back (and the judges
-        batches no case of this run asked for)."""
-        done = [batch_id for engine in self.engines for batch_id in engine.read]
+        batches no case of this run asked for). With ``errors`` (some rows are errors) the
+        batches read keep the requests they answered, for the next ``--resume``
+        (:meth:`BatchState.settle_read`)."""
+        read: dict[str, frozenset[str]] = {}
+        for engine in self.engines:
+            read.update(engine.read)
         if self.judges is not None:
-            done += self.judges.settle()
-        self.state.remove(*done)
+            judged, unasked = self.judges.settle()
+            read.update(judged)
+            self.state.remove(*unasked)
+        self.state.settle_read(read, keep_answers=errors)
 
     async def aclose(self) -> None:
         """Stop the judges' batches' tasks."""
@@ -163,6 +170,10 @@ class _CaseRequest:
     offset: int = -1
     """Where its body is in the target's spool (-1: not read in this run)."""
     length: int = 0
+    sent: str | None = None
+    """A re-attached request's: the digest of the body its batch carries (None: not known)."""
+    superseded: bool = False
+    """Its case builds another request now: what its batch says of it is not used."""
 
     @property
     def entry(self) -> RowKey:
@@ -175,6 +186,8 @@ class _CaseRequest:
 
     async def answered(self, line: LineResult, latency_ms: float) -> None:
         """Kept until its case is read again (:meth:`_TargetCases.read_back`)."""
+        if self.superseded:
+            return
         body = json.dumps(line.body, ensure_ascii=False, separators=(",", ":")).encode()
         sent = (self.offset, self.length)
         at = self.owner.spool_write(body)
@@ -182,7 +195,8 @@ class _CaseRequest:
 
     async def failed(self, error: ProviderError) -> None:
         """Kept until its case is read again: an error row."""
-        self.owner.outcomes[self.key] = error
+        if not self.superseded:
+            self.owner.outcomes[self.key] = error
 
 
 class _TargetCases:
@@ -228,7 +242,8 @@ class _TargetCases:
             for custom_id in submitted.requests:
                 key = self.owner.state.key(submitted, custom_id)
                 if key is not None and key in self.owner.keys and key not in self.attached:
-                    members[custom_id] = self.attached[key] = _CaseRequest(self, key)
+                    request = _CaseRequest(self, key, sent=submitted.sent.get(custom_id))
+                    members[custom_id] = self.attached[key] = request
             if not members:  # every row of it is written already
                 self.owner.state.remove(submitted.batch_id)
                 continue
@@ -242,6 +257,11 @@ class _TargetCases:
         body = encode_json(_wire(built[1]).body)
         key = key_of(item)
         request = self.attached.pop(key, None)
+        if request is not None and request.sent not in (None, body_digest(body)):
+            # The case changed since its batch was sent: the answer there is to another
+            # request, so it goes as it is now.
+            request.superseded = True
+            request = None
         if request is None:
             request = _CaseRequest(self, key)
             self.waiting.append(request)
@@ -389,10 +409,11 @@ class SetAside:
             self.runner = self.make()
             await self.runner.run(self.batched)
 
-    def settle(self) -> None:
-        """Every row is written: the batches read back leave the state file."""
+    def settle(self, errors: bool) -> None:
+        """Every row is written (``errors``: some are errors): the batches read back leave
+        the state file, or keep what they answered (:meth:`BatchRunner.settle`)."""
         if self.runner is not None:
-            self.runner.settle()
+            self.runner.settle(errors)
 
     async def aclose(self) -> None:
         """Stop what still runs of the batches (on an interrupt or a failure)."""

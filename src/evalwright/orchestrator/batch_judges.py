@@ -107,11 +107,9 @@ class JudgeBatcher:
         """Follow the judges batches of the state file (``--resume``): their requests are
         answered from there when a case asks them again. A submission an earlier run was
         killed in is looked up first; one the API cannot be asked about stays recorded, and
-        its requests are sent again."""
-        for target in {pending.target for pending in self.state.pending.values()}:
-            engine = self.engine(target)
-            if engine is not None:
-                await engine.resolve_pending()
+        its requests fail (the next ``--resume`` asks again) rather than go out twice."""
+        targets = {pending.target for pending in self.state.pending.values()}
+        await asyncio.gather(*map(self._resolve, targets))
         for submitted in self.state.of_phase("judges"):
             engine = self.engine(submitted.target)
             if engine is None:  # the target is gone or has no batch API now
@@ -123,6 +121,21 @@ class JudgeBatcher:
                 members[custom_id] = request
             engine.attach(submitted, members)
             self._poll(submitted.target, engine)
+
+    async def _resolve(self, target: str) -> None:
+        """Settle the pending judges submissions to ``target``."""
+        engine = self.engine(target)
+        if engine is None:
+            return
+        for pending, exc in await engine.resolve_pending():
+            error = ProviderError(
+                f"cannot find out from {engine.api.where} whether the judges batch tagged "
+                f"{pending.tag} exists: {exc} (--resume asks again)"
+            )
+            for digest in pending.judges.values():
+                request = _JudgeRequest(digest, None)
+                await request.failed(error)
+                self.attached.setdefault((target, digest), request)
 
     def engine(self, target: str) -> TargetBatches | None:
         """The batch engine of judge target ``target``; None when it is called live."""
@@ -210,15 +223,16 @@ class JudgeBatcher:
         for queue in self.queues.values():
             yield from queue
 
-    def settle(self) -> list[str]:
-        """The judges batches to forget once every row is written: those read back, and
-        those still running that no case of the run asked for."""
-        done: list[str] = []
+    def settle(self) -> tuple[dict[str, frozenset[str]], list[str]]:
+        """Once every row is written: the judges batches read back (each with the custom_ids
+        it answered), and those still running that no case of the run asked for."""
+        read: dict[str, frozenset[str]] = {}
+        unasked: list[str] = []
         for engine in self.engines.values():
             if engine is not None:
-                done += engine.read
-                done += [flight.submitted.batch_id for flight in engine.flights]
-        return done
+                read.update(engine.read)
+                unasked += [flight.submitted.batch_id for flight in engine.flights]
+        return read, unasked
 
     async def aclose(self) -> None:
         """Stop polling and sending."""

@@ -5,11 +5,15 @@ Before the create call goes out, the state file records a pending submission: a 
 batch carries, and which row each request belongs to. When the create call answers, the
 pending record becomes the submitted batch; when it does not (the run was killed, or the call
 failed in a way that leaves it unknown whether the batch exists), the batch is looked up by its
-tag, and only a batch the API does not have is submitted again.
+tag, again and again until the API must list it (a batch may show in the list some time after
+it was made), and only a batch the API does not have by then is submitted again.
 """
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
+import logging
 import time
 import uuid
 
@@ -20,14 +24,26 @@ from evalwright.orchestrator.batch_state import (
     PendingSubmission,
     SubmittedBatch,
 )
+from evalwright.providers import batching
 from evalwright.providers.batching import BatchApi
 from evalwright.results.index import RowKey
+
+logger = logging.getLogger(__name__)
+
+LOOK_AGAIN = 5.0
+"""Seconds between two looks for a pending submission's batch the API does not list yet
+(tests lower it; not a setting)."""
 
 
 def new_tag() -> str:
     """A submission's tag: unique, and short enough for Anthropic's custom_ids with an index
     (``^[a-zA-Z0-9_-]{1,64}$``)."""
     return uuid.uuid4().hex
+
+
+def body_digest(body: bytes) -> str:
+    """What the state file records of a request body sent in an answers batch."""
+    return hashlib.sha256(body).hexdigest()
 
 
 def custom_id(tag: str, index: int) -> str:
@@ -46,6 +62,7 @@ def pending_submission(
         tag=tag,
         attempt=attempt,
         pending_at=time.time(),
+        create_sent_at=None,  # said outright: a record without it is taken to have gone out
         phase="judges" if any(isinstance(e, str) for e in entries.values()) else "answers",
         requests={c: e for c, e in entries.items() if not isinstance(e, str)},
         judges={c: e for c, e in entries.items() if isinstance(e, str)},
@@ -58,15 +75,41 @@ def submitted_from(pending: PendingSubmission, batch_id: str, at: float) -> Subm
     return SubmittedBatch(**carried, batch_id=batch_id, submitted_at=at)
 
 
+def listed_by(pending: PendingSubmission) -> float | None:
+    """When (``time.time()``) the API lists the batch ``pending`` made, if it made one: its
+    create call reached the API before now (the call is over, or the run that sent it is
+    gone) and within ``CREATE_TIMEOUT`` of going out, and the batch is listed ``LIST_LAG``
+    after that. None: the create call never went out, so there is no batch."""
+    if pending.create_sent_at is None:
+        return None
+    reached = min(time.time(), pending.create_sent_at + batching.CREATE_TIMEOUT)
+    return reached + batching.LIST_LAG
+
+
 async def look_up(api: BatchApi, pending: PendingSubmission) -> str | None:
-    """The id of the batch ``pending`` created, or None when the API has none.
+    """The id of the batch ``pending`` created, looked for again every ``LOOK_AGAIN``
+    seconds until the API must list it (:func:`listed_by`); None when it has none then.
     Raises ProviderError when the API cannot be asked."""
-    return await api.find(
-        pending.tag,
-        pending.pending_at,
-        len(pending.requests) + len(pending.judges),
-        pending.input_file_id,
-    )
+    deadline = listed_by(pending)
+    if deadline is None:
+        return None
+    count = len(pending.requests) + len(pending.judges)
+    looks = 0
+    while True:
+        found = await api.find(pending.tag, pending.pending_at, count, pending.input_file_id)
+        left = deadline - time.time()
+        if found is not None or left <= 0:
+            return found
+        looks += 1
+        if looks == 1:  # the run pauses: say why, once
+            logger.warning(
+                "the batch tagged %s is not listed by %s (yet): looking for it again for up "
+                "to %.0f s before its requests are sent again",
+                pending.tag,
+                api.where,
+                left,
+            )
+        await asyncio.sleep(min(LOOK_AGAIN, left))
 
 
 async def resolve(api: BatchApi, state: BatchState, pending: PendingSubmission) -> bool:
@@ -89,7 +132,7 @@ async def after_failed_create(
     if error.status is not None and error.status < 500:
         state.settle(pending.tag, None)
         return None
-    pending = state.pending.get(pending.tag, pending)  # with its input file, once noted
+    pending = state.pending.get(pending.tag, pending)  # as recorded when the call went out
     try:
         found = await look_up(api, pending)
     except ProviderError:

@@ -12,10 +12,12 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Literal, cast
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, model_validator
 
 from evalwright.errors import ConfigError
 from evalwright.evalfile.project import display_path
@@ -42,6 +44,10 @@ class BatchRequests(RecordModel):
     judges: dict[str, str] = Field(default_factory=dict)
     """A judges batch's: custom_id -> the judge request's digest (its target, body and
     repeat), by which a resumed run knows the request again."""
+    sent: dict[str, str] = Field(default_factory=dict)
+    """An answers batch's: custom_id -> the SHA-256 of the body sent, by which a resumed run
+    knows whether the case still builds that request (none in a file of an earlier
+    release)."""
 
 
 class SubmittedBatch(BatchRequests):
@@ -59,9 +65,24 @@ class PendingSubmission(BatchRequests):
     tag: str
     """The unique tag the batch carries (in its metadata, name or custom_ids)."""
     pending_at: float
-    """``time.time()`` before the create call went out."""
+    """``time.time()`` when the submission was recorded, before anything was sent."""
+    create_sent_at: float | None = None
+    """``time.time()`` just before the create call went out; None: it never did, so there is
+    no batch to look for."""
     input_file_id: str | None = None
     """OpenAI and Azure: the uploaded input file the batch is created on, once known."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _earlier_release(cls, data: object) -> object:
+        """A state file of an earlier release does not say whether the create call went out:
+        it is taken to have gone out when the submission was recorded."""
+        if not isinstance(data, dict):
+            return data
+        record = cast(dict[str, object], data)
+        if "create_sent_at" in record:
+            return record
+        return {**record, "create_sent_at": record.get("pending_at")}
 
 
 class BatchStateModel(RecordModel):
@@ -131,11 +152,14 @@ class BatchState:
         self.pending[pending.tag] = pending
         self._save()
 
-    def note_input_file(self, tag: str, file_id: str) -> None:
-        """Record the input file a pending batch will be created on."""
+    def creating(self, tag: str, file_id: str | None, sent: Mapping[str, str]) -> None:
+        """Record that a pending batch's create call is going out now (on the input file
+        ``file_id``, if any; ``sent``: the digests of the bodies it carries), on disk before
+        it does."""
         entry = self.pending.get(tag)
         if entry is not None:
-            self.pending[tag] = entry.model_copy(update={"input_file_id": file_id})
+            going = {"create_sent_at": time.time(), "input_file_id": file_id, "sent": dict(sent)}
+            self.pending[tag] = entry.model_copy(update=going)
             self._save()
 
     def settle(self, tag: str, batch: SubmittedBatch | None) -> None:
@@ -150,6 +174,27 @@ class BatchState:
         """Forget batches whose rows are all written; the file goes with the last one."""
         found = [self.batches.pop(batch_id, None) for batch_id in batch_ids]
         if any(batch is not None for batch in found):
+            self._save()
+
+    def settle_read(self, read: Mapping[str, frozenset[str]], keep_answers: bool) -> None:
+        """The run's rows are written: forget the batches ``read`` (batch id to the custom_ids
+        it answered). With ``keep_answers`` (some rows are errors, which ``--resume`` runs
+        again) each keeps the requests it answered, so that their answers are taken from it
+        again rather than paid for twice; those it did not answer are forgotten, to be sent
+        again."""
+        changed = False
+        for batch_id, answered in read.items():
+            batch = self.batches.pop(batch_id, None)
+            changed = changed or batch is not None
+            if batch is None or not keep_answers or not answered:
+                continue
+            trimmed = {
+                "requests": {c: r for c, r in batch.requests.items() if c in answered},
+                "judges": {c: d for c, d in batch.judges.items() if c in answered},
+                "sent": {c: d for c, d in batch.sent.items() if c in answered},
+            }
+            self.batches[batch_id] = batch.model_copy(update=trimmed)
+        if changed:
             self._save()
 
     def key(self, batch: SubmittedBatch, custom_id: str) -> RowKey | None:

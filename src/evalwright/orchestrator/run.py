@@ -158,7 +158,7 @@ async def _execute(plan: Plan, reporter: Reporter, redact: Redactor) -> RunSumma
             live = aside.live(_pending(plan, results.previous, summary, reporter))
             await aside.alongside(pipeline.run(live))
             await pipeline.drain()
-            aside.settle()
+            aside.settle(errors=summary.errors > 0)
         finally:
             await aside.aclose()
             summary.unreachable = dict(caller.unreachable)

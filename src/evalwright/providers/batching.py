@@ -7,7 +7,9 @@ live request would have been answered with, so the adapter's ``response_from`` r
 
 from __future__ import annotations
 
+import asyncio
 import json
+import re
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -55,12 +57,90 @@ class LineResult:
     error: str | None
 
 
-Noted = Callable[[str], None]
-"""Told the id of an uploaded input file before the batch is created on it."""
+@dataclass(frozen=True, slots=True)
+class Unreadable:
+    """A line of a batch's results that cannot be read (cut off, not JSON, not the API's
+    shape): it answers no request. Its request, when its custom_id can still be told (or
+    else every request left without an answer), is sent again
+    (docs/batch.md#failures-retries-and-expiry)."""
+
+    custom_id: str | None
+    problem: str
+
+
+Outcome = LineResult | Unreadable
+"""What one line of a batch's results says."""
+
+
+class Misshapen(ValueError):
+    """A results line that is JSON but not the API's shape."""
+
+    def __init__(self, problem: str, custom_id: str | None = None) -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.custom_id = custom_id
+
+
+_CUSTOM_ID = re.compile(rb'"custom_id"\s*:\s*"([A-Za-z0-9_-]{1,64})"')
+"""A custom_id as our requests carry it, found in a line that is not JSON (cut off)."""
+
+
+def read_lines(
+    lines: Iterable[bytes], parse: Callable[[dict[str, Any]], LineResult]
+) -> Iterator[Outcome]:
+    """Each results line as ``parse`` reads a JSON object (raising :class:`Misshapen` for
+    another shape), or why it cannot be read."""
+    for text in lines:
+        try:
+            value = jsontext.loads(text)
+        except ValueError:
+            found = _CUSTOM_ID.search(text)
+            custom_id = found.group(1).decode("ascii") if found else None
+            yield Unreadable(custom_id, "not JSON (cut off?)")
+            continue
+        if not isinstance(value, dict):
+            yield Unreadable(None, not_an_object(value))
+            continue
+        try:
+            yield parse(value)
+        except Misshapen as exc:
+            yield Unreadable(exc.custom_id, exc.problem)
+
+
+def not_an_object(value: object) -> str:
+    """What a JSON value that should be an object is instead."""
+    kinds: dict[type, str] = {list: "an array", str: "a string", bool: "a boolean"}
+    kind = "null" if value is None else kinds.get(type(value), "a number")
+    return f"{kind}, not an object"
+
+
+def text_field(data: Mapping[str, Any], name: str) -> str | None:
+    """``data[name]`` when it is a non-empty text."""
+    value = data.get(name)
+    return value if isinstance(value, str) and value else None
+
+
+def object_field(data: Mapping[str, Any], name: str) -> dict[str, Any] | None:
+    """``data[name]`` when it is a JSON object."""
+    value = data.get(name)
+    return cast(dict[str, Any], value) if isinstance(value, dict) else None
+
+
+Creating = Callable[[str | None], None]
+"""Told just before the create call goes out, with the id of the uploaded input file the batch
+is created on (None: the requests travel in the create call itself)."""
 
 LIST_SKEW = 600.0
 """Seconds a provider's clock may be behind ours: a listing of batches stops at those created
 this long before the pending submission."""
+LIST_LAG = 120.0
+"""Seconds a batch may take, once its create call reached the API, to show in the API's list
+of batches: a pending submission's batch is looked for again until then before its requests
+are sent again (docs/batch.md#resuming). No provider documents such a delay; this is our
+margin (tests lower it; not a setting)."""
+CREATE_TIMEOUT = 3600.0
+"""Seconds a create call (its upload included) may take: a call still unanswered then is
+given up, so that a batch it made is listed by this plus ``LIST_LAG`` at the latest."""
 
 
 class BatchApi(Protocol):
@@ -71,9 +151,12 @@ class BatchApi(Protocol):
     max_requests: int
     max_bytes: int
 
-    async def submit(self, requests: Iterable[tuple[str, bytes]], tag: str, noted: Noted) -> str:
+    async def submit(
+        self, requests: Iterable[tuple[str, bytes]], tag: str, creating: Creating
+    ) -> str:
         """Create a batch of ``(custom_id, wire body)`` carrying ``tag``, each body as the JSON
-        bytes a live request sends (iterated once); its id."""
+        bytes a live request sends (iterated once), telling ``creating`` just before the
+        create call goes out; its id."""
         ...
 
     async def find(
@@ -87,8 +170,9 @@ class BatchApi(Protocol):
         """The batch's state and counts."""
         ...
 
-    async def results(self, status: BatchStatus, expected: int) -> Iterable[LineResult]:
-        """The outcome of each request of a finished batch, read as it is asked for."""
+    async def results(self, status: BatchStatus, expected: int) -> Iterable[Outcome]:
+        """The outcome of each request of a finished batch, read as it is asked for (a line
+        that cannot be read is :class:`Unreadable`, never an exception)."""
         ...
 
 
@@ -137,6 +221,24 @@ async def fetch_json(
     if not isinstance(parsed, dict):
         raise ProviderError(f"{method} {shown}: the response is not a JSON object")
     return cast(dict[str, Any], parsed)
+
+
+async def create_call(
+    pool: HttpPool, url: str, headers: Mapping[str, str], data: bytes | IO[bytes], id_key: str
+) -> str:
+    """POST a batch's create call, given up after ``CREATE_TIMEOUT``; the id (``id_key``) of
+    the batch it made. A ProviderError without a status says the batch may exist all the
+    same (docs/batch.md#resuming)."""
+    try:
+        async with asyncio.timeout(CREATE_TIMEOUT):
+            created = await fetch_json(pool, "POST", url, headers, data)
+    except TimeoutError:
+        shown = url.split("?", 1)[0]
+        raise ProviderError(f"POST {shown}: no answer in {CREATE_TIMEOUT:.0f} s") from None
+    made = created.get(id_key)
+    if not isinstance(made, str) or not made:
+        raise ProviderError(f"POST {url.split('?', 1)[0]}: the answer names no batch {id_key}")
+    return made
 
 
 async def fetch_lines(

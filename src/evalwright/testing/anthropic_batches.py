@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from evalwright.jsontext import JsonObject, JsonValue
-from evalwright.testing.batches import LineAnswer
+from evalwright.testing.batches import Damage, LineAnswer, listed
 from evalwright.testing.common import dumps, new_id
 from evalwright.testing.http11 import Reply
 from evalwright.testing.recorded import ReceivedRequest, record_line
@@ -70,6 +70,8 @@ class AnthropicBatches:
         self.batches: dict[str, _MessageBatch] = {}
         self.delay = 0.0
         self.expire_after: int | None = None
+        self.list_lag = 0.0
+        self.damage: Damage | None = None
 
     def reply(self, request: ReceivedRequest, answer: LineAnswer) -> Reply:
         """The answer to a Message Batches request."""
@@ -112,7 +114,7 @@ class AnthropicBatches:
             limit = 0
         if not 1 <= limit <= 1000:
             return _error(400, "invalid_request_error", "limit: an integer from 1 to 1000")
-        newest = list(reversed(self.batches.values()))
+        newest = [b for b in reversed(self.batches.values()) if listed(b.started, self.list_lag)]
         ids = [batch.id for batch in newest]
         after, before = request.query.get("after_id"), request.query.get("before_id")
         if after is not None:
@@ -175,7 +177,8 @@ class AnthropicBatches:
                 result = _result(reply)
             kind = str(result["type"])
             batch.counts[kind] = batch.counts.get(kind, 0) + 1
-            batch.results.append(dumps({"custom_id": custom_id, "result": result}))
+            text = dumps({"custom_id": custom_id, "result": result})
+            batch.results.append(text if self.damage is None else self.damage(index, text))
         batch.status, batch.ended_at = "ended", _now()
 
 

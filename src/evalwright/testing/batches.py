@@ -3,7 +3,9 @@ objects whose lines are answered as the server would answer them live.
 
 A batch stays ``in_progress`` for the server's ``batch_delay`` seconds; the first status
 request after that answers every line (through the same responder, queue and defaults as a
-live request) and completes it, or expires it after ``batch_expire_after`` lines.
+live request) and completes it, or expires it after ``batch_expire_after`` lines. A batch is
+listed only ``batch_list_lag`` seconds after it was made, and ``batch_damage`` rewrites the
+lines of its results as they are written (docs/batch.md#testing-offline).
 """
 
 from __future__ import annotations
@@ -41,6 +43,15 @@ Status = Literal[
 ]
 LineAnswer = Callable[[ReceivedRequest], Reply]
 """Answers one batch line as a live request would be answered."""
+Damage = Callable[[int, bytes], bytes]
+"""Rewrites one line of a batch's results: given the index of its request in the batch and
+the line (JSON), the bytes served instead (cut off, not JSON, another shape...)."""
+
+
+def listed(started: float, lag: float) -> bool:
+    """Whether a batch made at ``started`` (``time.monotonic()``) is in its API's listing yet,
+    ``lag`` seconds on."""
+    return time.monotonic() - started >= lag
 
 
 class BatchRoutes(Protocol):
@@ -48,6 +59,9 @@ class BatchRoutes(Protocol):
 
     delay: float
     expire_after: int | None
+    list_lag: float
+    """Seconds before a batch made shows in the listing (it is made, only not yet listed)."""
+    damage: Damage | None
 
     def reply(self, request: ReceivedRequest, answer: LineAnswer) -> Reply:
         """The answer to a request of this API."""
@@ -128,6 +142,8 @@ class OpenAIBatches:
         self.batches: dict[str, _Batch] = {}
         self.delay = 0.0
         self.expire_after: int | None = None
+        self.list_lag = 0.0
+        self.damage: Damage | None = None
 
     def reply(self, request: ReceivedRequest, answer: LineAnswer) -> Reply:
         """The answer to a files or batches request."""
@@ -176,7 +192,7 @@ class OpenAIBatches:
             limit = 0
         if not 1 <= limit <= 100:
             return _error(400, "limit must be an integer from 1 to 100")
-        newest = list(reversed(self.batches.values()))
+        newest = [b for b in reversed(self.batches.values()) if listed(b.started, self.list_lag)]
         after = request.query.get("after")
         if after is not None:
             ids = [batch.id for batch in newest]
@@ -257,7 +273,7 @@ class OpenAIBatches:
                     "code": code,
                     "message": f"This request was not executed ({code}).",
                 }
-                failures.append(dumps(_output(custom_id, None, error)))
+                failures.append(self._damaged(index, _output(custom_id, None, error)))
                 batch.failed += 1
                 continue
             reply = answer(record_line(line))
@@ -273,7 +289,7 @@ class OpenAIBatches:
                 "body": reply_body,
             }
             target = outputs if reply.status < 400 else failures
-            target.append(dumps(_output(custom_id, response, None)))
+            target.append(self._damaged(index, _output(custom_id, response, None)))
             if reply.status < 400:
                 batch.completed += 1
             else:
@@ -281,6 +297,10 @@ class OpenAIBatches:
         batch.output_file_id = self._result_file(batch, "output", outputs)
         batch.error_file_id = self._result_file(batch, "errors", failures)
         batch.status = status
+
+    def _damaged(self, index: int, line: JsonObject) -> bytes:
+        text = dumps(line)
+        return text if self.damage is None else self.damage(index, text)
 
     def _result_file(self, batch: _Batch, name: str, lines: list[bytes]) -> str | None:
         if not lines:

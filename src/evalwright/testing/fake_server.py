@@ -19,7 +19,7 @@ from evalwright.jsontext import JsonValue
 from evalwright.testing.actions import Action, Drop, Flood, Stall, Text, Verdict, verdict_json
 from evalwright.testing.anthropic_batches import AnthropicBatches
 from evalwright.testing.apis import error_body, not_found, render
-from evalwright.testing.batches import BatchRoutes, OpenAIBatches
+from evalwright.testing.batches import BatchRoutes, Damage, OpenAIBatches
 from evalwright.testing.common import dumps
 from evalwright.testing.gemini_batches import GeminiBatches
 from evalwright.testing.http11 import (
@@ -40,6 +40,9 @@ JUDGE_PROMPT_PREFIX = "You are an evaluation judge"
 
 Responder = Callable[[ReceivedRequest], Action | None]
 """Picks the action for a request, or None to fall through to the queue and defaults."""
+Interrupt = Literal["before", "after", "drop"]
+"""A batch API request left unanswered: the server hangs until the client leaves ``before``
+doing what it asks or ``after`` it, or does it and ``drop``s the connection."""
 
 _HEALTH = Reply(200, b'{"status":"ok"}')
 
@@ -91,10 +94,18 @@ class FakeServer:
         """Seconds a batch stays in progress before its requests are answered."""
         self.batch_expire_after: int | None = None
         """Requests a batch answers before it expires (None: it completes)."""
-        self.batch_create_stall: Literal["before", "after", "drop"] | None = None
+        self.batch_create_stall: Interrupt | None = None
         """A batch create call that never answers: it hangs until the client leaves
         ``before`` creating the batch or ``after`` it, or creates it and ``drop``s the
         connection (the window a killed run must survive)."""
+        self.batch_interrupt: Callable[[ReceivedRequest], Interrupt | None] | None = None
+        """Asked of every batch API request (create, upload, list, status, results): how to
+        leave it unanswered, or None to answer it."""
+        self.batch_list_lag = 0.0
+        """Seconds after it is made before a batch shows in its API's listing."""
+        self.batch_damage: Damage | None = None
+        """Rewrites each line of a batch's results as they are made (given its request's
+        index in the batch and the line's JSON): lines cut off, not JSON, misshapen."""
         self._queue: deque[tuple[Action, ApiName | None]] = deque()
         self._lock = threading.Lock()
         self._server: asyncio.Server | None = None
@@ -268,15 +279,7 @@ class FakeServer:
             return not_found(request)
         routes = self._batch_routes(request)
         if routes is not None:
-            routes.delay, routes.expire_after = self.batch_delay, self.batch_expire_after
-            stall = self.batch_create_stall if routes.creates(request) else None
-            if stall == "before":
-                await client_leaves(reader, None)
-                return None
-            reply = routes.reply(request, self._answer_line)
-            if stall == "after":
-                await client_leaves(reader, None)
-            return None if stall else reply
+            return await self._batch_reply(routes, request, reader)
         action = self._choose(request)
         if isinstance(action, Drop):
             return None
@@ -292,6 +295,23 @@ class FakeServer:
         if latency_ms > 0:
             await asyncio.sleep(latency_ms / 1000)
         return render(action, request)
+
+    async def _batch_reply(
+        self, routes: BatchRoutes, request: ReceivedRequest, reader: asyncio.StreamReader
+    ) -> Reply | None:
+        """A batch API's answer, or None when it is left unanswered (an interrupt)."""
+        routes.delay, routes.expire_after = self.batch_delay, self.batch_expire_after
+        routes.list_lag, routes.damage = self.batch_list_lag, self.batch_damage
+        stall = self.batch_create_stall if routes.creates(request) else None
+        if stall is None and self.batch_interrupt is not None:
+            stall = self.batch_interrupt(request)
+        if stall == "before":
+            await client_leaves(reader, None)
+            return None
+        reply = routes.reply(request, self._answer_line)
+        if stall == "after":
+            await client_leaves(reader, None)
+        return None if stall else reply
 
     def _batch_routes(self, request: ReceivedRequest) -> BatchRoutes | None:
         if request.api == "openai_batch":

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from evalwright.jsontext import JsonObject, JsonValue
-from evalwright.testing.batches import LineAnswer
+from evalwright.testing.batches import Damage, LineAnswer, listed
 from evalwright.testing.common import dumps, new_id
 from evalwright.testing.http11 import Reply
 from evalwright.testing.recorded import ReceivedRequest, record_line
@@ -35,11 +35,11 @@ class _Batch:
     display_name: str = "batch"
     created: str = field(default_factory=lambda: datetime.now(UTC).isoformat())
     state: str = "BATCH_STATE_PENDING"
-    output: list[JsonObject] = field(default_factory=list[JsonObject])
+    output: list[JsonValue] = field(default_factory=list[JsonValue])
 
     def as_json(self) -> JsonObject:
         done = self.state not in ("BATCH_STATE_PENDING", "BATCH_STATE_RUNNING")
-        succeeded = sum(1 for entry in self.output if "response" in entry)
+        succeeded = sum(isinstance(entry, dict) and "response" in entry for entry in self.output)
         metadata: JsonObject = {
             "@type": _TYPE,
             "model": f"models/{self.model}",
@@ -68,6 +68,8 @@ class GeminiBatches:
         self.batches: dict[str, _Batch] = {}
         self.delay = 0.0
         self.expire_after: int | None = None
+        self.list_lag = 0.0
+        self.damage: Damage | None = None
 
     def reply(self, request: ReceivedRequest, answer: LineAnswer) -> Reply:
         """The answer to a batch mode request."""
@@ -101,7 +103,7 @@ class GeminiBatches:
             start = int(request.query.get("pageToken") or "0")
         except ValueError:
             return _error(400, "INVALID_ARGUMENT", "pageSize and pageToken: integers")
-        newest = list(reversed(self.batches.values()))
+        newest = [b for b in reversed(self.batches.values()) if listed(b.started, self.list_lag)]
         page = newest[start : start + max(size, 1)]
         for batch in page:
             self._advance(batch, answer)
@@ -144,7 +146,7 @@ class GeminiBatches:
             batch.state = "BATCH_STATE_EXPIRED"
             return
         path = f"/v1beta/models/{batch.model}:generateContent"
-        for key, sent in batch.requests:
+        for index, (key, sent) in enumerate(batch.requests):
             reply = answer(record_line({"url": path, "body": sent}))
             try:
                 parsed: JsonValue = json.loads(reply.body)
@@ -157,8 +159,20 @@ class GeminiBatches:
                 entry["response"] = parsed
             else:
                 entry["error"] = error if isinstance(error, dict) else {"code": 500, "message": "?"}
-            batch.output.append(entry)
+            batch.output.append(self._damaged(index, entry))
         batch.state = "BATCH_STATE_SUCCEEDED"
+
+    def _damaged(self, index: int, entry: JsonObject) -> JsonValue:
+        """The entry as :attr:`damage` rewrites it: the responses are one JSON document, so
+        an entry damaged into something that is not JSON is served as a JSON string."""
+        if self.damage is None:
+            return entry
+        text = self.damage(index, dumps(entry))
+        try:
+            parsed: JsonValue = json.loads(text)
+        except ValueError:
+            return text.decode("utf-8", "replace")
+        return parsed
 
 
 def _error(status: int, kind: str, message: str) -> Reply:

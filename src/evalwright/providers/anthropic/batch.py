@@ -16,14 +16,20 @@ from evalwright.providers.batching import (
     LIST_SKEW,
     RESULT_BYTES_PER_LINE,
     BatchStatus,
+    Creating,
     LineResult,
-    Noted,
+    Misshapen,
+    Outcome,
     State,
     Upload,
+    create_call,
     epoch,
     fetch_json,
     fetch_lines,
     json_string,
+    object_field,
+    read_lines,
+    text_field,
 )
 
 _STATUS_OF_ERROR = {
@@ -53,16 +59,18 @@ class AnthropicBatches:
         self.headers = provider.headers
         self.where = provider.url + "/batches"
 
-    async def submit(self, requests: Iterable[tuple[str, bytes]], tag: str, noted: Noted) -> str:
+    async def submit(
+        self, requests: Iterable[tuple[str, bytes]], tag: str, creating: Creating
+    ) -> str:
         """Create the batch (its custom_ids carry ``tag``); its id."""
-        del tag, noted
+        del tag
         with Upload(b'{"requests":[') as body:
             for key, params in requests:
                 body.item(b'{"custom_id":', json_string(key), b',"params":', params, b"}")
             body.write(b"]}")
             headers = {**self.headers, "content-type": "application/json"}
-            created = await fetch_json(self.pool, "POST", self.where, headers, body.ready())
-        return str(created["id"])
+            creating(None)
+            return await create_call(self.pool, self.where, headers, body.ready(), "id")
 
     async def find(
         self, tag: str, since: float, count: int, input_file_id: str | None
@@ -80,7 +88,7 @@ class AnthropicBatches:
                 running = str(batch["id"])  # the listing is newest first: keep the oldest
                 continue
             lines = await self.results(status, count)
-            if any(line.custom_id.startswith(tag + "-") for line in lines):
+            if any((line.custom_id or "").startswith(tag + "-") for line in lines):
                 return str(batch["id"])
         return running
 
@@ -130,25 +138,32 @@ class AnthropicBatches:
             results=(data.get("results_url"),),
         )
 
-    async def results(self, status: BatchStatus, expected: int) -> Iterable[LineResult]:
+    async def results(self, status: BatchStatus, expected: int) -> Iterable[Outcome]:
         """The lines at the batch's ``results_url``, each parsed as it is asked for."""
         url = status.results[0] if status.results else None
         if url is None:
             return []
         limit = max(expected, 1) * RESULT_BYTES_PER_LINE
-        return map(_line_result, await fetch_lines(self.pool, url, self.headers, limit))
+        return read_lines(await fetch_lines(self.pool, url, self.headers, limit), _line_result)
 
 
-def _line_result(text: bytes) -> LineResult:
-    line = cast(dict[str, Any], json.loads(text))
-    custom_id = str(line.get("custom_id"))
-    result = cast(dict[str, Any], line.get("result") or {})
+def _line_result(line: dict[str, Any]) -> LineResult:
+    """A results line: ``{custom_id, result: {type, message | error}}``."""
+    custom_id = text_field(line, "custom_id")
+    if custom_id is None:
+        raise Misshapen("no custom_id")
+    result = object_field(line, "result") or {}
     kind = result.get("type")
     if kind == "succeeded":
-        return LineResult(custom_id, 200, result.get("message"), None)
+        message = object_field(result, "message")
+        if message is None:
+            raise Misshapen("a succeeded result without a message", custom_id)
+        return LineResult(custom_id, 200, message, None)
     if kind == "errored":
-        error = cast(dict[str, Any], result.get("error") or {})
-        inner = cast(dict[str, Any], error.get("error") or error)
+        error = object_field(result, "error") or {}
+        inner = object_field(error, "error") or error
         status = _STATUS_OF_ERROR.get(str(inner.get("type")), 500)
         return LineResult(custom_id, status, {"type": "error", "error": inner}, None)
-    return LineResult(custom_id, None, None, f"{kind}: the batch did not run this request")
+    if kind in ("canceled", "expired"):
+        return LineResult(custom_id, None, None, f"{kind}: the batch did not run this request")
+    raise Misshapen(f"a result of type {json.dumps(kind)}", custom_id)

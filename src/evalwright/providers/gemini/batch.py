@@ -12,13 +12,20 @@ from urllib.parse import quote
 from evalwright.providers.batching import (
     LIST_SKEW,
     BatchStatus,
+    Creating,
     LineResult,
-    Noted,
+    Misshapen,
+    Outcome,
     State,
+    Unreadable,
     Upload,
+    create_call,
     epoch,
     fetch_json,
     json_string,
+    not_an_object,
+    object_field,
+    text_field,
 )
 from evalwright.providers.gemini.adapter import GeminiProvider
 
@@ -42,19 +49,20 @@ class GeminiBatches:
         self.headers = provider.headers
         self.create_url = provider.url.removesuffix(":generateContent") + ":batchGenerateContent"
         self.where = provider.url.split("/v1beta/", 1)[0] + "/v1beta"
-        self._answers: dict[str, list[LineResult]] = {}
+        self._answers: dict[str, list[Outcome]] = {}
 
-    async def submit(self, requests: Iterable[tuple[str, bytes]], tag: str, noted: Noted) -> str:
+    async def submit(
+        self, requests: Iterable[tuple[str, bytes]], tag: str, creating: Creating
+    ) -> str:
         """Create the batch named for ``tag``; its operation name (``batches/…``)."""
-        del noted
         with Upload(b'{"batch":{"displayName":' + json_string(display_name(tag))) as body:
             body.write(b',"inputConfig":{"requests":{"requests":[')
             for key, request in requests:
                 body.item(b'{"request":', request, b',"metadata":{"key":', json_string(key), b"}}")
             body.write(b"]}}}}")
             headers = {**self.headers, "content-type": "application/json"}
-            created = await fetch_json(self.pool, "POST", self.create_url, headers, body.ready())
-        return str(created["name"])
+            creating(None)
+            return await create_call(self.pool, self.create_url, headers, body.ready(), "name")
 
     async def find(
         self, tag: str, since: float, count: int, input_file_id: str | None
@@ -82,8 +90,8 @@ class GeminiBatches:
         """The operation's state and counts; a finished one's answers are kept for
         :meth:`results`."""
         data = await fetch_json(self.pool, "GET", f"{self.where}/{batch_id}", self.headers)
-        metadata = cast(dict[str, Any], data.get("metadata") or {})
-        stats = cast(dict[str, Any], metadata.get("batchStats") or {})
+        metadata = object_field(data, "metadata") or {}
+        stats = object_field(metadata, "batchStats") or {}
 
         def count(name: str) -> int:
             try:
@@ -92,9 +100,9 @@ class GeminiBatches:
                 return 0
 
         shown = str(metadata.get("state"))
-        output = cast(dict[str, Any], metadata.get("output") or data.get("response") or {})
+        output = object_field(metadata, "output") or object_field(data, "response") or {}
         self._answers[batch_id] = _answers(output)
-        error = cast(dict[str, Any], data.get("error") or {})
+        error = object_field(data, "error") or {}
         return BatchStatus(
             state=_STATES.get(shown, "running"),
             shown=shown,
@@ -105,7 +113,7 @@ class GeminiBatches:
             results=(batch_id,),
         )
 
-    async def results(self, status: BatchStatus, expected: int) -> list[LineResult]:
+    async def results(self, status: BatchStatus, expected: int) -> list[Outcome]:
         """The inline responses the last status of the batch carried."""
         del expected
         key = status.results[0] if status.results else None
@@ -117,18 +125,34 @@ def display_name(tag: str) -> str:
     return f"evalwright-{tag}"
 
 
-def _answers(output: dict[str, Any]) -> list[LineResult]:
-    inlined = cast(dict[str, Any], output.get("inlinedResponses") or {})
-    found: list[LineResult] = []
-    for entry in cast(list[dict[str, Any]], inlined.get("inlinedResponses") or []):
-        metadata = cast(dict[str, Any], entry.get("metadata") or {})
-        key = str(metadata.get("key"))
-        error = entry.get("error")
-        if isinstance(error, dict):
-            details = cast(dict[str, Any], error)
-            code = details.get("code")
-            status = code if isinstance(code, int) and code >= 400 else 500
-            found.append(LineResult(key, status, {"error": details}, None))
-        else:
-            found.append(LineResult(key, 200, entry.get("response"), None))
+def _answers(output: dict[str, Any]) -> list[Outcome]:
+    """The inline responses, each ``{metadata: {key}, response | error}``."""
+    inlined = object_field(output, "inlinedResponses") or {}
+    entries: object = inlined.get("inlinedResponses", [])
+    if not isinstance(entries, list):
+        return [Unreadable(None, "the inline responses are not a list")]
+    found: list[Outcome] = []
+    for entry in cast(list[object], entries):
+        if not isinstance(entry, dict):
+            found.append(Unreadable(None, not_an_object(entry)))
+            continue
+        try:
+            found.append(_answer(cast(dict[str, Any], entry)))
+        except Misshapen as exc:
+            found.append(Unreadable(exc.custom_id, exc.problem))
     return found
+
+
+def _answer(entry: dict[str, Any]) -> LineResult:
+    key = text_field(object_field(entry, "metadata") or {}, "key")
+    if key is None:
+        raise Misshapen("no metadata.key")
+    error = object_field(entry, "error")
+    if error is not None:
+        code = error.get("code")
+        status = code if isinstance(code, int) and code >= 400 else 500
+        return LineResult(key, status, {"error": error}, None)
+    response = object_field(entry, "response")
+    if response is None:
+        raise Misshapen("neither a response nor an error", key)
+    return LineResult(key, 200, response, None)

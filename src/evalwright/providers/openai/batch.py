@@ -6,7 +6,6 @@ read back. Each line's body is the recorded ``wire_request.body`` of the live re
 from __future__ import annotations
 
 import itertools
-import json
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, cast
@@ -17,14 +16,20 @@ from evalwright.providers.batching import (
     LIST_SKEW,
     RESULT_BYTES_PER_LINE,
     BatchStatus,
+    Creating,
     LineResult,
-    Noted,
+    Misshapen,
+    Outcome,
     State,
     Upload,
+    create_call,
     epoch,
     fetch_json,
     fetch_lines,
     json_string,
+    object_field,
+    read_lines,
+    text_field,
 )
 from evalwright.providers.http import HttpPool, encode_json
 from evalwright.providers.openai.adapter import OpenAIProvider
@@ -66,9 +71,11 @@ class OpenAIBatches:
         """Whether the batch carries the tag in its ``metadata`` (Azure's is matched by its
         input file alone)."""
 
-    async def submit(self, requests: Iterable[tuple[str, bytes]], tag: str, noted: Noted) -> str:
-        """Upload the input file, tell ``noted`` its id, and create a batch on it (carrying
-        ``tag`` in its metadata); the batch id."""
+    async def submit(
+        self, requests: Iterable[tuple[str, bytes]], tag: str, creating: Creating
+    ) -> str:
+        """Upload the input file, tell ``creating`` its id, and create a batch on it
+        (carrying ``tag`` in its metadata); the batch id."""
         boundary = "evalwright-" + uuid.uuid4().hex
         with Upload(_multipart_head(boundary)) as upload:
             for custom_id, body in requests:
@@ -77,7 +84,6 @@ class OpenAIBatches:
             headers = {**self.headers, "content-type": f"multipart/form-data; boundary={boundary}"}
             url = self.url("/files", "")
             uploaded = await fetch_json(self.pool, "POST", url, headers, upload.ready())
-        noted(str(uploaded["id"]))
         create: dict[str, Any] = {
             "input_file_id": uploaded["id"],
             "endpoint": self.endpoint,
@@ -86,10 +92,9 @@ class OpenAIBatches:
         if self.tagged:
             create["metadata"] = {METADATA_KEY: tag}
         headers = {**self.headers, "content-type": "application/json"}
-        created = await fetch_json(
-            self.pool, "POST", self.url("/batches", ""), headers, encode_json(create)
-        )
-        return str(created["id"])
+        creating(str(uploaded["id"]))
+        url = self.url("/batches", "")
+        return await create_call(self.pool, url, headers, encode_json(create), "id")
 
     async def find(
         self, tag: str, since: float, count: int, input_file_id: str | None
@@ -136,7 +141,7 @@ class OpenAIBatches:
             results=(data.get("output_file_id"), data.get("error_file_id")),
         )
 
-    async def results(self, status: BatchStatus, expected: int) -> Iterable[LineResult]:
+    async def results(self, status: BatchStatus, expected: int) -> Iterable[Outcome]:
         """The lines of the output and error files, each parsed as it is asked for."""
         found: list[Iterator[bytes]] = []
         for file_id in status.results:
@@ -145,7 +150,7 @@ class OpenAIBatches:
             url = self.url(f"/files/{file_id}/content", "")
             limit = max(expected, 1) * RESULT_BYTES_PER_LINE
             found.append(await fetch_lines(self.pool, url, self.headers, limit))
-        return map(_line_result, itertools.chain(*found))
+        return read_lines(itertools.chain(*found), _line_result)
 
 
 def openai_batches(provider: OpenAIProvider) -> OpenAIBatches:
@@ -173,14 +178,24 @@ def azure_batches(provider: AzureProvider) -> OpenAIBatches:
     return OpenAIBatches(provider.pool, provider.headers, url, "/chat/completions", base, False)
 
 
-def _line_result(text: bytes) -> LineResult:
-    line = cast(dict[str, Any], json.loads(text))
-    custom_id = str(line.get("custom_id"))
-    response = line.get("response")
-    if isinstance(response, dict):
-        answer = cast(dict[str, Any], response)
-        return LineResult(custom_id, int(answer.get("status_code", 500)), answer.get("body"), None)
-    error = cast(dict[str, Any], line.get("error") or {})
+def _line_result(line: dict[str, Any]) -> LineResult:
+    """An output or error file's line: ``{custom_id, response: {status_code, body}}``, or
+    ``{custom_id, error: {code, message}}`` for a request that never ran."""
+    custom_id = text_field(line, "custom_id")
+    if custom_id is None:
+        raise Misshapen("no custom_id")
+    response = object_field(line, "response")
+    if response is not None:
+        status = response.get("status_code")
+        body = response.get("body")
+        if not isinstance(status, int) or isinstance(status, bool):
+            raise Misshapen("its response has no status_code", custom_id)
+        if status < 400 and not isinstance(body, dict):
+            raise Misshapen("its response's body is not an object", custom_id)
+        return LineResult(custom_id, status, body, None)
+    error = object_field(line, "error")
+    if error is None:
+        raise Misshapen("neither a response nor an error", custom_id)
     message = f"{error.get('code', 'batch_error')}: {error.get('message', 'no answer')}"
     return LineResult(custom_id, None, None, message)
 
