@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+if TYPE_CHECKING:
+    from evalwright.providers.ratelimits import Quota
 
 Severity = Literal["error", "warning"]
 
@@ -81,7 +84,8 @@ class ProviderError(EvalwrightError):
     target's retryable status codes. ``retry_after`` (seconds) comes from the response
     headers; ``attempts`` is set by the retry policy when it gives up. ``server_message`` is
     what an HTTP error's body said (the retry policy reads it); ``unreachable`` marks a
-    connection refused or a host that cannot be resolved.
+    connection refused or a host that cannot be resolved; ``quota`` is what the answer's
+    headers said of the rate limits (docs/targets.md#rate-limits).
     """
 
     error_type: ClassVar[
@@ -98,6 +102,7 @@ class ProviderError(EvalwrightError):
         retry_after: float | None = None,
         server_message: str | None = None,
         unreachable: bool = False,
+        quota: Quota | None = None,
     ) -> None:
         super().__init__(message)
         self.retryable = retryable
@@ -105,6 +110,7 @@ class ProviderError(EvalwrightError):
         self.retry_after = retry_after
         self.server_message = server_message
         self.unreachable = unreachable
+        self.quota = quota
         self.attempts = 1
 
 
