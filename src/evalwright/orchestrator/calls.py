@@ -1,19 +1,18 @@
-"""Every target and judge call goes through here: the per-target concurrency bound, the
-response cache, the retry policy, the requests in flight, and giving up on a target that
-refuses connections, around every provider alike. Adapters know nothing of these."""
+"""Every target and judge call goes through here: the per-target concurrency bound and the
+endpoint's rate limit (:mod:`evalwright.orchestrator.limits`), the response cache, the retry
+policy, the requests in flight, and giving up on a target that refuses connections, around
+every provider alike. Adapters know nothing of these."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import dataclasses
 import itertools
 import time
 from collections.abc import Callable, Iterator
-from contextlib import AbstractAsyncContextManager
 
 from evalwright.errors import ProviderError, TargetUnreachable
 from evalwright.evaluators.base import JudgeCaller
+from evalwright.orchestrator.limits import Limits
 from evalwright.orchestrator.retry import with_retries
 from evalwright.providers.base import PreparedRequest, Provider, ProviderRequest, ProviderResponse
 from evalwright.providers.pricing import batch_cost, call_cost, load_prices_for
@@ -44,7 +43,8 @@ class TargetCaller:
     def __init__(self, registry: TargetRegistry, cache: ResponseCache | None) -> None:
         self.registry = registry
         self.cache = cache
-        self._limits: dict[str, asyncio.Semaphore | None] = {}
+        self.limits = Limits(registry)
+        """Each target's ``workers`` bound and each endpoint's rate limit."""
         self._refused: dict[str, int] = {}
         self.unreachable: dict[str, str] = {}
         """The targets given up, each with the last connection failure."""
@@ -102,13 +102,6 @@ class TargetCaller:
             f"connect ({self.unreachable[name]}); the run sends it nothing more"
         )
 
-    def _limit(self, name: str) -> AbstractAsyncContextManager[object]:
-        if name not in self._limits:
-            workers = self.registry.target(name).workers
-            self._limits[name] = asyncio.Semaphore(workers) if workers else None
-        limit = self._limits[name]
-        return limit if limit is not None else contextlib.nullcontext()
-
     async def call(
         self,
         name: str,
@@ -158,7 +151,7 @@ class TargetCaller:
                 return hit, "hit"
         if name in self.unreachable:
             raise TargetUnreachable(self._given_up(name), sent=False)
-        async with self._limit(name):
+        async with self.limits.slot(name):
             if name in self.unreachable:  # given up while this call waited for a slot
                 raise TargetUnreachable(self._given_up(name), sent=False)
             # Rendered once per request, not per attempt: every attempt sends the same body.
@@ -167,6 +160,7 @@ class TargetCaller:
                 lambda attempt: self._attempt(name, provider, prepared.for_attempt(attempt)),
                 provider.retry,
                 provider.timeout,
+                gate=self.limits.endpoint(name),
             )
         if attempts != response.attempts or checked:
             notes = (*response.delivery_notes, *checked)
