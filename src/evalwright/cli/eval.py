@@ -15,6 +15,7 @@ from evalwright.cli.progress import (
     Progress,
     batch_price_note,
     budget_message,
+    rate_limit_note,
     summary_table,
     unpriced_warning,
 )
@@ -99,9 +100,9 @@ def run_once(args: argparse.Namespace) -> int:
             ),
             file=sys.stderr,
         )
-    discounted = batch_price_note(result.summary)
-    if discounted is not None:
-        print(printable(discounted, one_line=True), file=sys.stderr)
+    for note in (batch_price_note(result.summary), rate_limit_note(result.summary)):
+        if note is not None:
+            print(printable(note, one_line=True), file=sys.stderr)
     unpriced = unpriced_warning(result.summary)
     if unpriced is not None:
         print(printable(unpriced, one_line=True), file=sys.stderr)

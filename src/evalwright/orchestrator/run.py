@@ -159,6 +159,7 @@ async def _execute(plan: Plan, reporter: Reporter, redact: Redactor) -> RunSumma
         finally:
             await aside.aclose()
             summary.unreachable = dict(caller.unreachable)
+            summary.rate_limited = caller.limits.refused()
             summary.spent_usd = caller.spent
             summary.unpriced = dict(caller.unpriced)
             summary.batch_discounted = dict(caller.batch_discounted)
