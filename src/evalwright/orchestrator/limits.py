@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import time
 from collections import deque
 from collections.abc import Callable
@@ -112,6 +113,9 @@ class EndpointLimit:
             self._sync(quota, ticket, now)
         if isinstance(outcome, ProviderError) and rate_limited(outcome):
             self.refused += 1
+            # A refused attempt spent nothing: the reckonings count it no more.
+            self.sent_requests -= 1
+            self.sent_tokens -= self.cost
             if ticket.round == self.round:
                 self._cut()
         elif isinstance(outcome, ProviderResponse) and ticket.round == self.round:
@@ -138,7 +142,9 @@ class EndpointLimit:
         self._pump()
 
     def _explained(self, error: ProviderError) -> bool:
-        return error.quota is not None and error.quota.exhausted(self.cost)
+        """Whether a budget the 429 announces is too low for a request (for tokens: any
+        budget, before an answer has said what a request costs)."""
+        return error.quota is not None and error.quota.exhausted(self.cost or math.inf)
 
     def _learn_cost(self, answer: ProviderResponse) -> None:
         if answer.usage is not None:
@@ -146,9 +152,11 @@ class EndpointLimit:
             self.cost += COST_WEIGHT * (used - self.cost) if self.cost else used
 
     def _sync(self, quota: Quota, ticket: Ticket, now: float) -> None:
-        at, requests = ticket.sent_at, self.sent_requests - ticket.sent_requests
+        # What was sent since ``ticket``, less what was refused since (counted off the
+        # totals, so a refusal of an attempt sent after it may count off too much: at 0).
+        at, requests = ticket.sent_at, max(0, self.sent_requests - ticket.sent_requests)
         self.requests = synced(self.requests, quota.requests, at, requests, now)
-        tokens = self.sent_tokens - ticket.sent_tokens
+        tokens = max(0.0, self.sent_tokens - ticket.sent_tokens)
         self.tokens = synced(self.tokens, quota.tokens, at, tokens, now)
 
     def _cut(self) -> None:

@@ -73,6 +73,10 @@ class RateLimits:
     """How many requests were answered 429."""
     admitted: int = 0
     """How many requests were let through."""
+    admitted_tokens: int = 0
+    """The tokens of the requests let through."""
+    refused_at: list[float] = field(default_factory=list[float])
+    """When each refused request came (``clock``), for benchmarks."""
     _buckets: dict[str, _Bucket] = field(default_factory=dict[str, _Bucket])
 
     def _bucket(self, name: str, per_minute: float | None, now: float) -> _Bucket | None:
@@ -99,8 +103,10 @@ class RateLimits:
         short = max(waits, key=lambda name: waits[name], default=None)
         if short is not None and waits[short] > 0:
             self.refused += 1
+            self.refused_at.append(now)
             return self._refusal(request.api, short, waits[short], requests, tokens)
         self.admitted += 1
+        self.admitted_tokens += cost
         if requests is not None:
             requests.level -= 1
         if tokens is not None:
