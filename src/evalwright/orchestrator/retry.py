@@ -122,7 +122,7 @@ async def with_retries(
         limited = rate_limited(outcome)
         if gate is not None and limited:
             gate.hold(outcome, delay)
-        of = "" if limited else f" of {settings.max_retries + 1}"
+        of = ", rate limited" if limited else f" of {settings.max_retries + 1}"
         logger.info(
             "%sretrying in %.2f s (attempt %d%s): %s",
             logs.context(),
