@@ -19,7 +19,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from evalwright.providers.ratelimits import Quota
 
 Severity = Literal["error", "warning"]
 
@@ -87,7 +90,8 @@ class ProviderError(EvalwrightError):
     headers; ``attempts`` is set by the retry policy when it gives up. ``server_message`` is
     what an HTTP error's body said (the retry policy reads it); ``unreachable`` marks a
     connection refused or a host that cannot be resolved; ``sent`` is False for an attempt
-    that was never sent (the retry policy does not count it).
+    that was never sent (the retry policy does not count it); ``quota`` is what the answer's
+    headers said of the rate limits (docs/targets.md#rate-limits).
     """
 
     error_type: Literal[
@@ -109,6 +113,7 @@ class ProviderError(EvalwrightError):
         retry_after: float | None = None,
         server_message: str | None = None,
         unreachable: bool = False,
+        quota: Quota | None = None,
     ) -> None:
         super().__init__(message)
         self.retryable = retryable
@@ -117,6 +122,7 @@ class ProviderError(EvalwrightError):
         self.server_message = server_message
         self.unreachable = unreachable
         self.sent = True
+        self.quota = quota
         self.attempts = 1
 
 

@@ -73,7 +73,7 @@ def test_v_shows_each_retry_with_its_reason_and_wait(
     assert result.code == 0, result.err
     (retry,) = _logged(result.err, "INFO")
     assert retry.startswith("INFO evalwright.orchestrator.retry: greet on oa: retrying in 0.05 s")
-    assert "(attempt 2 of 3): HTTP 429 from " in retry
+    assert "(attempt 2, rate limited): HTTP 429 from " in retry
     assert _logged(result.err, "DEBUG") == [], "-v shows INFO and above"
 
 

@@ -8,7 +8,13 @@ from typing import Any
 import pytest
 
 from evalwright.errors import BlockedError, ProviderError, ProviderTimeout
-from evalwright.orchestrator.retry import backoff_seconds, should_retry, with_retries
+from evalwright.orchestrator.retry import (
+    RATE_LIMIT_FLOOR,
+    backoff_seconds,
+    rate_limited,
+    should_retry,
+    with_retries,
+)
 from evalwright.prompts import ChatMessage
 from evalwright.providers.base import ProviderRequest, ProviderResponse
 from evalwright.providers.http import HttpPool
@@ -166,3 +172,41 @@ def test_connections_dropped_every_time_surface_as_a_retryable_error() -> None:
     assert result.retryable
     assert attempts == 4
     assert len(sleeps.delays) == 3
+
+
+def test_429s_are_retried_past_max_retries_and_not_counted_in_them() -> None:
+    # Six 429s, then two 500s: the 500s still have max_retries (3) to themselves.
+    actions = [*[Fault(429, retry_after=0.7)] * 6, Fault(500), Fault(500), Text("ok")]
+    result, attempts, sleeps = asyncio.run(_run(*actions))
+    assert isinstance(result, ProviderResponse)
+    assert attempts == 9
+    assert sleeps.delays == [0.7] * 6 + [0.1, 0.2]
+
+
+@pytest.mark.parametrize("header", [0, None], ids=["retry-after-0", "no-retry-after"])
+def test_a_429_that_says_wait_0_or_nothing_waits_at_least_the_floor(header: int | None) -> None:
+    result, _, sleeps = asyncio.run(_run(Fault(429, retry_after=header), Text("ok")))
+    assert isinstance(result, ProviderResponse)
+    assert sleeps.delays == [2 * RATE_LIMIT_FLOOR]  # rng() == 1: the floor plus as much again
+    settings = RetrySettings(max_delay_ms=100)  # a smaller cap wins over the floor
+    assert backoff_seconds(ProviderError("x", status=429), 1, settings, lambda: 0.5) == 0.1
+    assert backoff_seconds(ProviderError("x", status=503, retry_after=0), 1, FAST) == 0
+
+
+def test_a_429_is_retried_for_max_rate_limit_wait_ms_at_most() -> None:
+    settings = FAST.model_copy(update={"max_rate_limit_wait_ms": 2000})
+    result, attempts, sleeps = asyncio.run(
+        _run(*[Fault(429, retry_after=0.7)] * 5, settings=settings)
+    )
+    assert isinstance(result, ProviderError)
+    assert attempts == 3  # a third wait of 0.7 s would pass 2 s
+    assert sleeps.delays == [0.7, 0.7]
+    assert str(result).endswith("(still rate limited: 429 answers are retried for 2 s at most)")
+
+
+def test_a_429_for_an_exhausted_quota_counts_as_any_failure() -> None:
+    quota = {"error": {"code": "insufficient_quota", "message": "You exceeded your current quota"}}
+    result, attempts, _ = asyncio.run(_run(*[Fault(429, body=quota)] * 5))
+    assert isinstance(result, ProviderError)
+    assert attempts == 4  # the first try and max_retries more
+    assert not rate_limited(result)

@@ -15,6 +15,7 @@ from evalwright.cli.progress import (
     Progress,
     batch_price_note,
     budget_message,
+    rate_limit_note,
     summary_table,
     uncertain_note,
 )
@@ -101,12 +102,10 @@ def run_once(args: argparse.Namespace) -> int:
         )
     for warning in result.summary.cache_warnings:
         print(printable(f"evalwright: warning: {warning}", one_line=True), file=sys.stderr)
-    discounted = batch_price_note(result.summary)
-    if discounted is not None:
-        print(printable(discounted, one_line=True), file=sys.stderr)
-    uncertain = uncertain_note(result.summary)
-    if uncertain is not None:
-        print(printable(uncertain, one_line=True), file=sys.stderr)
+    notes = (batch_price_note, rate_limit_note, uncertain_note)
+    for note in (tell(result.summary) for tell in notes):
+        if note is not None:
+            print(printable(note, one_line=True), file=sys.stderr)
     if result.summary.over_budget:
         print(printable(budget_message(result.summary), one_line=True), file=sys.stderr)
     if args.report is not None:

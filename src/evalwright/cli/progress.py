@@ -231,6 +231,17 @@ def uncertain_note(summary: RunSummary) -> str | None:
     )
 
 
+def rate_limit_note(summary: RunSummary) -> str | None:
+    """The attempts rate limits answered 429, or ``None`` (docs/targets.md#rate-limits)."""
+    if not summary.rate_limited:
+        return None
+    counts = ", ".join(f"{n} by {names}" for names, n in summary.rate_limited.items())
+    return (
+        f"evalwright: note: attempts answered 429 (rate limited) and retried: {counts} "
+        "(docs/targets.md#rate-limits)"
+    )
+
+
 def batch_price_note(summary: RunSummary) -> str | None:
     """The batch answers priced at the live price less the documented discount, or ``None``
     (docs/batch.md#cost)."""

@@ -1,21 +1,19 @@
-"""Every target and judge call goes through here: the per-target concurrency bound, the
-response cache, the retry policy, the requests in flight, giving up on a target that refuses
-connections, and the run's budget, around every provider alike. Adapters know nothing of
-these."""
+"""Every target and judge call goes through here: the per-target concurrency bound and the
+endpoint's rate limit (:mod:`evalwright.orchestrator.limits`), the response cache, the retry
+policy, the requests in flight, giving up on a target that refuses connections, and the run's
+budget, around every provider alike. Adapters know nothing of these."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import dataclasses
 import itertools
 import time
 from collections.abc import Callable, Iterator
-from contextlib import AbstractAsyncContextManager
 
 from evalwright.errors import ProviderError, TargetUnreachable
 from evalwright.evaluators.base import JudgeCaller
 from evalwright.orchestrator.budget import Budget, Charge
+from evalwright.orchestrator.limits import Limits
 from evalwright.orchestrator.retry import with_retries
 from evalwright.providers.base import PreparedRequest, Provider, ProviderRequest, ProviderResponse
 from evalwright.providers.pricing import batch_cost, call_cost, load_prices_for
@@ -50,7 +48,8 @@ class TargetCaller:
         self.cache = cache
         self.budget = budget if budget is not None else Budget(None)
         """``--max-cost``: every call sent reserves its worst case there, and settles it."""
-        self._limits: dict[str, asyncio.Semaphore | None] = {}
+        self.limits = Limits(registry)
+        """Each target's ``workers`` bound and each endpoint's rate limit."""
         self._refused: dict[str, int] = {}
         self.unreachable: dict[str, str] = {}
         """The targets given up, each with the last connection failure."""
@@ -111,13 +110,6 @@ class TargetCaller:
             f"connect ({self.unreachable[name]}); the run sends it nothing more"
         )
 
-    def _limit(self, name: str) -> AbstractAsyncContextManager[object]:
-        if name not in self._limits:
-            workers = self.registry.target(name).workers
-            self._limits[name] = asyncio.Semaphore(workers) if workers else None
-        limit = self._limits[name]
-        return limit if limit is not None else contextlib.nullcontext()
-
     async def call(
         self,
         name: str,
@@ -163,7 +155,7 @@ class TargetCaller:
                 return hit, "hit"
         if name in self.unreachable:
             raise TargetUnreachable(self._given_up(name), sent=False)
-        async with self._limit(name):
+        async with self.limits.slot(name):
             if name in self.unreachable:  # given up while this call waited for a slot
                 raise TargetUnreachable(self._given_up(name), sent=False)
             # Rendered once per request, not per attempt: every attempt sends the same body.
@@ -174,6 +166,7 @@ class TargetCaller:
                     lambda n: self._attempt(name, provider, prepared.for_attempt(n), charge),
                     provider.retry,
                     provider.timeout,
+                    gate=self.limits.endpoint(name),
                 )
         if attempts != response.attempts or checked:
             notes = (*response.delivery_notes, *checked)

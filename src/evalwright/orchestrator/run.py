@@ -162,6 +162,7 @@ async def _execute(plan: Plan, reporter: Reporter, redact: Redactor) -> RunSumma
         finally:
             await aside.aclose()
             summary.unreachable = dict(caller.unreachable)
+            summary.rate_limited = caller.limits.refused()
             summary.spent_usd = caller.spent
             summary.uncertain_usd = caller.budget.uncertain
             summary.budget_stop = caller.budget.refused

@@ -70,6 +70,9 @@ class RunSummary:
     """False while ``total`` is only an estimate (a streamed suite with ``--eval-id``)."""
     unreachable: dict[str, str] = field(default_factory=dict[str, str])
     """The targets the run gave up on, each with its last connection failure."""
+    rate_limited: dict[str, int] = field(default_factory=dict[str, int])
+    """The attempts answered 429 by a rate limit, per endpoint named by its targets
+    (docs/targets.md#rate-limits)."""
     spent_usd: float = 0.0
     """What this run's calls cost, target and judge, cache hits left out (rows kept from a
     resumed file cost nothing this run)."""

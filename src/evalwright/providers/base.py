@@ -20,6 +20,7 @@ from evalwright.prompts import BuiltPrompt, ChatMessage, DeliveryNote
 from evalwright.prompts.render import Mode
 from evalwright.providers.http import HttpPool
 from evalwright.providers.process import ChildEnvironment
+from evalwright.providers.ratelimits import Quota
 from evalwright.providers.runner import LOCAL, CommandRunner
 from evalwright.providers.sampling import unsupported_notes
 from evalwright.providers.wire import TraceEntry, Usage, WireRequest
@@ -89,6 +90,9 @@ class ProviderResponse:
     (``None`` when unknown; docs/running.md#cost)."""
     node: str | None = None
     """The cluster node that ran an agent's command (``--executor ray``, docs/scale.md)."""
+    quota: Quota | None = None
+    """What the answer's headers said of the endpoint's rate limits: the run paces its
+    requests by it (docs/targets.md#rate-limits); never recorded or cached."""
 
 
 def _unchanged(text: str) -> str:
@@ -147,6 +151,12 @@ class Provider(ABC):
         """Whether answers may be cached: only chat APIs' (the same request, the same
         answer); an agent or the mock is always asked."""
         return self.target.kind.family == "chat"
+
+    @property
+    def rate_limit_scope(self) -> str | None:
+        """Whom the API's rate limits count: targets with the same scope share one limit
+        (docs/targets.md#rate-limits); None for a target without rate limits."""
+        return None
 
     @property
     def cache_scope(self) -> str:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import email.utils
+import hashlib
 import time
 from abc import abstractmethod
 from typing import Any, ClassVar, cast
@@ -18,8 +20,9 @@ from evalwright.providers.base import (
     ProviderResponse,
 )
 from evalwright.providers.http import Endpoint, HttpResult
+from evalwright.providers.ratelimits import read_quota, retry_info_delay
 from evalwright.providers.wire import ChatApi, ChatWireRequest, Usage
-from evalwright.targets.models import ChatTarget, RetrySettings
+from evalwright.targets.models import AzureTarget, ChatTarget, RetrySettings
 
 Parsed = tuple[str, str | None, Usage | None]
 """What a chat API answered: the text parts joined, its own finish value, and usage."""
@@ -67,6 +70,15 @@ class ChatProvider(Provider):
     def cache_scope(self) -> str:
         """The full request URL: the same body sent elsewhere may be answered otherwise."""
         return self.url
+
+    @property
+    def rate_limit_scope(self) -> str:
+        """The URL, the model and (as a digest) the credential: an API counts a key's
+        requests to a model together."""
+        chat = self.chat
+        model = chat.deployment if isinstance(chat, AzureTarget) else chat.model
+        credential = hashlib.sha256(repr(sorted(self.headers.items())).encode()).hexdigest()
+        return f"{self.url} {model} {credential}"
 
     @property
     def retry(self) -> RetrySettings:
@@ -118,7 +130,10 @@ class ChatProvider(Provider):
                 f"HTTP {result.status} from {endpoint.shown}: the response body is not valid JSON",
                 retryable=True,
             ) from None
-        return self.response_from(prepared, data, latency_ms)
+        response = self.response_from(prepared, data, latency_ms)
+        if result.headers:  # only rate-limit headers are kept of a success
+            response = dataclasses.replace(response, quota=read_quota(result.headers))
+        return response
 
     def response_from(
         self, prepared: PreparedRequest, data: Any, latency_ms: float
@@ -143,11 +158,15 @@ def http_error(result: HttpResult, url: str, hint: str | None = None) -> Provide
     message = _error_message(result.body)
     if result.status == 400 and "content_filter" in message:
         return BlockedError(f"HTTP 400 from {url}: {message}")
+    delay = retry_after(result.headers)
+    if delay is None and result.status == 429:
+        delay = retry_info_delay(result.body)  # Gemini says it in the body
     return ProviderError(
         f"HTTP {result.status} from {url}: {message}" + (f" (hint: {hint})" if hint else ""),
         status=result.status,
-        retry_after=retry_after(result.headers),
+        retry_after=delay,
         server_message=message,
+        quota=read_quota(result.headers),
     )
 
 

@@ -19,6 +19,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from evalwright import logs
 from evalwright.errors import ProviderError, ResponseTooLarge
+from evalwright.providers.ratelimits import rate_limit_headers
 from evalwright.targets.models import DEFAULT_MAX_RESPONSE_BYTES
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ logger = logging.getLogger(__name__)
 @dataclass(frozen=True, slots=True)
 class HttpResult:
     """What the transport got back, before any API reads it: status, lower-cased headers
-    (error responses only), and the raw body."""
+    (all of an error response's, only the rate-limit ones of a success), and the raw body."""
 
     status: int
     headers: dict[str, str]
@@ -117,7 +118,7 @@ class HttpPool:
                     headers = (
                         {k.lower(): v for k, v in resp.headers.items()}
                         if resp.status >= 400
-                        else {}
+                        else rate_limit_headers(resp.headers)
                     )
                     return HttpResult(resp.status, headers, raw)
         except aiohttp.ClientError as exc:

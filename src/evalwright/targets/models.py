@@ -50,6 +50,9 @@ class RetrySettings(FileModel):
     max_delay_ms: Annotated[float, Field(ge=0)] = 60000
     backoff_factor: Annotated[float, Field(ge=1)] = 2
     retryable_status_codes: list[int] = Field(default_factory=lambda: list(DEFAULT_RETRYABLE))
+    max_rate_limit_wait_ms: Annotated[float, Field(ge=0)] = 300000
+    """How long one request keeps retrying a rate limit's 429s, from the first; they do not
+    count in ``max_retries`` (docs/targets.md#rate-limits)."""
 
 
 DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024

@@ -19,6 +19,7 @@ from evalwright.testing.actions import (
     Verdict,
 )
 from evalwright.testing.fake_server import JUDGE_PROMPT_PREFIX, FakeServer, Responder
+from evalwright.testing.ratelimits import RateLimits, Storm
 from evalwright.testing.recorded import ApiName, ReceivedRequest
 
 __all__ = [
@@ -33,9 +34,11 @@ __all__ = [
     "Flood",
     "FunctionCall",
     "Malformed",
+    "RateLimits",
     "ReceivedRequest",
     "Responder",
     "Stall",
+    "Storm",
     "Text",
     "Verdict",
 ]

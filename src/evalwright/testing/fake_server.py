@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import socket
 import threading
 from collections import deque
@@ -16,7 +17,16 @@ from types import TracebackType
 from typing import Literal, Self
 
 from evalwright.jsontext import JsonValue
-from evalwright.testing.actions import Action, Drop, Flood, Stall, Text, Verdict, verdict_json
+from evalwright.testing.actions import (
+    Action,
+    Drop,
+    Fault,
+    Flood,
+    Stall,
+    Text,
+    Verdict,
+    verdict_json,
+)
 from evalwright.testing.anthropic_batches import AnthropicBatches
 from evalwright.testing.apis import error_body, not_found, render
 from evalwright.testing.batches import BatchRoutes, Damage, OpenAIBatches
@@ -32,7 +42,8 @@ from evalwright.testing.http11 import (
     read_request,
 )
 from evalwright.testing.loop_thread import LoopThread
-from evalwright.testing.recorded import ApiName, ReceivedRequest, record
+from evalwright.testing.ratelimits import Headers, Limits
+from evalwright.testing.recorded import CHAT_APIS, ApiName, ReceivedRequest, record
 from evalwright.testing.sending import client_leaves, send_reply
 
 JUDGE_PROMPT_PREFIX = "You are an evaluation judge"
@@ -79,6 +90,10 @@ class FakeServer:
         (answering ``{"prompt": ...}``); None: that route answers 404, as other servers do."""
         self.responder: Responder | None = None
         """Consulted first for every API request; None from it falls through."""
+        self.limits: Limits | None = None
+        """Rate limits every chat API request must pass before anything else answers it:
+        :class:`~evalwright.testing.ratelimits.RateLimits` or a
+        :class:`~evalwright.testing.ratelimits.Storm` (docs/targets.md#rate-limits)."""
         self.requests: list[ReceivedRequest] = []
         """Every request received, in order of arrival."""
         self.errors: list[BaseException] = []
@@ -280,6 +295,9 @@ class FakeServer:
         routes = self._batch_routes(request)
         if routes is not None:
             return await self._batch_reply(routes, request, reader)
+        refusal, headers = self._admit(request)
+        if refusal is not None:
+            return _with_headers(render(refusal, request), headers)
         action = self._choose(request)
         if isinstance(action, Drop):
             return None
@@ -294,7 +312,14 @@ class FakeServer:
         latency_ms = self.latency_ms if action.latency_ms is None else action.latency_ms
         if latency_ms > 0:
             await asyncio.sleep(latency_ms / 1000)
-        return render(action, request)
+        return _with_headers(render(action, request), headers)
+
+    def _admit(self, request: ReceivedRequest) -> tuple[Fault | None, Headers]:
+        """The 429 of :attr:`limits` refusing a chat API request, or None; and the rate-limit
+        headers of the answer."""
+        if self.limits is None or request.api not in CHAT_APIS:
+            return None, ()
+        return self.limits.admit(request)
 
     async def _batch_reply(
         self, routes: BatchRoutes, request: ReceivedRequest, reader: asyncio.StreamReader
@@ -360,3 +385,8 @@ class FakeServer:
         if verdict is not None and system and system.lstrip().startswith(JUDGE_PROMPT_PREFIX):
             return Text(verdict_json(verdict))
         return Text(self.default_text)
+
+
+def _with_headers(reply: Reply | StreamReply, headers: Headers) -> Reply | StreamReply:
+    """``reply`` with ``headers`` added (a rate limit's)."""
+    return dataclasses.replace(reply, headers=reply.headers + headers) if headers else reply
