@@ -11,7 +11,7 @@ import pytest
 
 from evalwright.errors import ProviderError
 from evalwright.evalfile.project import Project
-from evalwright.orchestrator.limits import EndpointLimit, Limits, Ticket
+from evalwright.orchestrator.limits import FIRST_FLIGHT, EndpointLimit, Limits, Ticket
 from evalwright.orchestrator.retry import RATE_LIMIT_FLOOR
 from evalwright.prompts import ChatMessage
 from evalwright.providers.base import ProviderRequest, ProviderResponse
@@ -43,9 +43,22 @@ async def _pending(task: asyncio.Task[Ticket]) -> bool:
     return not task.done()
 
 
-def test_a_round_of_429s_cuts_the_window_once_to_half_of_those_in_flight() -> None:
+def test_the_first_flight_waits_for_an_answer_before_more_go() -> None:
     async def scenario() -> None:
         limit = EndpointLimit()
+        first = await _taken(limit, FIRST_FLIGHT)
+        waiting = asyncio.create_task(limit.acquire())
+        assert await _pending(waiting)  # nothing has said yet whether there is a limit
+        limit.release(first[0], _answer())
+        assert not await _pending(waiting)
+        assert len(await _taken(limit, 20)) == 20  # no window until a 429
+
+    asyncio.run(scenario())
+
+
+def test_a_round_of_429s_cuts_the_window_once_to_half_of_those_in_flight() -> None:
+    async def scenario() -> None:
+        limit = EndpointLimit(first_flight=1000)
         first = await _taken(limit, 10)
         for ticket in first[:3]:  # three 429s of the same round: one cut
             limit.release(ticket, _refusal())
@@ -62,7 +75,7 @@ def test_a_round_of_429s_cuts_the_window_once_to_half_of_those_in_flight() -> No
 
 def test_a_full_window_holds_the_next_attempt_until_one_is_done() -> None:
     async def scenario() -> None:
-        limit = EndpointLimit()
+        limit = EndpointLimit(first_flight=1000)
         first = await _taken(limit, 4)
         limit.release(first[0], _refusal())  # the window is now 2, with 3 in flight
         waiting = asyncio.create_task(limit.acquire())
@@ -78,7 +91,7 @@ def test_a_full_window_holds_the_next_attempt_until_one_is_done() -> None:
 
 def test_only_answers_sent_into_a_full_window_since_the_cut_grow_it() -> None:
     async def scenario() -> None:
-        limit = EndpointLimit()
+        limit = EndpointLimit(first_flight=1000)
         first = await _taken(limit, 8)
         limit.release(first[0], _refusal())
         for ticket in first[1:]:  # sent before the cut
@@ -94,7 +107,7 @@ def test_only_answers_sent_into_a_full_window_since_the_cut_grow_it() -> None:
 
 def test_a_429_no_budget_explains_holds_the_endpoint_for_its_delay() -> None:
     async def scenario() -> None:
-        limit = EndpointLimit()
+        limit = EndpointLimit(first_flight=1000)
         (ticket,) = await _taken(limit, 1)
         error = _refusal()
         limit.release(ticket, error)
@@ -113,7 +126,7 @@ def test_a_429_no_budget_explains_holds_the_endpoint_for_its_delay() -> None:
 
 def test_429s_asking_for_less_than_the_floor_cut_the_pace_once_a_round() -> None:
     async def scenario() -> None:
-        limit = EndpointLimit()
+        limit = EndpointLimit(first_flight=1000)
         first = await _taken(limit, 6)
         error = _refusal()
         limit.release(first[0], error)
@@ -135,7 +148,7 @@ def test_429s_asking_for_less_than_the_floor_cut_the_pace_once_a_round() -> None
 
 def test_an_announced_budget_paces_attempts_and_keeps_a_reserve() -> None:
     async def scenario() -> None:
-        limit = EndpointLimit()
+        limit = EndpointLimit(first_flight=1000)
         (first,) = await _taken(limit, 1)
         # 600 a minute (10 a second); 10 remain: 9 go at once, a tenth of 10 is kept.
         limit.release(first, _answer(Quota(Budget(limit=600, remaining=10), None)))
@@ -155,7 +168,7 @@ def test_an_announced_budget_paces_attempts_and_keeps_a_reserve() -> None:
 
 def test_an_abandoned_wait_takes_no_place() -> None:
     async def scenario() -> None:
-        limit = EndpointLimit()
+        limit = EndpointLimit(first_flight=1000)
         first = await _taken(limit, 2)
         limit.release(first[0], _refusal())  # window 1, one in flight
         waiting = asyncio.create_task(limit.acquire())

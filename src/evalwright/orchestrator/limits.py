@@ -4,6 +4,7 @@ endpoint that rate limits shape (docs/targets.md#rate-limits).
 An endpoint is a URL, a model and a credential: targets that share all three share one limit,
 as the API counts them together. Before an attempt is sent, its endpoint's limit checks:
 
+- the first flight: :data:`FIRST_FLIGHT` attempts until one comes back;
 - the window of attempts in flight: none until the first 429 (the targets' ``workers`` and
   ``--workers`` bound them), then cut by each round of 429s and grown back by answers
   (:class:`~evalwright.orchestrator.pacing.Adaptive`); a round is the attempts sent since the
@@ -38,6 +39,10 @@ from evalwright.providers.base import ProviderResponse
 from evalwright.providers.ratelimits import Quota
 from evalwright.targets.registry import TargetRegistry
 
+FIRST_FLIGHT = 16
+"""Attempts an endpoint is sent before its first answer, which says whether and how it is
+limited: a first flight of ``--workers 64`` would meet a limit enforced a second at a time with
+a burst of 429s before any budget is known."""
 LEAST_PACE = 0.2
 """The fewest attempts a second a pace is cut to."""
 COST_WEIGHT = 0.2
@@ -61,8 +66,9 @@ class Ticket:
 class EndpointLimit:
     """The adaptive limit of one endpoint (see the module's docstring)."""
 
-    def __init__(self, clock: Clock = time.monotonic) -> None:
+    def __init__(self, clock: Clock = time.monotonic, first_flight: int = FIRST_FLIGHT) -> None:
         self.clock = clock
+        self.first_flight = first_flight
         self.window = Adaptive(least=1)
         """The most attempts in flight at once."""
         self.pace = Adaptive(least=LEAST_PACE)
@@ -83,6 +89,8 @@ class EndpointLimit:
         """Requests and (estimated) tokens sent, in all."""
         self.refused = 0
         """Attempts answered 429."""
+        self.answered = False
+        """Whether an attempt has come back (until then, ``first_flight`` at most)."""
         self._recent: deque[float] = deque()
         self._queue: deque[asyncio.Future[Ticket]] = deque()
         self._timer: asyncio.TimerHandle | None = None
@@ -105,6 +113,7 @@ class EndpointLimit:
     def release(self, ticket: Ticket, outcome: object) -> None:
         """Count an attempt done: its answer, its error, or None when it was abandoned."""
         self.in_flight -= 1
+        self.answered = self.answered or outcome is not None
         now = self.clock()
         if isinstance(outcome, ProviderResponse):
             self._learn_cost(outcome)
@@ -167,6 +176,8 @@ class EndpointLimit:
     def _wait(self, now: float) -> float | None:
         """Seconds until the next attempt may go (0: now), or None while the window is full."""
         if self.window.value is not None and self.in_flight >= int(self.window.value):
+            return None
+        if not self.answered and self.in_flight >= self.first_flight:
             return None
         wait = max(self.hold_until, self.next_at) - now
         for reckoning, cost in ((self.requests, 1.0), (self.tokens, self.cost)):
