@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
 import logging
 import os
@@ -187,7 +188,7 @@ class _RayRunner:
         if on_line is not None:
             for line in finished.stdout.splitlines(keepends=True):
                 on_line(line)
-            finished = Finished(finished.returncode, b"", finished.stderr, finished.timed_out)
+            finished = dataclasses.replace(finished, stdout=b"")
         return Ran(finished, outcome.node)
 
     async def _submit(self, job: _Job) -> _Outcome:

@@ -30,7 +30,7 @@ from evalwright.orchestrator.summary import RunSummary
 from evalwright.providers.batching import BatchStatus
 from evalwright.results.cache import ResponseCache
 from evalwright.results.index import RowIndex, RowKey, case_label
-from evalwright.results.redact import Redactor
+from evalwright.results.redact import Redactor, redacting
 from evalwright.results.row import ResultRow
 from evalwright.results.writer import ResultsWriter
 
@@ -108,8 +108,8 @@ async def execute(plan: Plan, reporter: Reporter) -> RunSummary:
         executor = await RayExecutor.connect(plan.project.root, plan.options.ray_address)
         plan.registry.use_runner(executor.runner_for)
     try:
-        # What a run logs is redacted like what it writes.
-        with logs.redacting(redact), _fewer_collections():
+        # What a run logs and cuts is redacted like what it writes.
+        with redacting(redact), _fewer_collections():
             return await _execute(plan, reporter, redact)
     finally:
         if executor is not None:

@@ -1,0 +1,220 @@
+"""What redaction looks for, and where (docs/targets.md#credentials-and-redaction).
+
+A secret is looked for as its *words*: the secret, case-folded (its upper- and lower-case
+forms too, where a letter changes length); its UTF-8 bytes in hex; and the base64 characters
+it fixes. They are looked for in two readings
+of a text, both case-folded: the text as it is, and the text with every escape undone
+(:func:`unescape`): backslash escapes at any depth of nesting (JSON in JSON, ``repr`` of JSON,
+Markdown's ``\\_``), ``\\uXXXX``, ``\\xXX`` and ``\\UXXXXXXXX`` code points, percent-encoding
+and HTML character references. So a secret is caught however many times it was escaped, in
+any case, and whichever of its characters an encoder chose to escape.
+"""
+
+from __future__ import annotations
+
+import base64
+import bisect
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+# Shorter base64 runs are too common to replace (a secret fixes at least this many).
+MIN_BASE64 = 6
+DEPTH = 4
+"""How many times over escapes of different kinds are undone (:func:`unescape`)."""
+_SHORT_ESCAPES = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_ENTITIES = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
+_HEX = "[0-9a-fA-F]"
+# Each branch starts with its own character, so the search skips plain text fast. Letters are
+# either case, an escaped text may have been upper-cased whole; so "\u" takes eight digits when
+# they name a code point past U+FFFF (only U+0000 to U+0010 then read otherwise).
+_ESCAPE = re.compile(
+    rf"\\\\*(?:[xX](?P<bytes>{_HEX}{{2}}(?:\\+[xX]{_HEX}{{2}})*)"
+    rf"|[uU](?P<wide>000{_HEX}{{5}}|0010{_HEX}{{4}})"
+    rf"|[uU](?P<high>[dD][89abAB]{_HEX}{{2}})\\+[uU](?P<low>[dD][c-fC-F]{_HEX}{{2}})"
+    rf"|[uU](?P<u>{_HEX}{{4}})|(?P<char>.)|\Z)"
+    rf"|%(?P<percent>{_HEX}{{2}}(?:%{_HEX}{{2}})*)"
+    rf"|&(?:#(?P<dec>[0-9]{{1,7}})|#[xX](?P<hex>{_HEX}{{1,6}})"
+    rf"|(?P<name>(?i:amp|lt|gt|quot|apos)));",
+    re.DOTALL,
+)
+
+
+# The characters whose upper-case form lowers to another character than they do (U+0131,
+# dotless i: "I": "i"; tests/results/test_spellings.py checks this list against Unicode), and
+# the two that str.lower() does not lower to one character alone: U+0130 (to two) and capital
+# sigma (to the final form at the end of a word).
+_FOLD = str.maketrans(
+    "\u00b5\u0131\u017f\u0345\u03c2\u03d0\u03d1\u03d5\u03d6\u03f0\u03f1\u03f5\u1c80\u1c81"
+    "\u1c82\u1c83\u1c84\u1c85\u1c86\u1c87\u1c88\u1e9b\u1fbe\u0130\u03a3",
+    "\u03bc\u0069\u0073\u03b9\u03c3\u03b2\u03b8\u03c6\u03c0\u03ba\u03c1\u03b5\u0432\u0434"
+    "\u043e\u0441\u0442\u0442\u044a\u0463\ua64b\u1e61\u03b9\u0069\u03c3",
+)
+
+
+def fold(text: str) -> str:
+    """``text`` case-folded, one character for each of its characters."""
+    return (text if text.isascii() else text.translate(_FOLD)).lower()
+
+
+def words(secret: str) -> set[str]:
+    """The folded forms of ``secret`` that are replaced wherever they occur."""
+    found: set[str] = set()
+    cases = _cases(secret)
+    for form in cases | {case.replace(" ", "+") for case in cases}:  # a query string's space
+        # A secret holding a backslash or a "%41" is read like the text it is looked for in.
+        unescaped = unescape(form)
+        found |= {fold(form), fold(form if unescaped is None else unescaped.text)}
+    data = secret.encode("utf-8", "surrogatepass")
+    found.add(data.hex())
+    found |= {fold(core) for core in _base64_cores(data) if len(core) >= MIN_BASE64}
+    return found
+
+
+def _cases(secret: str) -> set[str]:
+    """``secret`` upper-cased, lower-cased and case-swapped, again and again. Folding matches
+    any mix of cases, but for letters that change length with their case ("ß": "SS",
+    "İ": "i̇"), which match in these whole-text forms."""
+    found = {secret}
+    for _ in range(3):
+        found |= {change(form) for form in found for change in (str.upper, str.lower, str.swapcase)}
+    return found
+
+
+def _base64_cores(data: bytes) -> set[str]:
+    """The base64 characters fixed by ``data`` alone, at each of the three byte offsets it
+    can have inside longer data (``Bearer KEY``, ``user:KEY``), in both alphabets."""
+    cores: set[str] = set()
+    for offset in range(3):
+        encoded = base64.b64encode(bytes(offset) + data).decode("ascii")
+        start = -(-offset * 8 // 6)  # the first character whose 6 bits are all the secret's
+        end = (offset + len(data)) * 8 // 6
+        core = encoded[start:end]
+        cores.update((core, core.replace("+", "-").replace("/", "_")))
+    return cores
+
+
+def _decoded_bytes(data: bytes) -> str:
+    """Escaped bytes as text: UTF-8 when they are, else one character a byte."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def _code_point(value: int) -> str:
+    return chr(value) if value <= 0x10FFFF else ""
+
+
+def _decoded(match: re.Match[str]) -> str:
+    """What one escape stands for."""
+    kind = match.lastgroup
+    if kind is None:  # backslashes ending the text
+        return ""
+    value = match[kind]
+    if kind == "char":
+        return _SHORT_ESCAPES.get(value, value)
+    if kind in ("bytes", "percent"):
+        return _decoded_bytes(bytes.fromhex(re.sub(r"[\\xX%]", "", value)))
+    if kind == "low":
+        high, low = int(match["high"], 16), int(value, 16)
+        return chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+    if kind == "name":
+        return _ENTITIES[value.lower()]
+    return _code_point(int(value, 10 if kind == "dec" else 16))
+
+
+@dataclass(frozen=True, slots=True)
+class Unescaped:
+    """A text with its escapes undone, and where each of its characters came from."""
+
+    text: str
+    starts: list[int]
+    """Where each escape's decoding starts in :attr:`text`, in order."""
+    widths: list[int]
+    """How many characters of :attr:`text` each escape gave."""
+    spans: list[tuple[int, int]]
+    """Where each escape was in the text undone."""
+    inner: Unescaped | None = None
+    """The reading whose escapes these were undone from (None: the original text's)."""
+
+    def _source(self, index: int) -> tuple[int, int]:
+        """The span, in the text undone, of the character at ``index`` of :attr:`text`."""
+        at = bisect.bisect_right(self.starts, index) - 1
+        if at < 0:
+            return index, index + 1
+        start, (raw_start, raw_end) = self.starts[at], self.spans[at]
+        if index < start + self.widths[at]:
+            return raw_start, raw_end
+        raw = raw_end + index - start - self.widths[at]
+        return raw, raw + 1
+
+    def original(self, start: int, end: int) -> tuple[int, int]:
+        """The span of ``text[start:end]`` in the original text (escapes taken whole)."""
+        span = self._source(start)[0], self._source(end - 1)[1]
+        return span if self.inner is None else self.inner.original(*span)
+
+    def near_escapes(self, reach: int) -> list[tuple[int, int]]:
+        """The stretches of :attr:`text` within ``reach`` characters of an escape's decoding:
+        the only places a word of that length can read differently than in the original."""
+        if self.inner is not None:  # escapes of escapes: rare, so read it all
+            return [(0, len(self.text))]
+        stretches: list[tuple[int, int]] = []
+        for start, width in zip(self.starts, self.widths, strict=True):
+            low, high = max(0, start - reach), min(len(self.text), start + width + reach)
+            if stretches and low <= stretches[-1][1]:
+                stretches[-1] = (stretches[-1][0], high)
+            else:
+                stretches.append((low, high))
+        return stretches
+
+
+def _escapes(text: str) -> Iterator[re.Match[str]]:
+    """The escapes of ``text`` in order. ``str.find`` skips plain text many times faster
+    than a pattern's search (a 3 KB row: 0.2 against 20 us), and most text has few escapes."""
+    found: list[int] = []
+    for char in "\\%&":
+        at = text.find(char)
+        while at >= 0:
+            found.append(at)
+            at = text.find(char, at + 1)
+    done = 0
+    for at in sorted(found):
+        if at >= done and (match := _ESCAPE.match(text, at)):
+            done = match.end()
+            yield match
+
+
+def _unescape_once(text: str, inner: Unescaped | None) -> Unescaped | None:
+    pieces: list[str] = []
+    starts: list[int] = []
+    widths: list[int] = []
+    spans: list[tuple[int, int]] = []
+    done = length = 0
+    for match in _escapes(text):
+        literal = text[done : match.start()]
+        decoded = _decoded(match)
+        length += len(literal)
+        pieces += (literal, decoded)
+        starts.append(length)
+        widths.append(len(decoded))
+        spans.append(match.span())
+        length += len(decoded)
+        done = match.end()
+    if not spans:
+        return None
+    pieces.append(text[done:])
+    return Unescaped("".join(pieces), starts, widths, spans, inner)
+
+
+def unescape(text: str) -> Unescaped | None:
+    """``text`` with its escapes undone, and undone again while what that gives has escapes
+    (a percent-encoded JSON escape, an HTML-escaped one), up to :data:`DEPTH` times; None when
+    ``text`` has none. A run of backslashes is one escape, so JSON in JSON takes one pass."""
+    reading = _unescape_once(text, None)
+    for _ in range(DEPTH - 1):
+        deeper = None if reading is None else _unescape_once(reading.text, reading)
+        if deeper is None:
+            break
+        reading = deeper
+    return reading
