@@ -4,6 +4,7 @@ token, a judge quoting one; every such value is ``[REDACTED]`` in results, cache
 from __future__ import annotations
 
 import base64
+import json
 from pathlib import Path
 from urllib.parse import quote
 
@@ -229,3 +230,49 @@ def test_text_is_redacted_before_it_is_cut(e2e: E2E) -> None:
 
 
 _CUT_OUTPUTS = ("cut.jsonl", "cut.html", "cut.xml", "cut.md")
+
+
+SPELLED_NAME = "SERVICE_PASSWORD"
+SPELLED_VALUE = 'pass/"Word\\é-2024'
+
+
+def _escaped(secret: str) -> list[str]:
+    """Spellings that got past redaction before issue 23: upper case, hex, and escapes of
+    escapes (JSON in JSON, repr of JSON, ``\\/``, every character as ``\\uXXXX``)."""
+    return [
+        secret.upper(),
+        secret.encode().hex(),
+        secret.encode().hex().upper(),
+        json.dumps(json.dumps(secret)),
+        repr(json.dumps(secret)),
+        json.dumps(secret).replace("/", "\\/"),
+        "".join(f"\\u{ord(c):04x}" for c in secret),
+    ]
+
+
+def test_escaped_cased_and_hex_spellings_reach_no_file(e2e: E2E) -> None:
+    """Echoed in an error that is retried (logged with -v) and in an answer that is cached."""
+    e2e.env[SPELLED_NAME] = SPELLED_VALUE
+    e2e.project.write(
+        "evals/spelled.yaml",
+        "evalcases:\n  - id: spelled\n    expected_outcome: Answers.\n    input: Spell it.\n"
+        "    execution:\n      evaluators:\n        - {name: any, type: regex, value: '^'}\n",
+    )
+    spelled = [s for secret in (OPENAI_KEY, SPELLED_VALUE) for s in _escaped(secret)]
+    echoed = " | ".join(spelled)
+    e2e.server.enqueue(Fault(429, body={"error": {"message": echoed}}), Text(echoed))
+
+    result = e2e.run_process(
+        "eval", "evals/spelled.yaml", "--target", "oa", "--cache", "--out", "s.jsonl", "-vv"
+    )
+
+    assert result.code == 0, result.err
+    (row,) = e2e.rows("s.jsonl")
+    assert row["candidate_answer"].count("[REDACTED]") == len(spelled)
+    assert "retrying" in result.err
+    files = _files(e2e.root).items()
+    outputs = {str(path): data.decode("utf-8", "replace") for path, data in files}
+    outputs |= {"stdout": result.out, "stderr": result.err}
+    for text in spelled:
+        for name, data in outputs.items():
+            assert text not in data, f"{text} leaked into {name}"

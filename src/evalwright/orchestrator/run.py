@@ -183,7 +183,7 @@ def _tell_warnings(plan: Plan, reporter: Reporter) -> None:
 def _batch_runner(results: Path, pipeline: _Pipeline) -> BatchRunner:
     """The runner of a run's batches, its state file read back with ``--resume``."""
     options, runner = pipeline.runner.plan.options, pipeline.runner
-    state = BatchState.open(results, options.resume is not None)
+    state = BatchState.open(results, options.resume is not None, pipeline.writer.redact)
     tell = _batch_teller(pipeline.reporter)
     judges = None
     if not options.judge_live:

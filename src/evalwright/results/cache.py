@@ -187,10 +187,12 @@ class ResponseCache:
 
     def _put(self, key: str, namespace: str, response: ProviderResponse) -> None:
         usage = json.dumps(response.usage.model_dump(mode="json")) if response.usage else None
+        # The two columns of a server's words (usage holds only numbers).
         text = self.redact(response.text)
+        reason = None if response.finish_reason is None else self.redact(response.finish_reason)
         self._db.execute(
             "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?)",
-            (key, namespace, time.time(), text, response.finish_reason, usage),
+            (key, namespace, time.time(), text, reason, usage),
         )
 
     def stats(self) -> dict[str, Any]:
