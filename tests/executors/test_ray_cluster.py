@@ -181,6 +181,58 @@ def test_a_codex_case_runs_on_a_node_with_its_files_config_and_key(
     assert all(key not in log.read_text(encoding="utf-8") for log in logs.glob("*.log"))
 
 
+PROBE = """env > "$1/env"
+ls -A > "$1/listing"
+cat .env > "$1/dotenv" 2>&1
+echo fine
+"""
+"""An agent that writes down what its task holds on the node: its environment, its working
+directory's files and what a ``.env`` there says."""
+DOTENV = {
+    "PASSED_TOKEN": "dotenv-passed-token-1",
+    "DEPLOY_TOKEN": "dotenv-deploy-token-2",
+    "PLAIN_SETTING": "dotenv-plain-setting-3",
+}
+
+
+def test_a_node_gets_the_pass_env_values_and_nothing_else_of_the_env_file(
+    project: ProjectDir, cluster: Cluster, tmp_path: Path
+) -> None:
+    """Issue 23: the project went to the nodes with its .env in it."""
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    project.write("scripts/probe.sh", PROBE)
+    project.write(
+        ".evalwright/targets.yaml",
+        f"""targets:
+  - name: agent
+    provider: cli
+    command: [sh, scripts/probe.sh, "{probe}"]
+    timeout_seconds: 120
+    pass_env: [PASSED_TOKEN]
+""",
+    )
+    project.write(
+        "evals/probe.yaml",
+        "evalcases:\n  - id: probe\n    expected_outcome: Fine.\n    input: Look around.\n"
+        "    execution:\n      evaluators:\n        - {name: says, type: contains, value: fine}\n",
+    )
+    project.write(".env", "".join(f"{name}={value}\n" for name, value in DOTENV.items()))
+
+    code, err, rows = _eval(project, cluster)
+
+    assert code == 0, err
+    (row,) = rows
+    assert row["status"] == "ok", row["error"]
+    assert row["node"]
+    assert f"PASSED_TOKEN={DOTENV['PASSED_TOKEN']}" in (probe / "env").read_text().splitlines()
+    assert "scripts" in (probe / "listing").read_text().split()  # the project's copy
+    assert ".env" not in (probe / "listing").read_text().split()
+    seen = "".join(path.read_text(errors="replace") for path in probe.iterdir())
+    assert DOTENV["DEPLOY_TOKEN"] not in seen
+    assert DOTENV["PLAIN_SETTING"] not in seen
+
+
 def test_a_lost_node_loses_no_row(project: ProjectDir, cluster: Cluster) -> None:
     # Last in this module: the worker node does not come back.
     agent_project(project, CASES, sleep=2)

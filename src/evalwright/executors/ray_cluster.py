@@ -37,8 +37,10 @@ NODE_RETRIES = 3
 """How many times Ray runs a case again elsewhere when its node dies."""
 MARGIN_SECONDS = 60.0
 """Past the target's timeout, how long the driver waits for a task before giving up on it."""
-PROJECT_EXCLUDES = [".git", ".venv", "venv", "node_modules", "__pycache__", ".evalwright"]
-"""Left out of the project copy sent to the nodes (Ray also leaves out what .gitignore does)."""
+PROJECT_EXCLUDES = [".git", ".venv", "venv", "node_modules", "__pycache__", ".evalwright", ".env"]
+"""Left out of the project copy sent to the nodes (Ray also leaves out what .gitignore does).
+``.env`` above all: a command gets only the values its ``pass_env`` names, sent with its task
+(docs/scale.md#secrets)."""
 NODE_LOCAL = ("PATH", "HOME")
 """Variables a command takes from its node, not the driver: where the node's tools are."""
 
