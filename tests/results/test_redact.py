@@ -142,6 +142,17 @@ def test_escaped_cased_and_hex_spellings_are_caught(spelled: str) -> None:
     assert redact(out) == out, "nothing is left to redact"
 
 
+@pytest.mark.parametrize("secret", ["0000000189:;<\\", "\\starts-with-one", 'quo"te\\'])
+def test_a_redacted_json_line_stays_well_formed(secret: str) -> None:
+    """A match may end or start inside a backslash escape: the escape goes whole."""
+    redact = Redactor([secret])
+    for value in (secret, f'x\\{secret}"more', json.dumps(secret), f"{secret}\\\\"):
+        line = json.dumps({"answer": value, "next": "kept"})
+        out = redact(line)
+        assert REDACTED in out
+        assert json.loads(out)["next"] == "kept"
+
+
 TOKEN = "tok-9f8e7d6c5b4a39281706"  # 24 characters
 
 

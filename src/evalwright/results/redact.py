@@ -21,7 +21,7 @@ from collections.abc import Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from evalwright.evalfile.variables import Environment
-from evalwright.results.spellings import fold, unescape, words
+from evalwright.results.spellings import fold, unescape, widened, words
 from evalwright.secrets import MIN_API_KEY, MIN_ENV_SECRET, is_secret_name
 
 REDACTED = "[REDACTED]"
@@ -146,7 +146,7 @@ class Redactor:
             for low, high in unescaped.near_escapes(len(self._words[0])):
                 spans = self._found(folded[low:high], low)
                 found += (unescaped.original(*span) for span in spans)
-        return _merged(found)
+        return _merged(widened(text, _merged(found)))
 
     def _found(self, folded: str, offset: int = 0) -> Iterator[tuple[int, int]]:
         assert self._pattern is not None

@@ -52,6 +52,9 @@ _FOLD = str.maketrans(
 )
 
 
+_PAIR = re.compile(rf"\\(?:u{_HEX}{{4}}|U{_HEX}{{8}}|x{_HEX}{{2}}|.)", re.DOTALL)
+
+
 def fold(text: str) -> str:
     """``text`` case-folded, one character for each of its characters."""
     return (text if text.isascii() else text.translate(_FOLD)).lower()
@@ -167,6 +170,24 @@ class Unescaped:
             else:
                 stretches.append((low, high))
         return stretches
+
+
+def widened(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` of ``text`` widened to take whole each backslash escape they cut through
+    (paired left to right, as JSON and ``repr`` read them), so that replacing them leaves a
+    JSON line well formed: a secret ending in a backslash must not take half of ``\\``."""
+    if not spans or "\\" not in text:
+        return spans
+    pairs = [match.span() for match in _PAIR.finditer(text)]
+    starts = [start for start, _ in pairs]
+
+    def widen(at: int, end: bool) -> int:
+        found = bisect.bisect_right(starts, at) - 1
+        if found >= 0 and pairs[found][0] < at < pairs[found][1]:
+            return pairs[found][1] if end else pairs[found][0]
+        return at
+
+    return [(widen(start, False), widen(stop, True)) for start, stop in spans]
 
 
 def _escapes(text: str) -> Iterator[re.Match[str]]:
