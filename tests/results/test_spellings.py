@@ -3,18 +3,12 @@ and a property: a random secret, spelled through a random chain of encoders, is 
 
 from __future__ import annotations
 
-import base64
-import html
-import json
-from collections.abc import Callable
-from urllib.parse import quote, quote_plus
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalwright.results import markdown
 from evalwright.results.redact import REDACTED, Redactor
 from evalwright.results.spellings import fold, unescape, words
+from tests.results.spelled import ALPHABET, CHAINS, base64_bearer, spell
 
 
 def test_fold_keeps_one_character_for_each() -> None:
@@ -60,56 +54,21 @@ def test_a_secret_with_escapes_of_its_own_is_read_like_the_text() -> None:
     assert "secret\\value" in words("secret\\value")
 
 
-def _base64_bearer(text: str) -> str:
-    return base64.b64encode(f"Bearer {text}".encode()).decode()
-
-
-# Encoders text goes through on its way to a file: any chain of them.
-ENCODERS: dict[str, Callable[[str], str]] = {
-    "json": lambda t: json.dumps(t)[1:-1],
-    "json-utf8": lambda t: json.dumps(t, ensure_ascii=False)[1:-1],
-    "json-slash": lambda t: json.dumps(t)[1:-1].replace("/", "\\/"),
-    "repr": lambda t: repr(t)[1:-1],
-    "ascii": lambda t: ascii(t)[1:-1],
-    "percent": lambda t: quote(t, safe=""),
-    "query": quote_plus,
-    "every-char": lambda t: "".join(f"\\u{ord(c):04x}" if ord(c) < 0x10000 else c for c in t),
-    "html": html.escape,
-    "entities": lambda t: "".join(f"&#{ord(c)};" for c in t),
-    "markdown": markdown.escape,
-    "upper": str.upper,
-    "lower": str.lower,
-    "swapcase": str.swapcase,
-}
-# Encoders of the secret's bytes: only first in a chain (they encode the secret, not a text).
-FIRST: dict[str, Callable[[str], str]] = {
-    "hex": lambda t: t.encode().hex(),
-    "HEX": lambda t: t.encode().hex().upper(),
-    "base64": _base64_bearer,
-}
-# No control characters: an upper-cased "\u0001" followed by hex digits reads as "\U0001...".
-ALPHABET = st.sampled_from(
-    list("abcxyzABCXYZ0189-_./+=:@#%&\"'\\<>[]{}()!*~$|?,; ")
-    + list("\u00e9\u00df\u03a3\u0131\u0130\U0001f600\u20ac")
+SECRETS = (
+    st.text(st.sampled_from(ALPHABET), min_size=8, max_size=30)
+    .map(str.strip)
+    .filter(lambda s: len(s) >= 8)
 )
-SECRETS = st.text(ALPHABET, min_size=8, max_size=30).map(str.strip).filter(lambda s: len(s) >= 8)
 CONTEXT = st.text(st.sampled_from(list("abcdefghij ")), max_size=20)
 
 
 @settings(max_examples=400, deadline=None)
-@given(
-    secret=SECRETS,
-    first=st.sampled_from([None, *FIRST]),
-    chain=st.lists(st.sampled_from(sorted(ENCODERS)), max_size=3),
-    before=CONTEXT,
-    after=CONTEXT,
-)
+@given(secret=SECRETS, chain=CHAINS, before=CONTEXT, after=CONTEXT)
 def test_a_secret_is_replaced_through_any_chain_of_encoders(
-    secret: str, first: str | None, chain: list[str], before: str, after: str
+    secret: str, chain: tuple[str | None, list[str]], before: str, after: str
 ) -> None:
-    spelled = FIRST[first](secret) if first else secret
-    for name in chain:
-        spelled = ENCODERS[name](spelled)
+    first = chain[0]
+    spelled = spell(secret, *chain)
     text = f"{before}<{spelled}>{after}"
 
     out = Redactor([secret])(text)
@@ -122,5 +81,5 @@ def test_a_secret_is_replaced_through_any_chain_of_encoders(
     # bits with "Bearer "'s, or a secret's last backslashes (an escape reads them as nothing).
     found = unescape(left)
     shown = (left if found is None else found.text).replace("\\", "")
-    allowed = len(_base64_bearer("")) + 4 if first == "base64" else 0
+    allowed = len(base64_bearer("")) + 4 if first == "base64" else 0
     assert len(shown) <= allowed, (spelled, out)
