@@ -20,7 +20,6 @@ import threading
 from collections.abc import Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
-from evalwright.evalfile.variables import Environment
 from evalwright.results.spellings import fold, unescape, widened, words
 from evalwright.secrets import MIN_API_KEY, MIN_ENV_SECRET, is_secret_name
 
@@ -101,6 +100,9 @@ class Redactor:
     def from_environment(cls, env: Mapping[str, str], api_keys: Iterable[str] = ()) -> Redactor:
         """A redactor for the secrets of ``env`` (with an :class:`Environment`, of the
         process environment and of ``.env`` alike) and the given API keys."""
+        # Imported here: evalwright.logs imports this module and needs no eval file machinery.
+        from evalwright.evalfile.variables import Environment
+
         layers = [env.process, env.dotenv] if isinstance(env, Environment) else [env]
         found = [
             layer[name]
