@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from evalwright.executors.ray_cluster import failure
+from evalwright.results.redact import Redactor, redacting
 from evalwright.testing import FakeServer, FunctionCall, Text
 from tests.conftest import ProjectDir, run_cli
 from tests.e2e.codex_cli import codex_executable, codex_home
@@ -62,6 +64,16 @@ def _eval(
         *more,
     )
     return result.code, result.err, read_rows(out) if out.exists() else []
+
+
+def test_a_ray_error_is_shown_by_its_first_line_redacted_whole() -> None:
+    from ray.exceptions import RayError
+
+    key = "-----BEGIN KEY-----\nline two of the key\n-----END KEY-----"
+    error = RayError(f"the task died holding {key}\nand more")
+    with redacting(Redactor([key])):
+        assert failure(error) == "RayError: the task died holding [REDACTED]"
+    assert failure(RayError("")) == "RayError: "
 
 
 def test_200_cases_of_one_second_spread_over_both_nodes_in_their_slots_time(

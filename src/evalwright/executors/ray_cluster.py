@@ -31,6 +31,7 @@ from evalwright.providers.process import (
     run_command,
 )
 from evalwright.providers.runner import CommandRunner, Ran
+from evalwright.results.redact import redact_running
 from evalwright.targets.models import Target
 
 NODE_RETRIES = 3
@@ -208,12 +209,16 @@ class _RayRunner:
             if isinstance(exc, TimeoutError):
                 raise ProviderError("the Ray task did not finish in time (node lost?)") from None
             if isinstance(exc, RayError):
-                reason = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-                raise ProviderError(
-                    f"the Ray task failed: {type(exc).__name__}: {reason}"
-                ) from None
+                raise ProviderError(f"the Ray task failed: {failure(exc)}") from None
             raise
         return outcome
+
+
+def failure(exc: BaseException) -> str:
+    """A Ray error in one line: its type and the first line of its message, redacted whole
+    before it is cut (a secret may span lines; docs/targets.md#credentials-and-redaction)."""
+    lines = redact_running(str(exc)).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0] if lines else ''}"
 
 
 @functools.cache
