@@ -2,12 +2,12 @@
 
 A secret is looked for as its *words*: the secret, case-folded (its upper- and lower-case
 forms too, where a letter changes length); its UTF-8 bytes in hex; and the base64 characters
-it fixes. They are looked for in two readings
-of a text, both case-folded: the text as it is, and the text with every escape undone
-(:func:`unescape`): backslash escapes at any depth of nesting (JSON in JSON, ``repr`` of JSON,
-Markdown's ``\\_``), ``\\uXXXX``, ``\\xXX`` and ``\\UXXXXXXXX`` code points, percent-encoding
-and HTML character references. So a secret is caught however many times it was escaped, in
-any case, and whichever of its characters an encoder chose to escape.
+it fixes. They are looked for in two readings of a text, both case-folded: the text as it is,
+and the text with every escape undone (:func:`unescape`): backslash escapes at any depth of
+nesting (JSON in JSON, ``repr`` of JSON, Markdown's ``\\_``), ``\\uXXXX``, ``\\xXX`` and
+``\\UXXXXXXXX`` code points, percent-encoding and HTML character references. So a secret is
+caught however many times it was escaped, in any case, and whichever of its characters an
+encoder chose to escape.
 """
 
 from __future__ import annotations
@@ -52,7 +52,11 @@ _FOLD = str.maketrans(
 )
 
 
-_PAIR = re.compile(rf"\\(?:u{_HEX}{{4}}|U{_HEX}{{8}}|x{_HEX}{{2}}|.)", re.DOTALL)
+# One escaped byte of a run of them.
+_BYTE = re.compile(rf"(?:\\+[xX]|%)({_HEX}{{2}})")
+# One backslash escape as JSON and ``repr`` read it, left to right (:func:`widened`); a
+# backslash before any other character stands for itself.
+_PAIR = re.compile(rf"\\(?:u{_HEX}{{4}}|U{_HEX}{{8}}|x{_HEX}{{2}}|[\\\"'/bfnrt])")
 
 
 def fold(text: str) -> str:
@@ -76,8 +80,8 @@ def words(secret: str) -> set[str]:
 
 def _cases(secret: str) -> set[str]:
     """``secret`` upper-cased, lower-cased and case-swapped, again and again. Folding matches
-    any mix of cases, but for letters that change length with their case ("ß": "SS",
-    "İ": "i̇"), which match in these whole-text forms."""
+    any mix of cases, but for letters that change length with their case (U+00DF: "SS",
+    U+0130: "i" and a combining dot), which match in these whole-text forms."""
     found = {secret}
     for _ in range(3):
         found |= {change(form) for form in found for change in (str.upper, str.lower, str.swapcase)}
@@ -97,12 +101,28 @@ def _base64_cores(data: bytes) -> set[str]:
     return cores
 
 
-def _decoded_bytes(data: bytes) -> str:
-    """Escaped bytes as text: UTF-8 when they are, else one character a byte."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("latin-1")
+def _utf8_size(lead: int) -> int:
+    """How many bytes the UTF-8 character that starts with byte ``lead`` takes."""
+    return 1 if lead < 0xC0 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+
+
+def _byte_escapes(match: re.Match[str]) -> Iterator[tuple[int, int, str]]:
+    """A run of escaped bytes (``%E2%82%AC``, ``\\xe2\\x82\\xac``), one character at a time:
+    UTF-8 where it is, else one byte a character; so that a redaction takes whole the
+    escapes of the characters it covers, and no more."""
+    found = [
+        (match.start() + one.start(), match.start() + one.end(), int(one[1], 16))
+        for one in _BYTE.finditer(match[0])
+    ]
+    at = 0
+    while at < len(found):
+        chunk = found[at : at + _utf8_size(found[at][2])]
+        try:
+            char = bytes(value for *_, value in chunk).decode("utf-8")
+        except UnicodeDecodeError:
+            chunk, char = chunk[:1], chr(chunk[0][2])
+        yield chunk[0][0], chunk[-1][1], char
+        at += len(chunk)
 
 
 def _code_point(value: int) -> str:
@@ -117,8 +137,6 @@ def _decoded(match: re.Match[str]) -> str:
     value = match[kind]
     if kind == "char":
         return _SHORT_ESCAPES.get(value, value)
-    if kind in ("bytes", "percent"):
-        return _decoded_bytes(bytes.fromhex(re.sub(r"[\\xX%]", "", value)))
     if kind == "low":
         high, low = int(match["high"], 16), int(value, 16)
         return chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
@@ -206,22 +224,30 @@ def _escapes(text: str) -> Iterator[re.Match[str]]:
             yield match
 
 
+def _decodings(text: str) -> Iterator[tuple[int, int, str]]:
+    """Each escape of ``text``: where it is and what it stands for."""
+    for match in _escapes(text):
+        if match.lastgroup in ("bytes", "percent"):
+            yield from _byte_escapes(match)
+        else:
+            yield match.start(), match.end(), _decoded(match)
+
+
 def _unescape_once(text: str, inner: Unescaped | None) -> Unescaped | None:
     pieces: list[str] = []
     starts: list[int] = []
     widths: list[int] = []
     spans: list[tuple[int, int]] = []
     done = length = 0
-    for match in _escapes(text):
-        literal = text[done : match.start()]
-        decoded = _decoded(match)
+    for start, end, decoded in _decodings(text):
+        literal = text[done:start]
         length += len(literal)
         pieces += (literal, decoded)
         starts.append(length)
         widths.append(len(decoded))
-        spans.append(match.span())
+        spans.append((start, end))
         length += len(decoded)
-        done = match.end()
+        done = end
     if not spans:
         return None
     pieces.append(text[done:])
