@@ -7,7 +7,7 @@ import asyncio
 import logging
 
 from evalwright import logs
-from evalwright.results.redact import Redactor
+from evalwright.results.redact import Redactor, redacting
 
 logger = logging.getLogger("evalwright.tests")
 
@@ -15,7 +15,7 @@ logger = logging.getLogger("evalwright.tests")
 def test_each_line_is_redacted_escaped_and_kept_on_one_line() -> None:
     lines: list[str] = []
     with logs.verbose(logging.INFO, lines.append, Redactor(["sk-from-the-env-123"])):
-        with logs.redacting(Redactor(["sk-from-the-run-456"])):
+        with redacting(Redactor(["sk-from-the-run-456"])):
             logger.info("keys %s and %s", "sk-from-the-env-123", "sk-from-the-run-456")
             logger.warning("\x1b]0;title\x07two\nlines\u202e")
         logger.info("after the run: %s", "sk-from-the-run-456")

@@ -3,7 +3,8 @@
 Library modules log to ``logging.getLogger(__name__)`` under the ``evalwright`` logger, which
 holds only a NullHandler: nothing is printed unless the application (the command line's
 ``-v``) adds a handler. :class:`RedactingHandler` is that handler: each formatted line passes
-through every redactor of a running run and is escaped for a terminal.
+through every running run's redactor (:func:`evalwright.results.redact.redacting`) and is
+escaped for a terminal.
 
 A run names the case being worked on (:func:`set_context`); every line logged while that
 case is asked or judged starts with it (:func:`context`).
@@ -13,19 +14,17 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import threading
 from collections.abc import Callable, Generator
 from contextvars import ContextVar
 
 from evalwright.errors import printable
+from evalwright.results.redact import redact_running
 
 ROOT = "evalwright"
 logging.getLogger(ROOT).addHandler(logging.NullHandler())
 
 Redact = Callable[[str], str]
 _CONTEXT: ContextVar[str] = ContextVar("evalwright_log_context", default="")
-_lock = threading.Lock()
-_redactors: list[Redact] = []  # changed and read under _lock
 
 
 def set_context(label: str) -> None:
@@ -39,22 +38,9 @@ def context() -> str:
     return f"{label}: " if label else ""
 
 
-@contextlib.contextmanager
-def redacting(redact: Redact) -> Generator[None]:
-    """Every :class:`RedactingHandler` applies ``redact`` while the block runs (a run's
-    redactor, which knows the project's ``.env`` and the targets' API keys)."""
-    with _lock:
-        _redactors.append(redact)
-    try:
-        yield
-    finally:
-        with _lock:
-            _redactors.remove(redact)
-
-
 class RedactingHandler(logging.Handler):
     """Writes each record as one line through ``write``: redacted by ``redact`` and by every
-    redactor of :func:`redacting`, then escaped so no control character reaches a terminal."""
+    running run's redactor, then escaped so no control character reaches a terminal."""
 
     def __init__(self, write: Callable[[str], None], redact: Redact | None = None) -> None:
         super().__init__()
@@ -66,12 +52,9 @@ class RedactingHandler(logging.Handler):
         """Format, redact, escape and write one record."""
         try:
             line = self.format(record)
-            with _lock:
-                active = (self.redact, *_redactors)
-            for redact in active:
-                if redact is not None:
-                    line = redact(line)
-            self.write(printable(line, one_line=True))
+            if self.redact is not None:
+                line = self.redact(line)
+            self.write(printable(redact_running(line), one_line=True))
         except Exception:
             self.handleError(record)
 

@@ -4,6 +4,7 @@ token, a judge quoting one; every such value is ``[REDACTED]`` in results, cache
 from __future__ import annotations
 
 import base64
+import json
 from pathlib import Path
 from urllib.parse import quote
 
@@ -158,3 +159,120 @@ def test_secrets_in_other_spellings_and_a_shadowed_dotenv_value(e2e: E2E) -> Non
     for text in spelled:
         core = text.strip("=/").split("//")[-1]
         assert core.encode() not in written, f"{text} leaked"
+
+
+CUT_NAME = "CUT_TOKEN"
+CUT_TOKEN = "tok-9f8e7d6c5b4a39281706"  # 24 characters
+KEPT = 19
+"""How many of its characters each cut below would keep, were it made before redaction."""
+CUT_EVAL = """evalcases:
+  - id: http
+    expected_outcome: Answers.
+    input: Fail with a long body.
+  - id: judged
+    expected_outcome: Answers.
+    input: Judge me.
+    execution:
+      evaluators:
+        - {name: judge, type: llm_judge}
+  - id: scripted
+    expected_outcome: Answers.
+    input: Script me.
+    execution:
+      evaluators:
+        - {name: cut, type: code, script: [python3, cut.py], pass_env: [CUT_TOKEN]}
+"""
+# The script's stderr tail keeps its last 2,000 characters.
+CUT_SCRIPT = f"""import os, sys
+sys.stderr.write("x" * 100 + os.environ["{CUT_NAME}"] + "y" * {2000 - KEPT})
+sys.exit(1)
+"""
+
+
+def _straddling(cut: int) -> str:
+    """Text in which the token straddles character ``cut``, ``KEPT`` of it before."""
+    return "x" * (cut - KEPT) + CUT_TOKEN
+
+
+def _cut_respond(request: ReceivedRequest) -> Text | Fault:
+    body = str(request.json)
+    if is_judge(request):
+        # Not JSON: the error quotes its first 120 characters, the row keeps 4,096.
+        reply = _straddling(120)
+        return Text(reply + "y" * (4096 - KEPT - len(reply)) + CUT_TOKEN + "z" * 50)
+    if "Fail with a long body" in body:
+        return Fault(400, body=_straddling(500) + "z" * 100)  # not JSON: 500 characters kept
+    return Text("fine")
+
+
+def test_text_is_redacted_before_it_is_cut(e2e: E2E) -> None:
+    """Issue 23: each cut was made first, and 19 of the token's 24 characters were left in
+    the row, the report and the Markdown summary."""
+    e2e.env[CUT_NAME] = CUT_TOKEN
+    e2e.project.write("evals/cut.yaml", CUT_EVAL)
+    e2e.project.write("evals/cut.py", CUT_SCRIPT)
+    e2e.server.responder = _cut_respond
+
+    result = e2e.run_process(
+        "eval", "evals/cut.yaml", "--target", "oa", "--out", "cut.jsonl", "--report",
+        "--junit", "cut.xml", "--summary-md", "cut.md", "-vv",
+    )  # fmt: skip
+
+    assert result.code == 1, result.err
+    rows = {row["eval_id"]: row for row in e2e.rows("cut.jsonl")}
+    assert rows["http"]["error"]["message"].endswith("x" * (500 - KEPT) + "[REDACTED]zzzzzzzzz")
+    written = {name: (e2e.root / name).read_text(encoding="utf-8") for name in _CUT_OUTPUTS}
+    written["stderr"] = result.err
+    assert "[REDACTED]" in written["cut.jsonl"]
+    pieces = {CUT_TOKEN[i : i + 8] for i in range(len(CUT_TOKEN) - 7)}
+    for name, text in written.items():
+        assert not [piece for piece in pieces if piece in text], f"a piece of it is in {name}"
+
+
+_CUT_OUTPUTS = ("cut.jsonl", "cut.html", "cut.xml", "cut.md")
+
+
+SPELLED_NAME = "SERVICE_PASSWORD"
+SPELLED_VALUE = 'pass/"Word\\é-2024'
+
+
+def _escaped(secret: str) -> list[str]:
+    """Spellings that got past redaction before issue 23: upper case, hex, and escapes of
+    escapes (JSON in JSON, repr of JSON, ``\\/``, every character as ``\\uXXXX``)."""
+    return [
+        secret.upper(),
+        secret.encode().hex(),
+        secret.encode().hex().upper(),
+        json.dumps(json.dumps(secret)),
+        repr(json.dumps(secret)),
+        json.dumps(secret).replace("/", "\\/"),
+        "".join(f"\\u{ord(c):04x}" for c in secret),
+    ]
+
+
+def test_escaped_cased_and_hex_spellings_reach_no_file(e2e: E2E) -> None:
+    """Echoed in an error that is retried (logged with -v) and in an answer that is cached."""
+    e2e.env[SPELLED_NAME] = SPELLED_VALUE
+    e2e.project.write(
+        "evals/spelled.yaml",
+        "evalcases:\n  - id: spelled\n    expected_outcome: Answers.\n    input: Spell it.\n"
+        "    execution:\n      evaluators:\n        - {name: any, type: regex, value: '^'}\n",
+    )
+    spelled = [s for secret in (OPENAI_KEY, SPELLED_VALUE) for s in _escaped(secret)]
+    echoed = " | ".join(spelled)
+    e2e.server.enqueue(Fault(429, body={"error": {"message": echoed}}), Text(echoed))
+
+    result = e2e.run_process(
+        "eval", "evals/spelled.yaml", "--target", "oa", "--cache", "--out", "s.jsonl", "-vv"
+    )
+
+    assert result.code == 0, result.err
+    (row,) = e2e.rows("s.jsonl")
+    assert row["candidate_answer"].count("[REDACTED]") == len(spelled)
+    assert "retrying" in result.err
+    files = _files(e2e.root).items()
+    outputs = {str(path): data.decode("utf-8", "replace") for path, data in files}
+    outputs |= {"stdout": result.out, "stderr": result.err}
+    for text in spelled:
+        for name, data in outputs.items():
+            assert text not in data, f"{text} leaked into {name}"

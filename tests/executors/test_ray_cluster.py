@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from evalwright.executors.ray_cluster import failure
+from evalwright.results.redact import Redactor, redacting
 from evalwright.testing import FakeServer, FunctionCall, Text
 from tests.conftest import ProjectDir, run_cli
 from tests.e2e.codex_cli import codex_executable, codex_home
@@ -62,6 +64,16 @@ def _eval(
         *more,
     )
     return result.code, result.err, read_rows(out) if out.exists() else []
+
+
+def test_a_ray_error_is_shown_by_its_first_line_redacted_whole() -> None:
+    from ray.exceptions import RayError
+
+    key = "-----BEGIN KEY-----\nline two of the key\n-----END KEY-----"
+    error = RayError(f"the task died holding {key}\nand more")
+    with redacting(Redactor([key])):
+        assert failure(error) == "RayError: the task died holding [REDACTED]"
+    assert failure(RayError("")) == "RayError: "
 
 
 def test_200_cases_of_one_second_spread_over_both_nodes_in_their_slots_time(
@@ -179,6 +191,58 @@ def test_a_codex_case_runs_on_a_node_with_its_files_config_and_key(
     assert key not in results
     logs = project.root / ".evalwright" / "logs" / "codex"
     assert all(key not in log.read_text(encoding="utf-8") for log in logs.glob("*.log"))
+
+
+PROBE = """env > "$1/env"
+ls -A > "$1/listing"
+cat .env > "$1/dotenv" 2>&1
+echo fine
+"""
+"""An agent that writes down what its task holds on the node: its environment, its working
+directory's files and what a ``.env`` there says."""
+DOTENV = {
+    "PASSED_TOKEN": "dotenv-passed-token-1",
+    "DEPLOY_TOKEN": "dotenv-deploy-token-2",
+    "PLAIN_SETTING": "dotenv-plain-setting-3",
+}
+
+
+def test_a_node_gets_the_pass_env_values_and_nothing_else_of_the_env_file(
+    project: ProjectDir, cluster: Cluster, tmp_path: Path
+) -> None:
+    """Issue 23: the project went to the nodes with its .env in it."""
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    project.write("scripts/probe.sh", PROBE)
+    project.write(
+        ".evalwright/targets.yaml",
+        f"""targets:
+  - name: agent
+    provider: cli
+    command: [sh, scripts/probe.sh, "{probe}"]
+    timeout_seconds: 120
+    pass_env: [PASSED_TOKEN]
+""",
+    )
+    project.write(
+        "evals/probe.yaml",
+        "evalcases:\n  - id: probe\n    expected_outcome: Fine.\n    input: Look around.\n"
+        "    execution:\n      evaluators:\n        - {name: says, type: contains, value: fine}\n",
+    )
+    project.write(".env", "".join(f"{name}={value}\n" for name, value in DOTENV.items()))
+
+    code, err, rows = _eval(project, cluster)
+
+    assert code == 0, err
+    (row,) = rows
+    assert row["status"] == "ok", row["error"]
+    assert row["node"]
+    assert f"PASSED_TOKEN={DOTENV['PASSED_TOKEN']}" in (probe / "env").read_text().splitlines()
+    assert "scripts" in (probe / "listing").read_text().split()  # the project's copy
+    assert ".env" not in (probe / "listing").read_text().split()
+    seen = "".join(path.read_text(errors="replace") for path in probe.iterdir())
+    assert DOTENV["DEPLOY_TOKEN"] not in seen
+    assert DOTENV["PLAIN_SETTING"] not in seen
 
 
 def test_a_lost_node_loses_no_row(project: ProjectDir, cluster: Cluster) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from evalwright.providers.process import STDERR_KEPT
 from tests.conftest import ProjectDir, run_cli
 from tests.e2e.harness import E2E, OPENAI_KEY, judge_user_text, question_section
 from tests.providers.agent_fakes import (
@@ -294,6 +295,24 @@ def test_codex_default_scratch_custom_log_dir_and_redacted_logs(e2e: E2E, tmp_pa
     assert "[REDACTED]" in text
     assert not (e2e.root / ".evalwright" / "logs" / "codex").exists()
     assert OPENAI_KEY not in (e2e.root / "results.jsonl").read_text(encoding="utf-8")
+
+
+def test_a_key_across_the_start_of_the_kept_stderr_leaves_no_piece_in_the_log(
+    e2e: E2E, tmp_path: Path
+) -> None:
+    """Only the last STDERR_KEPT bytes of stderr are kept (on a Ray node, with no redactor):
+    the log shows them less whatever at their start could end a secret."""
+    cut = 7  # of the key's characters fall before the kept bytes
+    after = STDERR_KEPT - (len(OPENAI_KEY) - cut)
+    fake = fake_codex(tmp_path, stderr="x" * 100 + OPENAI_KEY + "\nthe rest\n" + "y" * (after - 10))
+    add_targets(e2e, target_block("codex", "codex", executable=str(fake), log_dir="logs/cx"))
+    write_cases(e2e.project, "evals/one.jsonl", [{"id": "one", "input": "Go"}], ANY_ANSWER)
+    (row,) = run_eval(e2e, "evals/one.jsonl", "--target", "codex")
+    assert row["status"] == "ok", row["error"]
+    (log,) = (e2e.root / "logs" / "cx").glob("*-one.log")
+    text = log.read_text(encoding="utf-8")
+    assert OPENAI_KEY[cut:] not in text
+    assert "\nthe rest\n" in text
 
 
 def test_hostile_text_arrives_literally_in_the_prompt_document(e2e: E2E, tmp_path: Path) -> None:

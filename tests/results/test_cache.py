@@ -67,6 +67,19 @@ def test_round_trip_stats_and_clear(tmp_path: Path) -> None:
     cache.close()  # closing twice is harmless
 
 
+def test_a_servers_words_are_stored_redacted(tmp_path: Path) -> None:
+    """The answer and the finish reason (a server's words both), in every spelling."""
+    cache = ResponseCache(tmp_path / "cache", Redactor(["sk-secret-12345"]))
+    reason = "stop (key SK-SECRET-12345)"
+    asyncio.run(cache.put("k1", "candidate", answer("said sk-secret-12345", reason, None)))
+    hit = asyncio.run(cache.get("k1", PREPARED))
+    cache.close()
+    assert hit is not None
+    assert (hit.text, hit.finish_reason) == ("said [REDACTED]", "stop (key [REDACTED])")
+    stored = b"".join(path.read_bytes() for path in (tmp_path / "cache").iterdir())
+    assert b"12345" not in stored
+
+
 def _hold_write_lock(path: Path, seconds: float) -> threading.Thread:
     """Another writer (as another run would be) holding the database's lock for ``seconds``."""
     locked = threading.Event()

@@ -13,6 +13,7 @@ from evalwright import jsontext
 from evalwright.evalfile.evaluator_specs import CodeSpec
 from evalwright.evaluators.base import EvalContext, EvaluatorFailure, Verdict, parse_verdict
 from evalwright.providers.process import OutputTooLarge, run_command
+from evalwright.results.redact import clip
 from evalwright.results.row import ScriptRequest
 
 
@@ -46,7 +47,7 @@ async def run_script(spec: CodeSpec, cwd: str, ctx: EvalContext) -> tuple[Verdic
     try:
         return parse_verdict(jsontext.loads(finished.stdout.decode("utf-8"))), raw
     except (UnicodeDecodeError, ValueError) as exc:
-        shown = finished.stdout.decode("utf-8", errors="replace").strip()[:200]
+        shown = clip(finished.stdout.decode("utf-8", errors="replace").strip(), 200)
         message = f"printed no valid verdict ({exc}); stdout: {shown!r}"
         raise EvaluatorFailure(_with_tail(message, tail), raw) from None
 

@@ -17,6 +17,7 @@ from evalwright.jsontext import JsonValue
 from evalwright.prompts import ChatMessage
 from evalwright.providers.base import ProviderRequest, ProviderResponse
 from evalwright.providers.wire import WireRequest
+from evalwright.results.redact import clip
 from evalwright.results.row import JudgeTry
 
 DEFAULT = parse_template(DEFAULT_TEMPLATE, "default")
@@ -79,7 +80,7 @@ def reply_json(text: str) -> JsonValue:
     try:
         return jsontext.loads(body)
     except ValueError:
-        raise ValueError(f"not JSON: {text.strip()[:120]!r}") from None
+        raise ValueError(f"not JSON: {clip(text.strip(), 120)!r}") from None
 
 
 def read_verdict(text: str) -> Verdict:
@@ -97,9 +98,7 @@ def _acceptable(response: ProviderResponse) -> bool:
 
 def kept_reply(text: str) -> str:
     """A failed reply as the evaluator result keeps it: whole up to 4096 characters."""
-    if len(text) <= MAX_KEPT_REPLY:
-        return text
-    return f"{text[:MAX_KEPT_REPLY]}\n[{len(text) - MAX_KEPT_REPLY} more characters]"
+    return clip(text, MAX_KEPT_REPLY, marker="\n[{cut} more characters]")
 
 
 def _cut_off(response: ProviderResponse) -> str | None:

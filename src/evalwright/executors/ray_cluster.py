@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
 import logging
 import os
@@ -30,14 +31,17 @@ from evalwright.providers.process import (
     run_command,
 )
 from evalwright.providers.runner import CommandRunner, Ran
+from evalwright.results.redact import redact_running
 from evalwright.targets.models import Target
 
 NODE_RETRIES = 3
 """How many times Ray runs a case again elsewhere when its node dies."""
 MARGIN_SECONDS = 60.0
 """Past the target's timeout, how long the driver waits for a task before giving up on it."""
-PROJECT_EXCLUDES = [".git", ".venv", "venv", "node_modules", "__pycache__", ".evalwright"]
-"""Left out of the project copy sent to the nodes (Ray also leaves out what .gitignore does)."""
+PROJECT_EXCLUDES = [".git", ".venv", "venv", "node_modules", "__pycache__", ".evalwright", ".env"]
+"""Left out of the project copy sent to the nodes (Ray also leaves out what .gitignore does).
+``.env`` above all: a command gets only the values its ``pass_env`` names, sent with its task
+(docs/scale.md#secrets)."""
 NODE_LOCAL = ("PATH", "HOME")
 """Variables a command takes from its node, not the driver: where the node's tools are."""
 
@@ -187,7 +191,7 @@ class _RayRunner:
         if on_line is not None:
             for line in finished.stdout.splitlines(keepends=True):
                 on_line(line)
-            finished = Finished(finished.returncode, b"", finished.stderr, finished.timed_out)
+            finished = dataclasses.replace(finished, stdout=b"")
         return Ran(finished, outcome.node)
 
     async def _submit(self, job: _Job) -> _Outcome:
@@ -205,12 +209,16 @@ class _RayRunner:
             if isinstance(exc, TimeoutError):
                 raise ProviderError("the Ray task did not finish in time (node lost?)") from None
             if isinstance(exc, RayError):
-                reason = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-                raise ProviderError(
-                    f"the Ray task failed: {type(exc).__name__}: {reason}"
-                ) from None
+                raise ProviderError(f"the Ray task failed: {failure(exc)}") from None
             raise
         return outcome
+
+
+def failure(exc: BaseException) -> str:
+    """A Ray error in one line: its type and the first line of its message, redacted whole
+    before it is cut (a secret may span lines; docs/targets.md#credentials-and-redaction)."""
+    lines = redact_running(str(exc)).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0] if lines else ''}"
 
 
 @functools.cache

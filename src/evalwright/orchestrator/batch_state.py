@@ -1,6 +1,7 @@
 """The batches a run has submitted and not yet read back, saved next to its results file
 (``<results>.batches.json``) as soon as each is created, so that ``--resume`` re-attaches to
-them and never submits a request twice (docs/batch.md#resuming).
+them and never submits a request twice (docs/batch.md#resuming). Like every file a run
+writes, it is redacted (docs/targets.md#credentials-and-redaction).
 
 A batch is recorded twice: as a *pending submission* before the create call goes out (with the
 tag the batch carries), and as a submitted batch once its id is known. A run killed between
@@ -13,7 +14,7 @@ import contextlib
 import os
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Literal, cast
 
@@ -104,20 +105,23 @@ class BatchState:
     def __init__(
         self,
         path: Path,
+        redact: Callable[[str], str],
         batches: dict[str, SubmittedBatch],
         pending: dict[str, PendingSubmission] | None = None,
     ) -> None:
         self.path = path
         self.batches = batches
         self.pending: dict[str, PendingSubmission] = {} if pending is None else pending
+        self.redact = redact
 
     @classmethod
-    def open(cls, results: Path, resume: bool) -> BatchState:
+    def open(cls, results: Path, resume: bool, redact: Callable[[str], str]) -> BatchState:
         """The state of ``results``: read back with ``--resume``; a new run starts empty
-        (and replaces what an earlier run there left on its first save)."""
+        (and replaces what an earlier run there left on its first save). ``redact`` is
+        applied to what is saved."""
         path = state_path(results)
         if not resume or not path.exists():
-            return cls(path, {})
+            return cls(path, redact, {})
         try:
             model = BatchStateModel.model_validate_json(path.read_bytes())
         except (OSError, ValidationError) as exc:
@@ -127,7 +131,8 @@ class BatchState:
                 "cannot be re-attached (move it away to submit their requests again)"
             ) from None
         pending = {entry.tag: entry for entry in model.pending}
-        return cls(path, {batch.batch_id: batch for batch in model.batches}, pending)
+        batches = {batch.batch_id: batch for batch in model.batches}
+        return cls(path, redact, batches, pending)
 
     def of_target(self, target: str, phase: Phase = "answers") -> list[SubmittedBatch]:
         """The batches of ``phase`` in flight for ``target``, oldest first."""
@@ -211,7 +216,7 @@ class BatchState:
         model = BatchStateModel(
             batches=tuple(self.batches.values()), pending=tuple(self.pending.values())
         )
-        data = model.model_dump_json(indent=1)
+        data = self.redact(model.model_dump_json(indent=1))
         handle, temporary = tempfile.mkstemp(prefix=self.path.name, dir=self.path.parent)
         try:
             with os.fdopen(handle, "w", encoding="utf-8") as out:

@@ -31,7 +31,7 @@ from evalwright.orchestrator.summary import RunSummary
 from evalwright.providers.batching import BatchStatus
 from evalwright.results.cache import ResponseCache
 from evalwright.results.index import RowIndex, RowKey, case_label
-from evalwright.results.redact import Redactor
+from evalwright.results.redact import Redactor, redacting
 from evalwright.results.row import ResultRow
 from evalwright.results.writer import ResultsWriter
 
@@ -109,8 +109,8 @@ async def execute(plan: Plan, reporter: Reporter) -> RunSummary:
         executor = await RayExecutor.connect(plan.project.root, plan.options.ray_address)
         plan.registry.use_runner(executor.runner_for)
     try:
-        # What a run logs is redacted like what it writes.
-        with logs.redacting(redact), _fewer_collections():
+        # What a run logs and cuts is redacted like what it writes.
+        with redacting(redact), _fewer_collections():
             return await _execute(plan, reporter, redact)
     finally:
         if executor is not None:
@@ -189,7 +189,7 @@ def _tell_warnings(plan: Plan, reporter: Reporter) -> None:
 def _batch_runner(results: Path, pipeline: _Pipeline) -> BatchRunner:
     """The runner of a run's batches, its state file read back with ``--resume``."""
     options, runner = pipeline.runner.plan.options, pipeline.runner
-    state = BatchState.open(results, options.resume is not None)
+    state = BatchState.open(results, options.resume is not None, pipeline.writer.redact)
     tell = _batch_teller(pipeline.reporter)
     judges = None
     if not options.judge_live:

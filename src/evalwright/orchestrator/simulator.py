@@ -15,6 +15,7 @@ from evalwright.evaluators.judge import reply_json
 from evalwright.orchestrator.calls import TargetCaller
 from evalwright.prompts import ChatMessage
 from evalwright.providers.base import ProviderRequest, ProviderResponse
+from evalwright.results.redact import clip
 from evalwright.results.row import CacheState, SimulatorRecord
 from evalwright.results.rows import total_usage
 
@@ -73,7 +74,7 @@ def read_reply(text: str) -> tuple[str, bool]:
     raise ValueError when it is not that JSON."""
     data = reply_json(text)
     if not isinstance(data, dict):
-        raise ValueError(f"not a JSON object: {text.strip()[:120]!r}")
+        raise ValueError(f"not a JSON object: {clip(text.strip(), 120)!r}")
     message, done = data.get("message"), data.get("done")
     if not isinstance(done, bool):
         raise ValueError("'done' is not true or false")

@@ -22,6 +22,7 @@ from evalwright.providers.base import (
 from evalwright.providers.http import Endpoint, HttpResult
 from evalwright.providers.ratelimits import read_quota, retry_info_delay
 from evalwright.providers.wire import ChatApi, ChatWireRequest, Usage
+from evalwright.results.redact import clip
 from evalwright.targets.models import AzureTarget, ChatTarget, RetrySettings
 
 Parsed = tuple[str, str | None, Usage | None]
@@ -175,7 +176,7 @@ def _error_message(body: bytes) -> str:
     try:
         data = jsontext.loads(text)
     except ValueError:
-        return text[:500] or "(empty body)"
+        return clip(text, 500) or "(empty body)"
     if isinstance(data, list) and data:
         data = cast(list[Any], data)[0]  # Gemini sometimes wraps the error in a list
     if isinstance(data, dict):
@@ -186,8 +187,8 @@ def _error_message(body: bytes) -> str:
             parts.append(str(details.get("message", "")))
             joined = ": ".join(p for p in parts if p)
             if joined:
-                return joined[:1000]
-    return text[:500]
+                return clip(joined, 1000)
+    return clip(text, 500)
 
 
 def retry_after(headers: dict[str, str]) -> float | None:

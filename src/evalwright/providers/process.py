@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from evalwright import logs
+from evalwright.results.redact import after_cut, clip
 from evalwright.secrets import MIN_API_KEY, is_secret_name
 
 logger = logging.getLogger(__name__)
@@ -97,10 +98,18 @@ class Finished:
     stdout: bytes
     stderr: bytes
     timed_out: bool = False
+    stderr_cut: bool = False
+    """Whether ``stderr`` is the last :data:`STDERR_KEPT` bytes of a longer stderr."""
+
+    def stderr_text(self) -> str:
+        """Stderr as text; when its start was cut off, less whatever there could be the end
+        of a secret (the cut may have been made on a Ray node, which has no redactor)."""
+        text = self.stderr.decode("utf-8", errors="replace")
+        return after_cut(text) if self.stderr_cut else text
 
     def stderr_tail(self, limit: int = STDERR_TAIL) -> str:
-        """The last ``limit`` characters of stderr."""
-        return self.stderr.decode("utf-8", errors="replace")[-limit:].strip()
+        """The last ``limit`` characters of stderr, redacted before they are cut."""
+        return clip(self.stderr_text(), limit, end=True).strip()
 
 
 async def run_command(
@@ -181,12 +190,12 @@ async def _communicate(
         kill_group(process)
         await exited
     # Shielded: a cancelled caller must leave the pipes being read (see above).
-    out, err = await asyncio.gather(*(asyncio.shield(read) for read in reads))
+    out, (err, cut) = await asyncio.gather(asyncio.shield(reads[0]), asyncio.shield(reads[1]))
     if stdout.failed is not None:
         raise stdout.failed
     if stdout.over.is_set():
         raise OutputTooLarge(stdout.limit)
-    return Finished(process.returncode, out, err, timed_out)
+    return Finished(process.returncode, out, err, timed_out, stderr_cut=cut)
 
 
 class _Capped:
@@ -242,12 +251,16 @@ class _Capped:
         return not self.over.is_set()
 
 
-async def read_tail(stream: asyncio.StreamReader, keep: int) -> bytes:
-    """Everything the stream gives, of which only the last ``keep`` bytes are kept."""
+async def read_tail(stream: asyncio.StreamReader, keep: int) -> tuple[bytes, bool]:
+    """Everything the stream gives, of which only the last ``keep`` bytes are kept; and
+    whether any were not."""
     tail = b""
+    cut = False
     while chunk := await stream.read(1 << 16):
-        tail = (tail + chunk)[-keep:]
-    return tail
+        tail += chunk
+        if len(tail) > keep:
+            tail, cut = tail[-keep:], True
+    return tail, cut
 
 
 def kill_group(process: asyncio.subprocess.Process) -> None:

@@ -247,7 +247,10 @@ class ResponseCache:
             self.unstored += 1
             return
         usage = json.dumps(response.usage.model_dump(mode="json")) if response.usage else None
-        stored = (namespace, self.redact(response.text), response.finish_reason, usage)
+        # The two columns of a server's words (usage holds only numbers).
+        text = self.redact(response.text)
+        reason = None if response.finish_reason is None else self.redact(response.finish_reason)
+        stored = (namespace, text, reason, usage)
         try:
             insert(self._db, key, time.time(), stored)
         except UnicodeEncodeError:  # an answer SQLite cannot hold as text: asked again next time

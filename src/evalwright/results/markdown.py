@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from evalwright.orchestrator.summary import RunSummary
 from evalwright.results.index import case_label
 from evalwright.results.outcome import outcome
+from evalwright.results.redact import clip
 from evalwright.results.row import ResultRow
 
 MAX_LISTED = 50
@@ -42,7 +43,7 @@ def escape(text: str) -> str:
 
 def _clip(text: str) -> str:
     text = " ".join(text.split())
-    return text if len(text) <= _WHY_CHARS else text[: _WHY_CHARS - 1] + "…"
+    return text if len(text) <= _WHY_CHARS else clip(text, _WHY_CHARS - 1, marker="…")
 
 
 def _target_table(summary: RunSummary) -> list[str]:

@@ -4,70 +4,43 @@ Secrets are the values (8 characters or more) of environment variables whose nam
 KEY, TOKEN, SECRET, PASSWORD or CREDENTIALS, the project's ``.env`` included (even where the
 process sets the same name to another value), and every target's ``api_key``. Redaction runs
 on each serialized line, so a secret is caught however it got into a row: an API echoing it
-in an error, a script printing it, a tool result. It is caught in the spellings text takes on
-its way: JSON- and ``repr``-escaped, percent-encoded, lowercased (as in a host name), and
-base64-encoded at any position of a longer base64 text (``Basic`` and ``Bearer`` headers).
+in an error, a script printing it, a tool result. It is caught in every spelling text gives
+it on its way (:mod:`evalwright.results.spellings`): escaped at any depth, in any case, in hex
+and in base64.
+
+Text is redacted whole before it is cut (:func:`clip`): a secret straddling the cut leaves no
+piece behind (docs/targets.md#credentials-and-redaction).
 """
 
 from __future__ import annotations
 
-import base64
-import json
+import contextlib
 import re
-from collections.abc import Iterable, Mapping
+import threading
+from collections.abc import Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from urllib.parse import quote, quote_plus
 
-from evalwright.evalfile.variables import Environment
+from evalwright.results.spellings import fold, unescape, widened, words
 from evalwright.secrets import MIN_API_KEY, MIN_ENV_SECRET, is_secret_name
 
 REDACTED = "[REDACTED]"
-# Up to this many spellings, looking for each with ``in`` before running the pattern is
-# cheaper than the pattern alone (measured on a 3 KB row: 0.75 us a spelling, the pattern
-# 21-34 us); beyond it the pattern's single pass wins.
+# Up to this many words, looking for each with ``in`` before running the pattern is cheaper
+# than the pattern alone (measured on a 3 KB row: 0.75 us a word, the pattern 21-34 us);
+# beyond it the pattern's single pass wins.
 _SCAN_LIMIT = 24
-_PERCENT = re.compile(r"%[0-9A-F]{2}")
+# Where a text was cut inside an escape (``\\u00e9``), this many characters of it may come
+# before the rest of a secret.
+_CUT_ESCAPE = 16
+# Past a cut escape, a secret's end this long or longer is dropped (shorter is no secret).
+_CUT_PIECE = 4
+# Around the cut, this much more of a long text is redacted than is kept: more than any
+# spelling of a secret takes.
+_CUT_MARGIN = 64 * 1024
 
 
 def secret_names(env: Mapping[str, str]) -> list[str]:
     """The names of the variables whose values are secrets."""
     return [name for name in env if is_secret_name(name)]
-
-
-def _escaped(text: str) -> set[str]:
-    """``text`` as JSON, ``repr`` and URLs write it."""
-    found = {
-        text,
-        json.dumps(text)[1:-1],
-        json.dumps(text, ensure_ascii=False)[1:-1],
-        repr(text)[1:-1],
-        ascii(text)[1:-1],
-    }
-    for encoded in (quote(text, safe=""), quote(text), quote_plus(text, safe="")):
-        found.add(encoded)
-        found.add(_PERCENT.sub(lambda m: m.group(0).lower(), encoded))
-    return found
-
-
-def _base64_cores(secret: str) -> set[str]:
-    """The base64 characters fixed by ``secret`` alone, at each of the three byte offsets
-    it can have inside longer data (``Bearer KEY``, ``user:KEY``), in both alphabets."""
-    data = secret.encode("utf-8", "surrogatepass")
-    cores: set[str] = set()
-    for offset in range(3):
-        encoded = base64.b64encode(bytes(offset) + data).decode("ascii")
-        start = -(-offset * 8 // 6)  # the first character whose 6 bits are all the secret's
-        end = (offset + len(data)) * 8 // 6
-        core = encoded[start:end]
-        cores.update((core, core.replace("+", "-").replace("/", "_")))
-    return cores
-
-
-def spellings(secret: str) -> set[str]:
-    """Every spelling of ``secret`` that is redacted."""
-    found = _escaped(secret) | _escaped(secret.lower())
-    found |= {core for core in _base64_cores(secret) if len(core) >= MIN_API_KEY}
-    return found
 
 
 @dataclass(slots=True)
@@ -76,11 +49,11 @@ class _Node:
     end: bool = False  # a word ends here
 
 
-def _trie_pattern(words: Iterable[str]) -> str:
-    """One regular expression matching any of ``words``, longest first, shaped as a trie so
+def _trie_pattern(found: Iterable[str]) -> str:
+    """One regular expression matching any of ``found``, longest first, shaped as a trie so
     each position of a long line is tried against one branch per first character."""
     root = _Node()
-    for word in words:
+    for word in found:
         node = root
         for char in word:
             node = node.children.setdefault(char, _Node())
@@ -104,19 +77,32 @@ def _render(node: _Node) -> str:
     return "(?:" + "|".join(parts) + ")" + ("?" if node.end else "")
 
 
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
 class Redactor:
-    """Replaces known secrets in text, in every spelling of :func:`spellings`."""
+    """Replaces known secrets in text, in every spelling of :mod:`~.spellings`."""
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         self._secrets: set[str] = set()
         self._pattern: re.Pattern[str] | None = None
-        self._words: tuple[str, ...] | None = None
+        self._words: tuple[str, ...] = ()
         self.add(*secrets)
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str], api_keys: Iterable[str] = ()) -> Redactor:
         """A redactor for the secrets of ``env`` (with an :class:`Environment`, of the
         process environment and of ``.env`` alike) and the given API keys."""
+        # Imported here: evalwright.logs imports this module and needs no eval file machinery.
+        from evalwright.evalfile.variables import Environment
+
         layers = [env.process, env.dotenv] if isinstance(env, Environment) else [env]
         found = [
             layer[name]
@@ -133,15 +119,121 @@ class Redactor:
         if not added:
             return
         self._secrets |= added
-        words = set[str]().union(*(spellings(secret) for secret in self._secrets))
-        self._pattern = re.compile(_trie_pattern(words))
-        self._words = tuple(sorted(words)) if len(words) <= _SCAN_LIMIT else None
+        found = set[str]().union(*(words(secret) for secret in self._secrets))
+        self._pattern = re.compile(_trie_pattern(found))
+        self._words = tuple(sorted(found, key=len, reverse=True))
 
     def __call__(self, text: str) -> str:
         """``text`` with every secret replaced."""
+        spans = self._spans(text)
+        if not spans:
+            return text
+        out: list[str] = []
+        done = 0
+        for start, end in spans:
+            out += (text[done:start], REDACTED)
+            done = end
+        out.append(text[done:])
+        return "".join(out)
+
+    def _spans(self, text: str) -> list[tuple[int, int]]:
+        """Where ``text`` holds a secret, read as it is and with its escapes undone."""
         if self._pattern is None:
-            return text
+            return []
+        found = list(self._found(fold(text)))
+        unescaped = unescape(text)
+        if unescaped is not None:
+            # A word away from every escape was found in the original already.
+            folded = fold(unescaped.text)
+            for low, high in unescaped.near_escapes(len(self._words[0])):
+                spans = self._found(folded[low:high], low)
+                found += (unescaped.original(*span) for span in spans)
+        return _merged(widened(text, _merged(found)))
+
+    def _found(self, folded: str, offset: int = 0) -> Iterator[tuple[int, int]]:
+        assert self._pattern is not None
         # The pattern matches only these words: where none occurs, nothing is replaced.
-        if self._words is not None and not any(word in text for word in self._words):
-            return text
-        return self._pattern.sub(REDACTED, text)
+        if len(self._words) <= _SCAN_LIMIT and not any(w in folded for w in self._words):
+            return
+        for match in self._pattern.finditer(folded):
+            yield match.start() + offset, match.end() + offset
+
+    def cut_start(self, text: str) -> int:
+        """How many characters at the start of ``text``, a text whose start was cut off,
+        could be the end of a secret (in either reading of :meth:`_spans`)."""
+        if self._pattern is None:
+            return 0
+        cut = self._overhang(fold(text))
+        unescaped = unescape(text)
+        if unescaped is not None:
+            ends = self._overhang(fold(unescaped.text))
+            if ends:
+                cut = max(cut, unescaped.original(0, ends)[1])
+        return cut
+
+    def _overhang(self, folded: str) -> int:
+        """The longest start of ``folded`` that ends a word: at once, or after a few
+        characters of an escape that the cut went through."""
+        best = 0
+        for skip in range(min(_CUT_ESCAPE, len(folded)) + 1):
+            shortest = 1 if skip == 0 else _CUT_PIECE
+            for word in self._words:
+                longest = min(len(word) - 1, len(folded) - skip)
+                for size in range(longest, max(shortest, best - skip + 1) - 1, -1):
+                    if folded.startswith(word[-size:], skip):
+                        best = skip + size
+                        break
+        return best
+
+
+_lock = threading.Lock()
+_running: list[Redactor] = []  # changed and read under _lock
+
+
+@contextlib.contextmanager
+def redacting(redactor: Redactor) -> Generator[None]:
+    """Make ``redactor`` (a run's, which knows the project's ``.env`` and the targets' API
+    keys) apply to what is logged (:mod:`evalwright.logs`) and cut (:func:`clip`) while the
+    block runs."""
+    with _lock:
+        _running.append(redactor)
+    try:
+        yield
+    finally:
+        with _lock:
+            _running.remove(redactor)
+
+
+def redact_running(text: str) -> str:
+    """``text`` redacted by every redactor of :func:`redacting`."""
+    with _lock:
+        active = tuple(_running)
+    for redactor in active:
+        text = redactor(text)
+    return text
+
+
+def clip(text: str, limit: int, *, end: bool = False, marker: str = "") -> str:
+    """``text`` redacted by the running redactors, then cut to its first ``limit``
+    characters (its last, with ``end``). ``marker`` marks a cut, after the kept text (before
+    it, with ``end``); ``{cut}`` in it counts the characters cut off. Each place that shows
+    part of a text cuts it here, so that a secret straddling the cut leaves no piece behind
+    (docs/targets.md#credentials-and-redaction)."""
+    if len(text) <= limit and not _running:
+        return text
+    # Only the part near the kept text can hold a secret reaching into it.
+    window = text[-(limit + _CUT_MARGIN) :] if end else text[: limit + _CUT_MARGIN]
+    redacted = redact_running(window)
+    cut = len(redacted) - limit + len(text) - len(window)
+    if cut <= 0:
+        return redacted
+    mark = marker.format(cut=cut)
+    return mark + redacted[-limit:] if end else redacted[:limit] + mark
+
+
+def after_cut(text: str) -> str:
+    """``text``, whose start was cut off elsewhere (on a Ray node, without a redactor),
+    less any start that could be the end of a secret, by every running redactor."""
+    with _lock:
+        active = tuple(_running)
+    return text[max((redactor.cut_start(text) for redactor in active), default=0) :]

@@ -20,9 +20,10 @@ from evalwright.providers.base import (
     ProviderResponse,
 )
 from evalwright.providers.codex.events import Transcript, parse_line
-from evalwright.providers.process import OutputTooLarge
+from evalwright.providers.process import STDERR_TAIL, OutputTooLarge
 from evalwright.providers.runner import Ran
 from evalwright.providers.wire import AgentWireRequest, Usage
+from evalwright.results.redact import clip
 from evalwright.targets.models import CodexTarget
 
 DEFAULT_LOG_DIR = ".evalwright/logs/codex"
@@ -86,7 +87,7 @@ class CodexProvider(Provider):
             files = [*inputs.guideline_paths, *inputs.input_files] if inputs else []
             ran = await self._run(workspace, document, files, transcript, log)
             finished = ran.finished
-            stderr = finished.stderr.decode("utf-8", errors="replace")
+            stderr = finished.stderr_text()
             self._log(log, f"\n--- exit status {finished.returncode}\n{stderr}\n")
         latency = (time.perf_counter() - started) * 1000
         problem = self._problem(transcript, finished.returncode, stderr, log_path)
@@ -154,7 +155,7 @@ class CodexProvider(Provider):
     ) -> str | None:
         where = f" (log: {log_path})"
         if code != 0:
-            tail = stderr.strip()[-2000:]
+            tail = clip(stderr.strip(), STDERR_TAIL, end=True)
             reason = transcript.failure or tail or "no output"
             return f"codex exited with status {code}: {reason}{where}"
         if transcript.turn_failed:

@@ -20,6 +20,7 @@ from evalwright.prompts import DeliveryNote
 from evalwright.providers.http import Endpoint, HttpPool
 from evalwright.providers.openai.convert import bearer_headers
 from evalwright.providers.wire import ChatWireRequest, WireRequest
+from evalwright.results.redact import clip
 from evalwright.targets.models import OpenAITarget, Target
 
 TEMPLATE_PATH = "/apply-template"
@@ -65,7 +66,7 @@ async def render_template(pool: HttpPool, target: OpenAITarget, wire: ChatWireRe
             f"from {endpoint.shown}): only llama.cpp's llama-server offers {TEMPLATE_PATH}"
         )
     if result.status >= 400:
-        text = result.body.decode("utf-8", errors="replace").strip()[:300]
+        text = clip(result.body.decode("utf-8", errors="replace").strip(), 300)
         raise TemplateUnavailable(
             f"cannot render the chat template: HTTP {result.status} from {endpoint.shown}: {text}"
         )
