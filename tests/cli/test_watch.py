@@ -59,18 +59,22 @@ class Watcher:
         self.stdout: list[str] = []
         assert self.process.stderr is not None
         assert self.process.stdout is not None
-        self._read(self.process.stderr, self.stderr, self.lines)
-        self._read(self.process.stdout, self.stdout, None)
+        self._readers = [
+            self._read(self.process.stderr, self.stderr, self.lines),
+            self._read(self.process.stdout, self.stdout, None),
+        ]
 
     @staticmethod
-    def _read(stream: IO[str], into: list[str], lines: queue.Queue[str] | None) -> None:
+    def _read(stream: IO[str], into: list[str], lines: queue.Queue[str] | None) -> threading.Thread:
         def pump() -> None:
             for line in stream:
                 into.append(line)
                 if lines is not None:
                     lines.put(line)
 
-        threading.Thread(target=pump, daemon=True).start()
+        reader = threading.Thread(target=pump, daemon=True)
+        reader.start()
+        return reader
 
     def wait_for(self, text: str) -> None:
         """Block until stderr prints a line holding ``text``."""
@@ -94,9 +98,13 @@ class Watcher:
         return "".join(self.stdout).count(text)
 
     def interrupt(self) -> int:
-        """Ctrl-C; the exit code."""
+        """Ctrl-C; the exit code, once everything the process wrote has been read (the
+        readers are threads of their own: they may lag its exit)."""
         self.process.send_signal(signal.SIGINT)
-        return self.process.wait(timeout=WAIT_SECONDS)
+        code = self.process.wait(timeout=WAIT_SECONDS)
+        for reader in self._readers:
+            reader.join(timeout=WAIT_SECONDS)
+        return code
 
     def stop(self) -> None:
         if self.process.poll() is None:
