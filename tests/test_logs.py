@@ -7,7 +7,7 @@ import asyncio
 import logging
 
 from evalwright import logs
-from evalwright.results.redact import Redactor, redacting
+from evalwright.redact import Redactor, redacting
 
 logger = logging.getLogger("evalwright.tests")
 

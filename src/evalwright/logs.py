@@ -3,7 +3,7 @@
 Library modules log to ``logging.getLogger(__name__)`` under the ``evalwright`` logger, which
 holds only a NullHandler: nothing is printed unless the application (the command line's
 ``-v``) adds a handler. :class:`RedactingHandler` is that handler: each formatted line passes
-through every running run's redactor (:func:`evalwright.results.redact.redacting`) and is
+through every running run's redactor (:func:`evalwright.redact.redacting`) and is
 escaped for a terminal.
 
 A run names the case being worked on (:func:`set_context`); every line logged while that
@@ -18,7 +18,7 @@ from collections.abc import Callable, Generator
 from contextvars import ContextVar
 
 from evalwright.errors import printable
-from evalwright.results.redact import redact_running
+from evalwright.redact import redact_running
 
 ROOT = "evalwright"
 logging.getLogger(ROOT).addHandler(logging.NullHandler())

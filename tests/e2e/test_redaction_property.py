@@ -25,11 +25,11 @@ from hypothesis import strategies as st
 
 from evalwright.orchestrator import batch
 from evalwright.orchestrator.batch_state import state_path
-from evalwright.results.spellings import fold, unescape
+from evalwright.spellings import fold, unescape
 from evalwright.testing import FakeServer, Fault, ReceivedRequest, Responder, Text, Verdict
 from tests.conftest import CliResult, ProjectDir, run_cli
 from tests.e2e.harness import base_env, environment, is_judge
-from tests.results.spelled import ALPHABET, CHAINS, spell
+from tests.spelled import ALPHABET, CHAINS, spell
 
 ACCESS = "PLANTED_ACCESS"  # the chat targets' api_key (a name redaction does not know)
 JUDGE = "PLANTED_JUDGE"  # the judge's api_key

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from evalwright.executors.ray_cluster import failure
-from evalwright.results.redact import Redactor, redacting
+from evalwright.redact import Redactor, redacting
 from evalwright.testing import FakeServer, FunctionCall, Text
 from tests.conftest import ProjectDir, run_cli
 from tests.e2e.codex_cli import codex_executable, codex_home

@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 from evalwright.orchestrator.batch_state import BatchState, SubmittedBatch, state_path
-from evalwright.results.redact import Redactor
+from evalwright.redact import Redactor
 
 SECRET = "sk-batch-secret-0123"
 

@@ -13,8 +13,8 @@ from pathlib import Path
 from evalwright.prompts import ChatMessage, DeliveryNote
 from evalwright.providers.base import PreparedRequest, ProviderRequest, ProviderResponse
 from evalwright.providers.wire import ChatWireRequest, Usage
+from evalwright.redact import Redactor
 from evalwright.results.cache import ResponseCache, cache_key
-from evalwright.results.redact import Redactor
 
 REQUEST = ProviderRequest(case_id="c", messages=(ChatMessage(role="user", content="hi"),))
 WIRE = ChatWireRequest(

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from evalwright.providers.wire import TraceEntry
-from evalwright.results.redact import Redactor
+from evalwright.redact import Redactor
 from evalwright.results.row import ResultRow
 from evalwright.results.rows import unwritable_row
 from evalwright.results.writer import ResultsWriter

@@ -22,8 +22,8 @@ from evalwright.cli.progress import (
 from evalwright.errors import printable
 from evalwright.orchestrator.run import Reporter
 from evalwright.orchestrator.summary import RunSummary
+from evalwright.redact import Redactor
 from evalwright.results.ci import CiOutputs
-from evalwright.results.redact import Redactor
 
 INTERRUPTED = 130
 

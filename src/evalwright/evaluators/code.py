@@ -13,7 +13,7 @@ from evalwright import jsontext
 from evalwright.evalfile.evaluator_specs import CodeSpec
 from evalwright.evaluators.base import EvalContext, EvaluatorFailure, Verdict, parse_verdict
 from evalwright.providers.process import OutputTooLarge, run_command
-from evalwright.results.redact import clip
+from evalwright.redact import clip
 from evalwright.results.row import ScriptRequest
 
 

@@ -17,7 +17,7 @@ from evalwright.jsontext import JsonValue
 from evalwright.prompts import ChatMessage
 from evalwright.providers.base import ProviderRequest, ProviderResponse
 from evalwright.providers.wire import WireRequest
-from evalwright.results.redact import clip
+from evalwright.redact import clip
 from evalwright.results.row import JudgeTry
 
 DEFAULT = parse_template(DEFAULT_TEMPLATE, "default")

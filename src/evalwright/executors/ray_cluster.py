@@ -31,7 +31,7 @@ from evalwright.providers.process import (
     run_command,
 )
 from evalwright.providers.runner import CommandRunner, Ran
-from evalwright.results.redact import redact_running
+from evalwright.redact import redact_running
 from evalwright.targets.models import Target
 
 NODE_RETRIES = 3

@@ -21,9 +21,9 @@ from evalwright.evalfile.discovery import is_results_file
 from evalwright.evalfile.project import display_path
 from evalwright.evalfile.reading import file_kind
 from evalwright.orchestrator.plan import Plan
+from evalwright.redact import Redactor
 from evalwright.results import files
 from evalwright.results.files import OpenResults
-from evalwright.results.redact import Redactor
 
 _NEW_NAME_ATTEMPTS = 5
 

@@ -29,9 +29,9 @@ from evalwright.orchestrator.output import open_results
 from evalwright.orchestrator.plan import Plan, RunOptions, WorkItem
 from evalwright.orchestrator.summary import RunSummary
 from evalwright.providers.batching import BatchStatus
+from evalwright.redact import Redactor, redacting
 from evalwright.results.cache import ResponseCache
 from evalwright.results.index import RowIndex, RowKey, case_label
-from evalwright.results.redact import Redactor, redacting
 from evalwright.results.row import ResultRow
 from evalwright.results.writer import ResultsWriter
 

@@ -15,7 +15,7 @@ from evalwright.evaluators.judge import reply_json
 from evalwright.orchestrator.calls import TargetCaller
 from evalwright.prompts import ChatMessage
 from evalwright.providers.base import ProviderRequest, ProviderResponse
-from evalwright.results.redact import clip
+from evalwright.redact import clip
 from evalwright.results.row import CacheState, SimulatorRecord
 from evalwright.results.rows import total_usage
 

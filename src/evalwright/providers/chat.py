@@ -22,7 +22,7 @@ from evalwright.providers.base import (
 from evalwright.providers.http import Endpoint, HttpResult
 from evalwright.providers.ratelimits import read_quota, retry_info_delay
 from evalwright.providers.wire import ChatApi, ChatWireRequest, Usage
-from evalwright.results.redact import clip
+from evalwright.redact import clip
 from evalwright.targets.models import AzureTarget, ChatTarget, RetrySettings
 
 Parsed = tuple[str, str | None, Usage | None]

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from evalwright import logs
-from evalwright.results.redact import after_cut, clip
+from evalwright.redact import after_cut, clip
 from evalwright.secrets import MIN_API_KEY, is_secret_name
 
 logger = logging.getLogger(__name__)

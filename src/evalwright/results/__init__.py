@@ -1,1 +1,1 @@
-"""Results: rows as JSON Lines, the response cache, and redaction of secrets."""
+"""Results: rows as JSON Lines, the response cache, and what reads them back."""

@@ -34,6 +34,7 @@ from typing import Any, TypeVar
 from evalwright import logs
 from evalwright.providers.base import PreparedRequest, ProviderResponse
 from evalwright.providers.wire import Usage
+from evalwright.redact import Redactor
 from evalwright.results.cache_schema import (
     CACHE_FILE,
     STORED,
@@ -44,7 +45,6 @@ from evalwright.results.cache_schema import (
     prepare,
     sound,
 )
-from evalwright.results.redact import Redactor
 
 T = TypeVar("T")
 logger = logging.getLogger(__name__)

@@ -16,9 +16,9 @@ from typing import IO
 
 from evalwright.errors import ConfigError
 from evalwright.evalfile.project import display_path
+from evalwright.redact import Redactor
 from evalwright.results.index import RowFacts, RowIndex, row_key
 from evalwright.results.lock import ResultsLock
-from evalwright.results.redact import Redactor
 from evalwright.results.resume import RowReader, first_run_id, leftovers, read_previous
 from evalwright.results.writer import ResultsWriter
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from evalwright.orchestrator.summary import RunSummary
+from evalwright.redact import clip
 from evalwright.results.index import case_label
 from evalwright.results.outcome import outcome
-from evalwright.results.redact import clip
 from evalwright.results.row import ResultRow
 
 MAX_LISTED = 50

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import IO
 
 from evalwright import jsontext
+from evalwright.redact import Redactor
 from evalwright.results.index import RowFacts, RowIndex, row_key
-from evalwright.results.redact import Redactor
 from evalwright.results.row import ResultRow
 from evalwright.results.rows import unwritable_row
 

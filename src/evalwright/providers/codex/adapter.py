@@ -23,7 +23,7 @@ from evalwright.providers.codex.events import Transcript, parse_line
 from evalwright.providers.process import STDERR_TAIL, OutputTooLarge
 from evalwright.providers.runner import Ran
 from evalwright.providers.wire import AgentWireRequest, Usage
-from evalwright.results.redact import clip
+from evalwright.redact import clip
 from evalwright.targets.models import CodexTarget
 
 DEFAULT_LOG_DIR = ".evalwright/logs/codex"

@@ -20,7 +20,7 @@ from evalwright.prompts import DeliveryNote
 from evalwright.providers.http import Endpoint, HttpPool
 from evalwright.providers.openai.convert import bearer_headers
 from evalwright.providers.wire import ChatWireRequest, WireRequest
-from evalwright.results.redact import clip
+from evalwright.redact import clip
 from evalwright.targets.models import OpenAITarget, Target
 
 TEMPLATE_PATH = "/apply-template"

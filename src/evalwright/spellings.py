@@ -44,7 +44,7 @@ _ESCAPE = re.compile(
 
 
 # The characters whose upper-case form lowers to another character than they do (U+0131,
-# dotless i: "I": "i"; tests/results/test_spellings.py checks this list against Unicode), and
+# dotless i: "I": "i"; tests/test_spellings.py checks this list against Unicode), and
 # the two that str.lower() does not lower to one character alone: U+0130 (to two) and capital
 # sigma (to the final form at the end of a word).
 _FOLD = str.maketrans(

@@ -5,7 +5,7 @@ KEY, TOKEN, SECRET, PASSWORD or CREDENTIALS, the project's ``.env`` included (ev
 process sets the same name to another value), and every target's ``api_key``. Redaction runs
 on each serialized line, so a secret is caught however it got into a row: an API echoing it
 in an error, a script printing it, a tool result. It is caught in every spelling text gives
-it on its way (:mod:`evalwright.results.spellings`): escaped at any depth, in any case, in hex
+it on its way (:mod:`evalwright.spellings`): escaped at any depth, in any case, in hex
 and in base64.
 
 Text is redacted whole before it is cut (:func:`clip`): a secret straddling the cut leaves no
@@ -20,8 +20,8 @@ import threading
 from collections.abc import Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
-from evalwright.results.spellings import fold, unescape, widened, words
 from evalwright.secrets import MIN_API_KEY, MIN_ENV_SECRET, is_secret_name
+from evalwright.spellings import fold, unescape, widened, words
 
 REDACTED = "[REDACTED]"
 # Up to this many words, looking for each with ``in`` before running the pattern is cheaper

@@ -1,5 +1,5 @@
 """The spellings a secret takes on its way to a file: encoders to chain, for the redaction
-property tests (tests/results/test_spellings.py, tests/e2e/test_redaction_property.py)."""
+property tests (tests/test_spellings.py, tests/e2e/test_redaction_property.py)."""
 
 from __future__ import annotations
 

@@ -16,11 +16,11 @@ from urllib.parse import quote, quote_plus
 
 import pytest
 
+from evalwright import redact as redact_module
 from evalwright.evalfile.variables import Environment
+from evalwright.redact import REDACTED, Redactor, after_cut, clip, redacting
 from evalwright.results import markdown
-from evalwright.results import redact as redact_module
-from evalwright.results.redact import REDACTED, Redactor, after_cut, clip, redacting
-from evalwright.results.spellings import fold, words
+from evalwright.spellings import fold, words
 
 
 def test_environment_secrets_by_name_and_length() -> None:

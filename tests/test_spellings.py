@@ -6,9 +6,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalwright.results.redact import REDACTED, Redactor
-from evalwright.results.spellings import fold, unescape, words
-from tests.results.spelled import ALPHABET, CHAINS, base64_bearer, spell
+from evalwright.redact import REDACTED, Redactor
+from evalwright.spellings import fold, unescape, words
+from tests.spelled import ALPHABET, CHAINS, base64_bearer, spell
 
 
 def test_fold_keeps_one_character_for_each() -> None:
