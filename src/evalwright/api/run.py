@@ -16,21 +16,17 @@ import os
 from collections.abc import AsyncIterator, Generator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypedDict, Unpack
+from typing import Any, Unpack
 
-from pydantic import BaseModel
-
-from evalwright.errors import ConfigError, Diagnostic
+from evalwright.errors import Diagnostic
 from evalwright.evalfile.suite import Suite
-from evalwright.executors.ray_cluster import require_ray
-from evalwright.limits import MAX_REPEAT
-from evalwright.orchestrator.plan import RunOptions, load_plan
+from evalwright.orchestrator.options import RunOptions, RunSettings, accepted, chosen_targets
+from evalwright.orchestrator.plan import load_plan
 from evalwright.orchestrator.run import BatchReporter, Reporter, SilentReporter, execute
 from evalwright.orchestrator.summary import RunSummary, TargetStats
 from evalwright.results.judging import JudgeMetrics
 from evalwright.results.reliability import Reliability
 from evalwright.results.row import ResultRow
-from evalwright.targets.models import Target
 
 SuiteSource = Suite | str | os.PathLike[str]
 """An eval file, a directory of them, or a suite."""
@@ -114,111 +110,18 @@ class RunResult:
         return self.summary.exit_code() == 0
 
 
-class RunSettings(TypedDict, total=False):
-    """The options of :func:`run` and :func:`run_async`, those of ``evalwright eval``
-    (docs/running.md#evalwright-eval)."""
-
-    targets: str | Target | Sequence[str | Target]
-    """Run every case on these targets: names in the targets file, or target objects."""
-    targets_file: str | os.PathLike[str] | None
-    eval_id: str | Sequence[str]
-    """Globs: a case runs when its id matches any of them."""
-    tags: str | Sequence[str]
-    """A case runs when it has any of these tags (docs/eval-files.md#tags)."""
-    skip_tags: str | Sequence[str]
-    """A case with any of these tags does not run, whatever ``tags`` says."""
-    only_failed: str | os.PathLike[str] | None
-    """Run only the (case, target) pairs that failed or errored in this results file."""
-    repeat: int | None
-    """Run each (case, target) this many times where the case sets no ``repeat:`` (else the
-    config's, else 1; docs/running.md#repeats-and-reliability)."""
-    workers: int
-    out: str | os.PathLike[str] | None
-    resume: str | os.PathLike[str] | None
-    cache: bool | None
-    dry_run: bool
-    pass_mark: float
-    threshold: float | None
-    max_cost: float | None
-    """A hard budget in USD: no call (target, judge, simulator; cache hits free) is sent whose
-    worst case could take the run's spending past it (docs/running.md#--max-cost)."""
-    executor: Literal["local", "ray"]
-    """Where agent (``cli``, ``codex``) cases run: ``"local"`` (default) or ``"ray"``, as
-    Ray tasks (the ``evalwright[ray]`` extra; docs/scale.md)."""
-    ray_address: str | None
-    """The Ray cluster to join with ``executor="ray"`` (default: Ray's own choice)."""
-    batch: bool
-    """Send chat targets' single-turn cases through their provider's batch API
-    (docs/batch.md)."""
-    judge_live: bool
-    """Call the judges of batched cases live instead of in a second batch phase
-    (docs/batch.md#judges)."""
-    reporter: Reporter | None
-    """Told when the run starts, each row, each warning, and the end."""
-    keep_rows: bool
-    """Whether :attr:`RunResult.rows` holds the rows (default ``True``). ``False`` keeps
-    memory flat however large the suite: the rows are in the results file, and iterating a
-    :class:`AsyncRun` still yields each (docs/python-api.md#running)."""
-
-
 def options_for(suites: SuiteSource | Sequence[SuiteSource], settings: RunSettings) -> RunOptions:
-    """The :class:`RunOptions` of a call to :func:`run`."""
+    """The :class:`RunOptions` of a call to :func:`run`, each option checked."""
     given: list[SuiteSource] = (
         [suites] if isinstance(suites, Suite | str | os.PathLike) else list(suites)
     )
-    targets = settings.get("targets", ())
-    chosen = [targets] if isinstance(targets, str | BaseModel) else list(targets)
-    eval_id = settings.get("eval_id", ())
-    tags, skip_tags = settings.get("tags", ()), settings.get("skip_tags", ())
+    chosen = chosen_targets(settings.get("targets", ()))
     return RunOptions(
         paths=[os.fspath(s) for s in given if not isinstance(s, Suite)],
         suites=tuple(s for s in given if isinstance(s, Suite)),
-        targets=list(dict.fromkeys(t if isinstance(t, str) else t.name for t in chosen)),
         given_targets=tuple(t for t in chosen if not isinstance(t, str)),
-        targets_file=_path(settings.get("targets_file")),
-        eval_id=(eval_id,) if isinstance(eval_id, str) else tuple(eval_id),
-        tags=(tags,) if isinstance(tags, str) else tuple(tags),
-        skip_tags=(skip_tags,) if isinstance(skip_tags, str) else tuple(skip_tags),
-        only_failed=_path(settings.get("only_failed")),
-        repeat=_repeat(settings.get("repeat")),
-        workers=settings.get("workers", 8),
-        out=_path(settings.get("out")),
-        resume=_path(settings.get("resume")),
-        cache=settings.get("cache"),
-        dry_run=settings.get("dry_run", False),
-        pass_mark=settings.get("pass_mark", 0.5),
-        threshold=settings.get("threshold"),
-        max_cost=settings.get("max_cost"),
-        **_executor(settings),
-        batch=settings.get("batch", False),
-        judge_live=settings.get("judge_live", False),
+        **accepted(settings),
     )
-
-
-def _executor(settings: RunSettings) -> dict[str, Any]:
-    """``executor`` and ``ray_address`` checked (Ray installed when asked for)."""
-    executor = settings.get("executor", "local")
-    if executor not in ("local", "ray"):
-        raise ConfigError(f"executor: expected 'local' or 'ray', got {executor!r}")
-    address = settings.get("ray_address")
-    if address is not None and executor != "ray":
-        raise ConfigError("ray_address: give it with executor 'ray'")
-    if executor == "ray":
-        require_ray()
-    return {"executor": executor, "ray_address": address}
-
-
-def _repeat(value: int | None) -> int | None:
-    """``repeat`` checked: a whole number from 1 to MAX_REPEAT (or None)."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_REPEAT:  # pyright: ignore[reportUnnecessaryIsInstance]
-        raise ConfigError(f"repeat: expected a whole number from 1 to {MAX_REPEAT}, got {value!r}")
-    return value
-
-
-def _path(value: str | os.PathLike[str] | None) -> Path | None:
-    return Path(value) if value is not None else None
 
 
 class _Collector(SilentReporter):
@@ -337,12 +240,10 @@ def run_async(
 def run(suites: SuiteSource | Sequence[SuiteSource], **settings: Unpack[RunSettings]) -> RunResult:
     """Run eval files, directories and suites against targets; return the rows and summary.
 
-    Options are those of ``evalwright eval``: ``targets`` (names), ``targets_file``,
-    ``eval_id`` (globs), ``tags``, ``skip_tags``, ``only_failed``, ``repeat``, ``workers``,
-    ``out``, ``resume``, ``cache``, ``dry_run``, ``pass_mark``, ``threshold``, ``max_cost``,
-    ``executor``, ``ray_address``, ``batch``, ``judge_live``, plus ``reporter`` and
-    ``keep_rows``. A mistake in the files or options raises :class:`ConfigError` before
-    anything runs; a failing target only marks its rows.
+    Options are those of ``evalwright eval`` (:class:`RunSettings`; their keywords are in the
+    table of docs/running.md#evalwright-eval), plus ``reporter`` and ``keep_rows``. A mistake
+    in the files or options raises :class:`ConfigError` before anything runs; a failing
+    target only marks its rows.
     """
     handle = run_async(suites, **settings)
     try:

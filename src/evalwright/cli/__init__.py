@@ -1,6 +1,7 @@
 """The ``evalwright`` command line: parse options, call one library function per command.
 
-Only argparse is imported here, so ``evalwright --help`` starts fast; each command's module
+Only argparse and the options' declarations (evalwright.orchestrator.options, standard
+library only) are imported here, so ``evalwright --help`` starts fast; each command's module
 is imported when that command runs.
 """
 
@@ -15,7 +16,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from evalwright import __version__
-from evalwright.cli import argtypes, eval_output
+from evalwright.cli import argtypes
+from evalwright.cli.eval_output import EVAL_OUTPUT
+from evalwright.orchestrator.options import RUN_OPTIONS, run_option
 
 CONFIG_ERROR = 2
 INTERRUPTED = 130
@@ -24,13 +27,7 @@ BROKEN_PIPE = 141
 
 def _add_pass_mark(parser: Any) -> None:
     """``--pass-mark X``: what eval, report and compare count as a passing case."""
-    parser.add_argument(
-        "--pass-mark",
-        type=argtypes.fraction,
-        default=0.5,
-        metavar="X",
-        help="a case passes when its score is at least X (default 0.5)",
-    )
+    argtypes.add_option(parser, run_option("pass_mark"))
 
 
 def _command(commands: Any, name: str, help_text: str, description: str) -> Any:
@@ -49,95 +46,8 @@ def _add_eval(commands: Any) -> None:
         "ran and each target's mean meets it), 1 otherwise, 2 for a configuration error.",
     )
     run.add_argument("paths", nargs="+", metavar="PATH", help="eval files or directories")
-    run.add_argument(
-        "--target",
-        action="append",
-        metavar="NAME",
-        help="run every case on this target (repeatable)",
-    )
-    run.add_argument("--targets", metavar="FILE", help="the targets file to use")
-    run.add_argument(
-        "--eval-id",
-        action="append",
-        metavar="GLOB",
-        help="run only cases whose id matches (repeatable: any of the globs)",
-    )
-    run.add_argument(
-        "--tag",
-        action="append",
-        metavar="TAG",
-        help="run only cases with this tag (repeatable: any of the tags)",
-    )
-    run.add_argument(
-        "--skip-tag",
-        action="append",
-        metavar="TAG",
-        help="leave out cases with this tag (repeatable; wins over --tag)",
-    )
-    run.add_argument(
-        "--only-failed",
-        metavar="RESULTS",
-        help="run only the cases and targets that failed or errored in this earlier results "
-        "file, into a new results file",
-    )
-    run.add_argument(
-        "--repeat",
-        type=argtypes.repeat,
-        metavar="K",
-        help="run each case K times on each target and report pass@k and flaky cases "
-        "(a case's repeat: wins; default: config.yaml's repeat, else 1)",
-    )
-    run.add_argument(
-        "--workers",
-        type=argtypes.positive,
-        default=8,
-        metavar="N",
-        help="cases running at once (default 8)",
-    )
-    run.add_argument(
-        "--executor",
-        choices=("local", "ray"),
-        default="local",
-        help="where agent (cli, codex) cases run: here, or as tasks on a Ray cluster "
-        "(needs evalwright[ray]; docs/scale.md)",
-    )
-    run.add_argument(
-        "--ray-address",
-        metavar="ADDR",
-        help="the Ray cluster to join with --executor ray (default: RAY_ADDRESS, else a local Ray)",
-    )
-    run.add_argument(
-        "--dry-run", action="store_true", help="answer every target and judge with the offline mock"
-    )
-    run.add_argument(
-        "--batch",
-        action="store_true",
-        help="send chat targets' single-turn cases through their provider's batch API "
-        "(OpenAI, Azure OpenAI, Anthropic, Gemini: half the price, answers within 24 hours; "
-        "see docs/batch.md)",
-    )
-    run.add_argument(
-        "--judge-live",
-        action="store_true",
-        help="with batched targets, call their cases' judges live instead of in a second "
-        "batch phase (docs/batch.md#judges)",
-    )
-    _add_pass_mark(run)
-    run.add_argument(
-        "--threshold",
-        type=argtypes.fraction,
-        metavar="X",
-        help="gate on each target's mean score being at least X, not on each case passing",
-    )
-    run.add_argument(
-        "--max-cost",
-        type=argtypes.budget,
-        metavar="USD",
-        help="a hard budget: no target, judge or simulator call is sent whose worst case "
-        "could take this run's spending past USD (cache hits are free); exit 1, and --resume "
-        "continues",
-    )
-    eval_output.add_eval_output(run)
+    for option in (*RUN_OPTIONS, *EVAL_OUTPUT):
+        argtypes.add_option(run, option)
 
 
 def _add_checks(commands: Any) -> None:

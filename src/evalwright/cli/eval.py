@@ -7,9 +7,9 @@ import contextlib
 import os
 import sys
 from collections.abc import Generator
+from typing import cast
 
 from evalwright import logs
-from evalwright.api.run import RunSettings
 from evalwright.api.run import run as run_evals
 from evalwright.cli.progress import (
     Progress,
@@ -20,6 +20,7 @@ from evalwright.cli.progress import (
     uncertain_note,
 )
 from evalwright.errors import printable
+from evalwright.orchestrator.options import RUN_OPTIONS, RunSettings
 from evalwright.orchestrator.run import Reporter
 from evalwright.orchestrator.summary import RunSummary
 from evalwright.redact import Redactor
@@ -29,31 +30,10 @@ INTERRUPTED = 130
 
 
 def settings_from(args: argparse.Namespace, reporter: Reporter) -> RunSettings:
-    """The run's settings from the parsed command line."""
-    return {
-        "targets": list(args.target or ()),
-        "targets_file": args.targets,
-        "eval_id": tuple(args.eval_id or ()),
-        "tags": tuple(args.tag or ()),
-        "skip_tags": tuple(args.skip_tag or ()),
-        "only_failed": args.only_failed,
-        "repeat": args.repeat,
-        "workers": args.workers,
-        "out": args.out,
-        "resume": args.resume,
-        "cache": args.cache,
-        "dry_run": args.dry_run,
-        "pass_mark": args.pass_mark,
-        "threshold": args.threshold,
-        "max_cost": args.max_cost,
-        "executor": args.executor,
-        "ray_address": args.ray_address,
-        "batch": getattr(args, "batch", False),
-        "judge_live": getattr(args, "judge_live", False),
-        "reporter": reporter,
-        # The rows are in the results file; holding them too would grow with the suite.
-        "keep_rows": False,
-    }
+    """The run's settings from the parsed command line: each run option under its keyword."""
+    given = {option.name: getattr(args, option.name) for option in RUN_OPTIONS}
+    # The rows are in the results file; holding them too would grow with the suite.
+    return cast(RunSettings, {**given, "reporter": reporter, "keep_rows": False})
 
 
 class _Reporter(Progress):

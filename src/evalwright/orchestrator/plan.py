@@ -8,11 +8,9 @@ never sits in memory; an error met on a later line stops the run with the rows s
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 from evalwright.errors import ConfigError, Diagnostic, LoadError
 from evalwright.evalfile.diagnostics import Report
@@ -23,60 +21,11 @@ from evalwright.evalfile.project import Project, display_path, find_project_root
 from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.resolved import LoadedCase, SuiteInfo
 from evalwright.evalfile.suite import Suite, open_suite
-from evalwright.orchestrator.select import Selection
+from evalwright.orchestrator.options import RunOptions
 from evalwright.results.failed import FailedRows, read_failed
 from evalwright.targets.kinds import live_turns_refusal, simulator_refusal
-from evalwright.targets.models import ChatTarget, Target
+from evalwright.targets.models import ChatTarget
 from evalwright.targets.registry import DEFAULT_TARGET, TargetRegistry
-
-
-@dataclass(slots=True)
-class RunOptions:
-    """What ``evalwright eval`` was asked to do."""
-
-    paths: list[str]
-    suites: tuple[Suite, ...] = ()
-    """Suites built in Python (or loaded with ``load_suite``), run after ``paths``."""
-    targets: list[str] = field(default_factory=list[str])
-    given_targets: tuple[Target, ...] = ()
-    """Targets given as objects rather than by name (they win over the targets file's)."""
-    targets_file: Path | None = None
-    eval_id: tuple[str, ...] = ()
-    """``--eval-id`` globs: a case runs when its id matches any of them (all when empty)."""
-    tags: tuple[str, ...] = ()
-    """``--tag``: a case runs when it has any of them (all when empty)."""
-    skip_tags: tuple[str, ...] = ()
-    """``--skip-tag``: a case with any of them does not run (whatever ``tags`` says)."""
-    only_failed: Path | None = None
-    """``--only-failed``: run only the pairs that failed or errored in this results file."""
-    repeat: int | None = None
-    """``--repeat``: runs of each (case, target) where the case sets no ``repeat:`` (else
-    the config's, else 1; docs/running.md#repeats-and-reliability)."""
-    workers: int = 8
-    out: Path | None = None
-    resume: Path | None = None
-    cache: bool | None = None
-    dry_run: bool = False
-    pass_mark: float = 0.5
-    threshold: float | None = None
-    max_cost: float | None = None
-    """``--max-cost``: no call is sent whose worst case could take the run's spending past
-    this many USD (docs/running.md#--max-cost)."""
-    executor: Literal["local", "ray"] = "local"
-    """``--executor``: where agent cases' commands run (docs/scale.md)."""
-    ray_address: str | None = None
-    """``--ray-address``: the Ray cluster to join (docs/scale.md)."""
-    batch: bool = False
-    """``--batch``: chat targets' single-turn cases go through their provider's batch API
-    (docs/batch.md)."""
-    judge_live: bool = False
-    """``--judge-live``: the judges of batched cases are called live, not batched
-    (docs/batch.md#judges)."""
-
-    @property
-    def selection(self) -> Selection:
-        """The cases ``eval_id``, ``tags`` and ``skip_tags`` select."""
-        return Selection(self.eval_id, self.tags, self.skip_tags)
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,17 +259,6 @@ def expand_paths(paths: list[str]) -> list[Path]:
     return found
 
 
-def budget_problem(max_cost: object) -> str | None:
-    """Why ``max_cost`` cannot be a budget in USD, or ``None`` (no budget is fine)."""
-    if max_cost is None:
-        return None
-    if isinstance(max_cost, bool) or not isinstance(max_cost, int | float):
-        return f"expected a number of US dollars, got {max_cost!r}"
-    if not math.isfinite(max_cost) or max_cost <= 0:
-        return f"expected a positive number of US dollars, got {max_cost:g}"
-    return None
-
-
 def load_plan(options: RunOptions, looked_for: set[str] | None = None) -> Plan:
     """Open everything a run needs; raise ConfigError (or LoadError) on a mistake.
 
@@ -331,9 +269,6 @@ def load_plan(options: RunOptions, looked_for: set[str] | None = None) -> Plan:
     if len(roots) > 1:
         shown = ", ".join(sorted(display_path(r) for r in roots))
         raise ConfigError(f"the eval files of one run must share one project root (found {shown})")
-    problem = budget_problem(options.max_cost)
-    if problem is not None:
-        raise ConfigError(f"max_cost: {problem}")
     project, config_report = Project.load(roots.pop())
     if config_report is not None and config_report.errors:
         raise LoadError(config_report.errors)
