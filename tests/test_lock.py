@@ -42,3 +42,21 @@ def _locked() -> set[Entry]:
 
 def test_the_lock_holds_every_dependency_of_pyproject_toml_as_declared() -> None:
     assert _declared() == _locked()
+
+
+def test_installing_the_package_pulls_no_test_oracle() -> None:
+    """``pip install evalwright`` installs the package's locked dependencies and theirs
+    (every platform's, markers ignored): NLTK, the tests' oracle of Krippendorff's alpha
+    (docs/judges.md#run-metrics), is not among them."""
+    lock = tomllib.loads((REPO / "uv.lock").read_text(encoding="utf-8"))
+    needs = {p["name"]: [d["name"] for d in p.get("dependencies", [])] for p in lock["package"]}
+    pulled: set[str] = set()
+    waiting = ["evalwright"]
+    while waiting:
+        name = waiting.pop()
+        if name not in pulled:
+            pulled.add(name)
+            waiting.extend(needs[name])
+    assert "pydantic" in pulled
+    assert "nltk" not in pulled
+    assert "nltk" in needs  # still locked, for the test extra

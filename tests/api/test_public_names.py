@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from typing import get_args
 
 import pytest
+from pydantic import BaseModel
 
 import evalwright
 
@@ -64,6 +66,27 @@ EXPORTED = {
     "results_dataframe",
     "write_report",
     "compare",
+    # the rows read_results gives
+    "ResultRow",
+    "TurnRecord",
+    "EvaluatorResult",
+    "JudgeVerdict",
+    "JudgeTry",
+    "ErrorInfo",
+    "RawRequest",
+    "PromptMessage",
+    "ToolCallRecord",
+    "ScriptRequest",
+    "SimulatorRecord",
+    "Addition",
+    "Named",
+    "ReplyText",
+    "ChatWireRequest",
+    "AgentWireRequest",
+    "MockWireRequest",
+    "Usage",
+    "TraceEntry",
+    "DeliveryNote",
     # judges
     "JudgeMetrics",
     "JudgeTargetStats",
@@ -101,6 +124,28 @@ def test_every_exported_name_resolves_and_has_a_docstring() -> None:
     # Message is the union of the four role models.
     assert "UserMessage" in str(evalwright.Message)
     assert "OpenAITarget" in str(evalwright.Target)
+
+
+def _models_in(annotation: object, found: set[type[BaseModel]]) -> set[type[BaseModel]]:
+    """The pydantic models an annotation holds, and theirs."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        if annotation not in found:
+            found.add(annotation)
+            for field in annotation.model_fields.values():
+                _models_in(field.annotation, found)
+    else:
+        for argument in get_args(annotation):
+            _models_in(argument, found)
+    return found
+
+
+def test_every_model_a_results_row_holds_is_exported() -> None:
+    """A reader of ``read_results`` can name every type a row holds
+    (docs/python-api.md#reading-results)."""
+    models = _models_in(evalwright.ResultRow, set())
+    assert len(models) > 10
+    for model in models:
+        assert getattr(evalwright, model.__name__) is model
 
 
 def test_public_names_keep_their_public_spelling() -> None:

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+from typing import get_args
+
 import pytest
 
-from evalwright.evalfile.evaluator_specs import ContainsSpec, EqualsSpec, IsJsonSpec, RegexSpec
-from evalwright.evaluators.builtin import check
+from evalwright.evalfile.evaluator_specs import (
+    EVALUATOR_TYPES,
+    CodeSpec,
+    ContainsSpec,
+    EqualsSpec,
+    IsJsonSpec,
+    RegexSpec,
+)
+from evalwright.evaluators.builtin import BuiltinSpec, check
 
 
 def test_contains_needs_every_value() -> None:
@@ -63,3 +72,29 @@ def test_is_json_of_an_answer_too_deep_to_read_is_a_miss_not_a_crash() -> None:
     deep = check(spec, "[" * 100_000 + "]" * 100_000)
     assert deep.score == 0.0
     assert deep.misses == ["is not valid JSON (JSON nested too deeply to read)"]
+
+
+# Each built-in type's verdict on the answer "x" with the value "x": its own first hit or miss.
+OWN_VERDICTS = {
+    "contains": "contains 'x'",
+    "regex": "matches /x/",
+    "equals": "equals the expected text",
+    "is_json": "is not valid JSON (Expecting value: line 1 column 1 (char 0))",
+}
+
+
+def test_every_declared_built_in_type_is_checked_as_itself() -> None:
+    declared = set(EVALUATOR_TYPES) - {"llm_judge", "code"}  # the judge and the script
+    assert {cls.model_fields["type"].default for cls in get_args(BuiltinSpec)} == declared
+    assert set(OWN_VERDICTS) == declared
+    for cls in get_args(BuiltinSpec):
+        kind = cls.model_fields["type"].default
+        fields = {"name": "n", "type": kind} | ({} if kind == "is_json" else {"value": "x"})
+        verdict = check(cls.model_validate(fields), "x")
+        assert [*verdict.hits, *verdict.misses] == [OWN_VERDICTS[kind]]
+
+
+def test_a_spec_of_no_built_in_type_is_refused_not_scored_as_json() -> None:
+    script = CodeSpec(name="s", type="code", script=["true"])
+    with pytest.raises(AssertionError):
+        check(script, "{}")  # pyright: ignore[reportArgumentType]

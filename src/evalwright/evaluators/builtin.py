@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import assert_never
 
 from evalwright import jsontext
 from evalwright.evalfile.evaluator_specs import ContainsSpec, EqualsSpec, IsJsonSpec, RegexSpec
@@ -13,20 +14,31 @@ BuiltinSpec = ContainsSpec | RegexSpec | EqualsSpec | IsJsonSpec
 
 
 def check(spec: BuiltinSpec, answer: str) -> Verdict:
-    """Score ``answer`` with a built-in check."""
-    if isinstance(spec, ContainsSpec):
-        return _contains(spec, answer)
-    if isinstance(spec, RegexSpec):
-        flags = 0 if spec.case_sensitive else re.IGNORECASE
-        found = re.search(spec.value, answer, flags) is not None
-        return _binary(found, f"matches /{spec.value}/", f"does not match /{spec.value}/")
-    if isinstance(spec, EqualsSpec):
-        expected, actual = tidy(normalize_newlines(spec.value)), tidy(normalize_newlines(answer))
-        if not spec.case_sensitive:
-            expected, actual = expected.casefold(), actual.casefold()
-        return _binary(
-            expected == actual, "equals the expected text", "differs from the expected text"
-        )
+    """Score ``answer`` with a built-in check (a spec of no built-in type is a bug: pyright
+    fails on a type left out here, and it raises rather than be scored as another)."""
+    match spec:
+        case ContainsSpec():
+            return _contains(spec, answer)
+        case RegexSpec():
+            flags = 0 if spec.case_sensitive else re.IGNORECASE
+            found = re.search(spec.value, answer, flags) is not None
+            return _binary(found, f"matches /{spec.value}/", f"does not match /{spec.value}/")
+        case EqualsSpec():
+            return _equals(spec, answer)
+        case IsJsonSpec():
+            return _is_json(answer)
+        case _:
+            assert_never(spec)
+
+
+def _equals(spec: EqualsSpec, answer: str) -> Verdict:
+    expected, actual = tidy(normalize_newlines(spec.value)), tidy(normalize_newlines(answer))
+    if not spec.case_sensitive:
+        expected, actual = expected.casefold(), actual.casefold()
+    return _binary(expected == actual, "equals the expected text", "differs from the expected text")
+
+
+def _is_json(answer: str) -> Verdict:
     try:
         jsontext.loads(answer)
     except ValueError as exc:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalwright.evalfile.messages import AssistantMessage, FilePart, Message, UserMessage
+from evalwright.evalfile.case_spec import expected_messages_of, input_messages_of
+from evalwright.evalfile.messages import FilePart, Message
 from evalwright.evalfile.references import FileResolver, ReferenceProblem
 from evalwright.evalfile.resolved import LoadedCase, SuiteInfo
 from evalwright.evaluators.base import EvalContext, JudgeCaller
@@ -18,22 +19,11 @@ def authored_messages(
     base_dir: str,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The input and expected messages as authored, each file part expanded to
-    ``{"type": "file", "path", "resolved_path", "content"}``."""
-    spec = case.spec
-    inputs: list[Message] = list(
-        spec.input_messages or [UserMessage(role="user", content=spec.input or "")]
-    )
-    expected: list[Message] = list(
-        spec.expected_messages
-        or (
-            [AssistantMessage(role="assistant", content=spec.expected_output)]
-            if spec.expected_output is not None
-            else []
-        )
-    )
+    ``{"type": "file", "path", "resolved_path", "content"}``: the loader's reading of the
+    case (a live conversation's input is only what comes before its first turn)."""
     return (
-        [_message(m, resolver, base_dir) for m in inputs],
-        [_message(m, resolver, base_dir) for m in expected],
+        [_message(m, resolver, base_dir) for m, _ in input_messages_of(case.spec)],
+        [_message(m, resolver, base_dir) for m, _ in expected_messages_of(case.spec)],
     )
 
 

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import time
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -26,6 +25,7 @@ from evalwright.orchestrator.batch_state import BatchState
 from evalwright.orchestrator.budget import Budget
 from evalwright.orchestrator.calls import TargetCaller
 from evalwright.orchestrator.case import AnsweredCase, CaseRunner, internal_error
+from evalwright.orchestrator.gc_thresholds import fewer_collections
 from evalwright.orchestrator.output import open_results
 from evalwright.orchestrator.plan import Plan, RunOptions, WorkItem
 from evalwright.orchestrator.summary import RunSummary
@@ -86,12 +86,6 @@ class SilentReporter:
         pass
 
 
-RUN_GC_THRESHOLDS = (10_000, 50)
-"""The cycle collector's first two thresholds during a run (Python's defaults: 700, 10). A
-case makes thousands of short-lived objects that reference counting frees anyway; at the
-defaults the collector ran every dozen cases and its middle generation every hundred or so,
-about a sixth of a case's CPU in all."""
-
 STALL_SECONDS = 10.0
 """How long no row may finish before the reporter is told what is in flight. Tests lower it
 (by setting this attribute); it is not a setting."""
@@ -111,23 +105,11 @@ async def execute(plan: Plan, reporter: Reporter) -> RunSummary:
         plan.registry.use_runner(executor.runner_for)
     try:
         # What a run logs and cuts is redacted like what it writes.
-        with redacting(redact), _fewer_collections():
+        with redacting(redact), fewer_collections():
             return await _execute(plan, reporter, redact)
     finally:
         if executor is not None:
             executor.close()
-
-
-@contextlib.contextmanager
-def _fewer_collections() -> Generator[None]:
-    """Collect cycles less often while the run goes (the process's setting is restored)."""
-    old = gc.get_threshold()
-    young, middle = RUN_GC_THRESHOLDS
-    gc.set_threshold(max(old[0], young), max(old[1], middle), old[2])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*old)
 
 
 async def _execute(plan: Plan, reporter: Reporter, redact: Redactor) -> RunSummary:

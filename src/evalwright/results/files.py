@@ -18,11 +18,11 @@ from evalwright.errors import ConfigError
 from evalwright.evalfile.project import display_path
 from evalwright.redact import Redactor
 from evalwright.results.index import RowFacts, RowIndex, row_key
-from evalwright.results.lock import ResultsLock
+from evalwright.results.lock import OPEN_FLAGS, ResultsLock
 from evalwright.results.resume import RowReader, first_run_id, leftovers, read_previous
 from evalwright.results.writer import ResultsWriter
 
-_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC
+_APPEND = os.O_WRONLY | os.O_APPEND | OPEN_FLAGS
 
 
 @dataclass(slots=True)

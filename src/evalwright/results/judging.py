@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from evalwright.results.alpha import krippendorff_alpha
 from evalwright.results.row import EvaluatorResult, JudgeTry, ResultRow
 
 TOP_DISAGREEMENTS = 5
@@ -191,30 +192,3 @@ def panel_agreement(units: Sequence[PanelUnit], pass_mark: float) -> PanelAgreem
         krippendorff_alpha(judges, [unit.scores for unit in units]),
         tuple(spread[:TOP_DISAGREEMENTS]),
     )
-
-
-def krippendorff_alpha(
-    coders: Sequence[str], units: Sequence[Sequence[float | None]]
-) -> float | None:
-    """Krippendorff's alpha, interval metric, of ``units`` (each a score per coder, ``None``
-    when missing), as NLTK computes it; ``None`` when undefined (no unit with two scores)."""
-    # Imported here: it costs most of a second, and only a run with a panel needs it.
-    from nltk.metrics.agreement import AnnotationTask  # pyright: ignore[reportMissingTypeStubs]
-    from nltk.metrics.distance import (  # pyright: ignore[reportMissingTypeStubs]
-        interval_distance,  # pyright: ignore[reportUnknownVariableType]
-    )
-
-    data = [
-        (coder, str(index), score)
-        for index, scores in enumerate(units)
-        for coder, score in zip(coders, scores, strict=True)
-        if score is not None
-    ]
-    if not any(sum(s is not None for s in scores) > 1 for scores in units):
-        return None
-    task = AnnotationTask(data=data, distance=interval_distance)  # pyright: ignore[reportUnknownVariableType]
-    try:
-        alpha = task.alpha()  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-    except ZeroDivisionError:
-        return None
-    return float(alpha)  # pyright: ignore[reportUnknownArgumentType]
