@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import evalwright as ew
+from evalwright.orchestrator.summary import RunSummary
 from evalwright.testing import FakeServer, Text
 from tests.conftest import ProjectDir
 
@@ -224,3 +225,33 @@ def test_keep_rows_false_leaves_the_rows_in_the_file_only(project: ProjectDir) -
         return seen
 
     assert sorted(asyncio.run(iterate())) == ["case-0", "case-1", "case-2"]
+
+
+class _BrokenReporter:
+    """A reporter of the user's own whose ``row`` fails."""
+
+    def start(self, summary: RunSummary) -> None:
+        pass
+
+    def warning(self, diagnostic: ew.Diagnostic) -> None:
+        pass
+
+    def row(self, row: ew.ResultRow, summary: RunSummary) -> None:
+        raise RuntimeError(f"the reporter broke on {row.eval_id} of {summary.total}")
+
+    def finish(self, summary: RunSummary) -> None:
+        pass
+
+    def waiting(self, target: str, requests: int, oldest_seconds: float) -> None:
+        pass
+
+
+def test_a_reporter_that_raises_fails_the_run_and_the_rows_stay_written(
+    project: ProjectDir,
+) -> None:
+    # Its rows were finished by tasks of their own: what they raised was lost before, and the
+    # run ended as if nothing had happened.
+    out = project.root / "r.jsonl"
+    with pytest.raises(RuntimeError, match="the reporter broke on case-"):
+        ew.run(_suite(project, 4), out=out, reporter=_BrokenReporter(), workers=2)
+    assert len(_file_rows(out)) >= 1

@@ -239,6 +239,8 @@ class _Pipeline:
         self.queue: asyncio.Queue[WorkItem | None] = asyncio.Queue(maxsize=options.workers * 2)
         self.slots = asyncio.Semaphore(options.workers)
         self.finishing: set[asyncio.Task[None]] = set()
+        self.failure: BaseException | None = None
+        """What a finishing task raised (a reporter's own error): it ends the run."""
         self.last_row = time.monotonic()  # when a row last finished (or the run began)
 
     async def run(self, items: Iterator[WorkItem]) -> None:
@@ -248,8 +250,7 @@ class _Pipeline:
         watch = asyncio.ensure_future(self._watch())
         try:
             await asyncio.gather(*tasks)
-            while self.finishing:
-                await asyncio.gather(*self.finishing)
+            await self.drain()
         finally:
             watch.cancel()
             for task in [*tasks, *self.finishing, watch]:
@@ -280,6 +281,7 @@ class _Pipeline:
 
     async def _work(self) -> None:
         while (item := await self.queue.get()) is not None:
+            self._raise_failure()
             if self._over_budget():  # counted, not started: --resume runs it
                 self.summary.not_run += 1
                 continue
@@ -297,9 +299,23 @@ class _Pipeline:
             if not _local_only(asked):
                 await self._finish(asked)  # judges and scripts count against --workers
                 continue
-            task = asyncio.ensure_future(self._finish(asked))
-            self.finishing.add(task)
-            task.add_done_callback(self.finishing.discard)
+            self._start_finishing(asked)
+
+    def _start_finishing(self, asked: AnsweredCase) -> asyncio.Task[None]:
+        task = asyncio.ensure_future(self._finish(asked))
+        self.finishing.add(task)
+        task.add_done_callback(self._finished)
+        return task
+
+    def _finished(self, task: asyncio.Task[None]) -> None:
+        # Kept here: once out of the set, nothing else would ever read what it raised.
+        self.finishing.discard(task)
+        if not task.cancelled() and task.exception() is not None and self.failure is None:
+            self.failure = task.exception()
+
+    def _raise_failure(self) -> None:
+        if self.failure is not None:
+            raise self.failure
 
     async def hand(self, asked: AnsweredCase) -> asyncio.Future[None]:
         """Start finishing a case answered elsewhere (batch mode) as a worker would; the
@@ -310,15 +326,14 @@ class _Pipeline:
             done.set_result(None)
             return done
         await self.slots.acquire()
-        task = asyncio.ensure_future(self._finish(asked))
-        self.finishing.add(task)
-        task.add_done_callback(self.finishing.discard)
-        return task
+        return self._start_finishing(asked)
 
     async def drain(self) -> None:
-        """Wait until every handed case is finished and written."""
+        """Wait until every handed case is finished and written; raise what a finishing task
+        raised."""
         while self.finishing:
             await asyncio.gather(*self.finishing)
+        self._raise_failure()
 
     def _over_budget(self) -> bool:
         """Whether ``--max-cost`` refused a call: no new case starts then
