@@ -15,10 +15,11 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
-from evalwright.orchestrator import plan
 from evalwright.orchestrator.batch_state import state_path
 from evalwright.orchestrator.plan import WorkItem
 from evalwright.providers.base import PreparedRequest
+from evalwright.providers.chat import ChatProvider
+from evalwright.providers.gemini.adapter import GeminiProvider
 from evalwright.testing import ApiName, FakeServer, Fault
 from tests.conftest import ProjectDir, run_cli
 from tests.orchestrator.batching import creations as _creations
@@ -229,8 +230,9 @@ def test_an_expired_batch_leaves_error_rows_that_resume_sends_again(
 def test_a_provider_without_batch_support_is_refused(
     project: ProjectDir, server: FakeServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Every chat provider has batch support now; the refusal guards the next one added.
-    monkeypatch.setattr(plan, "BATCH_PROVIDERS", ("openai", "azure", "anthropic"))
+    # Every chat provider has batch support now; the refusal guards the next one added:
+    # a provider without one is an adapter that declares no batch_api.
+    monkeypatch.setattr(GeminiProvider, "batch_api", ChatProvider.batch_api)
     out = project.root / "refused.jsonl"
     result = run_cli(
         "eval", project.root / "evals/suite.yaml", "--target", "gem", "--batch", "--out", out
