@@ -12,6 +12,7 @@ import pytest
 from pydantic import TypeAdapter
 
 from evalwright.evalfile import load_eval_file
+from evalwright.evalfile.cases import prefill_warning
 from evalwright.evalfile.sampling import SamplingSettings
 from evalwright.evaluators.judge import CUT_OFF_REASONS
 from evalwright.orchestrator.requests import case_prompt
@@ -201,6 +202,13 @@ def _check_chat_facts(made: Target, api: ChatApi, tmp_path: Path) -> None:
     assert api.cut_off <= CUT_OFF_REASONS
     made_provider = provider(made.kind.name, tmp_path)
     assert isinstance(made_provider, ChatProvider)
+    prefilled = ProviderRequest(
+        case_id="c",
+        messages=(ChatMessage(role="user", content="hi"), ChatMessage("assistant", "Hel")),
+    )
+    rules = [note.rule for note in made_provider.prepare(prefilled).notes]
+    assert ("assistant_prefill" in rules) is api.prefill
+    assert (api.vendor in prefill_warning()) is api.prefill
     batches = made_provider.batch_api()
     assert (batches is not None) is has_batch_api(made.kind)
     if batches is not None:

@@ -33,6 +33,8 @@ class UnknownKind(KeyError):
 class ChatApi:
     """What a chat API kind declares besides its adapter (docs/targets.md#chat-api-targets)."""
 
+    vendor: str
+    """Who serves it, as messages name them (``Anthropic``)."""
     name: str
     """The API as delivery notes and ``validate`` warnings name it."""
     key_variables: tuple[str, ...]
@@ -49,6 +51,9 @@ class ChatApi:
     cache_apart: bool = False
     """Whether it reports prompt-cache reads and writes besides its input tokens rather than
     inside them (Anthropic's): they are billed on top."""
+    prefill: bool = False
+    """Whether it continues a conversation's last assistant turn (a prefill) rather than
+    answering after it (docs/delivery.md#the-nine-delivery-notes)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +103,7 @@ _TABLE = (
         "openai.adapter:OpenAIProvider",
         "openai.chat.completions",
         ChatApi(
+            vendor="OpenAI",
             name="OpenAI Chat Completions",
             key_variables=("OPENAI_API_KEY",),
             price_provider="openai",
@@ -111,6 +117,7 @@ _TABLE = (
         "azure.adapter:AzureProvider",
         "azure.chat.completions",
         ChatApi(
+            vendor="Azure OpenAI",
             name="Azure OpenAI Chat Completions",
             key_variables=("AZURE_OPENAI_API_KEY",),
             price_provider="azure",
@@ -124,6 +131,7 @@ _TABLE = (
         "anthropic.adapter:AnthropicProvider",
         "anthropic.messages",
         ChatApi(
+            vendor="Anthropic",
             name="Anthropic Messages",
             key_variables=("ANTHROPIC_API_KEY",),
             price_provider="anthropic",
@@ -136,6 +144,7 @@ _TABLE = (
             },
             cut_off=frozenset({"max_tokens"}),
             cache_apart=True,
+            prefill=True,
         ),
     ),
     _chat(
@@ -143,6 +152,7 @@ _TABLE = (
         "gemini.adapter:GeminiProvider",
         "gemini.generateContent",
         ChatApi(
+            vendor="Gemini",
             name="Gemini generateContent",
             key_variables=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
             price_provider="google",
@@ -219,6 +229,12 @@ def simulator_refusal(name: str) -> str | None:
     if provider_kind(name).family == "chat":
         return None
     return f"a {name} target cannot play a simulated user: use a chat target ({chat_kinds()})"
+
+
+def prefill_vendors() -> tuple[str, ...]:
+    """The vendors whose APIs continue a conversation's last assistant turn, in table order."""
+    apis = (kind.chat for kind in _TABLE if kind.chat is not None)
+    return tuple(dict.fromkeys(api.vendor for api in apis if api.prefill))
 
 
 def chat_kinds() -> str:
