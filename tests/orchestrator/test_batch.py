@@ -18,8 +18,6 @@ from pydantic import TypeAdapter
 from evalwright.orchestrator.batch_state import state_path
 from evalwright.orchestrator.plan import WorkItem
 from evalwright.providers.base import PreparedRequest
-from evalwright.providers.chat import ChatProvider
-from evalwright.providers.gemini.adapter import GeminiProvider
 from evalwright.testing import ApiName, FakeServer, Fault
 from tests.conftest import ProjectDir, run_cli
 from tests.orchestrator.batching import creations as _creations
@@ -90,6 +88,11 @@ def server(
     base_url: {fake.url}
     api_key: gem-test
     retry: {{max_retries: 1, initial_delay_ms: 10}}
+  - name: mis
+    provider: mistral
+    model: mistral-small-latest
+    base_url: {fake.url}/v1
+    api_key: mis-test
 """,
         )
         project.write("evals/suite.yaml", _suite())
@@ -228,18 +231,16 @@ def test_an_expired_batch_leaves_error_rows_that_resume_sends_again(
 
 
 def test_a_provider_without_batch_support_is_refused(
-    project: ProjectDir, server: FakeServer, monkeypatch: pytest.MonkeyPatch
+    project: ProjectDir, server: FakeServer
 ) -> None:
-    # Every chat provider has batch support now; the refusal guards the next one added:
-    # a provider without one is an adapter that declares no batch_api.
-    monkeypatch.setattr(GeminiProvider, "batch_api", ChatProvider.batch_api)
+    # Mistral's adapter declares no batch_api: the list of the others is its adapters'.
     out = project.root / "refused.jsonl"
     result = run_cli(
-        "eval", project.root / "evals/suite.yaml", "--target", "gem", "--batch", "--out", out
+        "eval", project.root / "evals/suite.yaml", "--target", "mis", "--batch", "--out", out
     )
     assert result.code == 2
-    assert "batch mode is not supported for provider 'gemini'" in result.err
-    assert "supported: openai, azure, anthropic" in result.err
+    assert "batch mode is not supported for provider 'mistral'" in result.err
+    assert "(supported: openai, azure, anthropic, gemini)" in result.err
     assert not server.requests
     assert not out.exists() or not out.read_text()
 

@@ -52,6 +52,7 @@ FIELDS = {
     "azure": {"endpoint": "https://x.example", "deployment": "d", "api_key": "k"},
     "anthropic": {"model": "m", "api_key": "k"},
     "gemini": {"model": "m", "api_key": "k"},
+    "mistral": {"model": "m", "api_key": "k"},
     "mock": {},
     "cli": {"command": ["tool", "{PROMPT}"]},
     "codex": {},
@@ -71,7 +72,7 @@ def provider(kind: str, root: Path) -> Provider:
 
 def test_the_table_covers_every_provider_a_targets_file_accepts() -> None:
     assert set(FIELDS) == set(PROVIDER_KINDS)
-    assert kinds_of("chat") == ("openai", "azure", "anthropic", "gemini")
+    assert kinds_of("chat") == ("openai", "azure", "anthropic", "gemini", "mistral")
     assert kinds_of("agent") == ("cli", "codex", "vscode", "vscode-insiders")
 
 

@@ -161,6 +161,22 @@ _TABLE = (
             cut_off=frozenset({"MAX_TOKENS"}),
         ),
     ),
+    _chat(
+        "mistral",
+        "mistral:MistralProvider",
+        "mistral.chat.completions",
+        ChatApi(
+            vendor="Mistral",
+            name="Mistral Chat Completions",
+            key_variables=("MISTRAL_API_KEY",),
+            price_provider="mistral",
+            official_host="api.mistral.ai",
+            unsupported=_NO_THINKING_BUDGET,
+            # model_length: the model's context was full before the limit was reached.
+            cut_off=frozenset({"length", "model_length"}),
+            prefill=True,
+        ),
+    ),
     ProviderKind("mock", f"{_ADAPTERS}.mock.adapter:MockProvider", "mock", "lm", "mock"),
     # A command line gets the LM-mode question as {PROMPT}, files as {FILES}; it is run
     # again with the conversation so far for each live turn.

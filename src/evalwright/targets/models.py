@@ -48,6 +48,7 @@ __all__ = [
     "CodexTarget",
     "GeminiTarget",
     "Healthcheck",
+    "MistralTarget",
     "MockTarget",
     "OpenAITarget",
     "RetrySettings",
@@ -166,6 +167,15 @@ class GeminiTarget(ChatTargetBase):
     temperature: Annotated[float, Field(ge=0)] | None = None
 
 
+class MistralTarget(ChatTargetBase):
+    """Mistral's chat completions (La Plateforme)."""
+
+    provider: Literal["mistral"] = "mistral"
+    model: NonEmptyStr
+    base_url: ApiUrl | None = None
+    temperature: Annotated[float, Field(ge=0)] | None = None
+
+
 class MockTarget(TargetBase):
     """Answers offline: a fixed text, per-case texts, and a fixed judge verdict."""
 
@@ -219,6 +229,7 @@ Target = Annotated[
     | Annotated[AzureTarget, Tag("azure")]
     | Annotated[AnthropicTarget, Tag("anthropic")]
     | Annotated[GeminiTarget, Tag("gemini")]
+    | Annotated[MistralTarget, Tag("mistral")]
     | Annotated[MockTarget, Tag("mock")]
     | Annotated[CliTarget, Tag("cli")]
     | Annotated[CodexTarget, Tag("codex")]
@@ -228,7 +239,7 @@ Target = Annotated[
     ),
 ]
 """One target, discriminated by ``provider``."""
-ChatTarget = OpenAITarget | AzureTarget | AnthropicTarget | GeminiTarget
+ChatTarget = OpenAITarget | AzureTarget | AnthropicTarget | GeminiTarget | MistralTarget
 
 
 def _unique(targets: list[Target]) -> list[Target]:
