@@ -162,15 +162,16 @@ def test_every_kind_has_each_fact_the_table_derives(name: str, tmp_path: Path) -
     assert made.kind is kind
     adapter = provider_class(kind)
     assert issubclass(adapter, Provider)
+    assert provider_kind(adapter.kind).adapter == kind.adapter  # rows record a kind's name
     assert provider(name, tmp_path).api == kind.wire
     wires: TypeAdapter[Any] = TypeAdapter(WireRequest)
     shape = {"chat": ChatWireRequest, "agent": AgentWireRequest, "mock": MockWireRequest}
     assert isinstance(wires.validate_python(_recorded(kind)), shape[kind.family])
     if kind.family == "chat":
-        _check_chat_facts(made, kind.api, tmp_path)
+        _check_chat_facts(made, kind.chat_api, tmp_path)
         return
     with pytest.raises(UnknownKind, match="is not a chat API"):
-        kind.api  # noqa: B018 - the property raises
+        kind.chat_api  # noqa: B018 - the property raises
     settings = SamplingSettings(**EVERY_SETTING)
     assert {why for _, why in unsupported_settings(name, settings)} == {
         f"a {name} target takes no sampling settings"
@@ -231,6 +232,6 @@ def test_a_name_that_is_no_kind_raises_naming_the_kinds() -> None:
 def test_a_chat_row_without_its_apis_facts_cannot_be_written() -> None:
     with pytest.raises(TypeError, match="chat facts go with the chat family"):
         ProviderKind("bare", "m:C", "chat", "lm", "bare.chat")
-    facts = PROVIDER_KINDS["openai"].api
+    facts = PROVIDER_KINDS["openai"].chat_api
     with pytest.raises(TypeError, match="chat facts go with the chat family"):
         ProviderKind("odd", "m:C", "agent", "agent", "odd", chat=facts)

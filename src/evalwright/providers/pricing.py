@@ -89,7 +89,7 @@ def call_cost(target: Target, usage: Usage | None) -> float | None:
     if not looked_up(target):
         return None
     assert isinstance(target, ChatTarget)  # looked_up holds only for the chat APIs
-    return database_cost(target.kind.api.price_provider, target.api_model, tokens)
+    return database_cost(target.kind.chat_api.price_provider, target.api_model, tokens)
 
 
 BATCH_DISCOUNT = 0.5
@@ -108,7 +108,7 @@ def batch_cost(target: Target, usage: Usage | None) -> tuple[float | None, bool]
     if not looked_up(target):
         return None, False
     assert isinstance(target, ChatTarget)
-    provider_id, model = target.kind.api.price_provider, target.api_model
+    provider_id, model = target.kind.chat_api.price_provider, target.api_model
     live = database_cost(provider_id, model, tokens)
     batch = database_cost(provider_id, model, tokens, {"processing": "batch"})
     if live is None or batch is None:

@@ -192,7 +192,7 @@ class ChatTargetBase(TargetBase):
         """Whether it calls its vendor's own API (the price database prices only those
         calls, docs/running.md#cost): no ``base_url``, or one on the official host."""
         base_url = self.url_setting[1]
-        return base_url is None or urlsplit(base_url).hostname == self.kind.api.official_host
+        return base_url is None or urlsplit(base_url).hostname == self.kind.chat_api.official_host
 
     @property
     def keyless(self) -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
@@ -55,6 +56,10 @@ class ChatApi:
     """Whether it continues a conversation's last assistant turn (a prefill) rather than
     answering after it (docs/delivery.md#the-nine-delivery-notes)."""
 
+    def __post_init__(self) -> None:
+        # Rows share their tables of unsupported settings: none may change them.
+        object.__setattr__(self, "unsupported", MappingProxyType(dict(self.unsupported)))
+
 
 @dataclass(frozen=True, slots=True)
 class ProviderKind:
@@ -81,7 +86,7 @@ class ProviderKind:
             raise TypeError(f"provider kind {self.name!r}: chat facts go with the chat family")
 
     @property
-    def api(self) -> ChatApi:
+    def chat_api(self) -> ChatApi:
         """The chat API's facts; UnknownKind for a kind that is no chat API."""
         if self.chat is None:
             raise UnknownKind(f"provider kind {self.name!r} is not a chat API")

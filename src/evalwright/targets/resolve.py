@@ -39,7 +39,7 @@ def resolve_target(
     _check_urls(filled)
     if not isinstance(filled, ChatTarget) or filled.api_key:
         return filled
-    variables = filled.kind.api.key_variables
+    variables = filled.kind.chat_api.key_variables
     for name in variables:
         if env.get(name):
             return filled.model_copy(update={"api_key": env[name]})
