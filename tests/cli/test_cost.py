@@ -336,8 +336,8 @@ def test_a_wrong_price_is_a_located_error(project: ProjectDir) -> None:
     assert errors == [
         "targets.yaml:5:20: error: targets[0].price.input: expected a number at least 0, got -1",
         "targets.yaml:9:5: error: targets[1].price: 'lookup' needs a chat API target (openai, "
-        "azure, anthropic, gemini): give this target its own prices {input: X, output: Y} (USD "
-        "per million tokens)",
+        "azure, anthropic, gemini, mistral): give this target its own prices {input: X, "
+        "output: Y} (USD per million tokens)",
         "targets.yaml:13:31: error: targets[2].price.output: expected a number at most "
         "1000000, got 1e+308",
     ]

@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
-from evalwright.orchestrator import plan
 from evalwright.orchestrator.batch_state import state_path
 from evalwright.orchestrator.plan import WorkItem
 from evalwright.providers.base import PreparedRequest
@@ -89,6 +88,11 @@ def server(
     base_url: {fake.url}
     api_key: gem-test
     retry: {{max_retries: 1, initial_delay_ms: 10}}
+  - name: mis
+    provider: mistral
+    model: mistral-small-latest
+    base_url: {fake.url}/v1
+    api_key: mis-test
 """,
         )
         project.write("evals/suite.yaml", _suite())
@@ -227,17 +231,16 @@ def test_an_expired_batch_leaves_error_rows_that_resume_sends_again(
 
 
 def test_a_provider_without_batch_support_is_refused(
-    project: ProjectDir, server: FakeServer, monkeypatch: pytest.MonkeyPatch
+    project: ProjectDir, server: FakeServer
 ) -> None:
-    # Every chat provider has batch support now; the refusal guards the next one added.
-    monkeypatch.setattr(plan, "BATCH_PROVIDERS", ("openai", "azure", "anthropic"))
+    # Mistral's adapter declares no batch_api: the list of the others is its adapters'.
     out = project.root / "refused.jsonl"
     result = run_cli(
-        "eval", project.root / "evals/suite.yaml", "--target", "gem", "--batch", "--out", out
+        "eval", project.root / "evals/suite.yaml", "--target", "mis", "--batch", "--out", out
     )
     assert result.code == 2
-    assert "batch mode is not supported for provider 'gemini'" in result.err
-    assert "supported: openai, azure, anthropic" in result.err
+    assert "batch mode is not supported for provider 'mistral'" in result.err
+    assert "(supported: openai, azure, anthropic, gemini)" in result.err
     assert not server.requests
     assert not out.exists() or not out.read_text()
 

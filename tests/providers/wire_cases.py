@@ -1,4 +1,4 @@
-"""Helpers for provider tests: the four chat targets, and scenario cases as requests."""
+"""Helpers for provider tests: the chat targets, and scenario cases as requests."""
 
 from __future__ import annotations
 
@@ -21,11 +21,13 @@ from evalwright.targets.models import (
     AzureTarget,
     ChatTarget,
     GeminiTarget,
+    MistralTarget,
     OpenAITarget,
 )
 from evalwright.targets.registry import create_provider
 
 APIS = ("openai", "azure", "anthropic", "gemini")
+"""The APIs of the worked examples' tables (test_wire.py); mistral's are in test_mistral.py."""
 
 
 def chat_target(api: str, base_url: str = "http://127.0.0.1:9", **extra: Any) -> ChatTarget:
@@ -41,6 +43,8 @@ def chat_target(api: str, base_url: str = "http://127.0.0.1:9", **extra: Any) ->
         return AnthropicTarget(
             provider="anthropic", model="claude-test", base_url=base_url, **common
         )
+    if api == "mistral":
+        return MistralTarget(model="mistral-test", base_url=base_url + "/v1", **common)
     return GeminiTarget(provider="gemini", model="gemini-test", base_url=base_url, **common)
 
 

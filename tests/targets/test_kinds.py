@@ -1,14 +1,20 @@
-"""The one table of provider kinds: every kind's adapter is built the same way, and what the
-caller needs (prompt mode, caching, retries, timeout) comes from it."""
+"""The one table of provider kinds: every kind's adapter is built the same way, what the
+caller needs (prompt mode, caching, retries, timeout) comes from it, and every fact derived
+from the rows exists for every kind listed here (a name that is no kind raises)."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
+from pydantic import TypeAdapter
 
 from evalwright.evalfile import load_eval_file
+from evalwright.evalfile.cases import prefill_warning
+from evalwright.evalfile.sampling import SamplingSettings
+from evalwright.evaluators.judge import CUT_OFF_REASONS
 from evalwright.orchestrator.requests import case_prompt
 from evalwright.prompts import ChatMessage
 from evalwright.providers.base import (
@@ -17,12 +23,28 @@ from evalwright.providers.base import (
     ProviderContext,
     ProviderRequest,
 )
+from evalwright.providers.batching import batch_kinds, has_batch_api
 from evalwright.providers.chat import ChatProvider
 from evalwright.providers.http import HttpPool
-from evalwright.providers.wire import AgentWireRequest, MockWireRequest
-from evalwright.targets.kinds import PROVIDER_KINDS, kinds_of
-from evalwright.targets.models import RetrySettings, Target, TargetsFile
-from evalwright.targets.registry import create_provider
+from evalwright.providers.pricing import looked_up
+from evalwright.providers.sampling import unsupported_settings
+from evalwright.providers.wire import (
+    AgentWireRequest,
+    ChatWireRequest,
+    MockWireRequest,
+    WireRequest,
+)
+from evalwright.targets.kinds import (
+    PROVIDER_KINDS,
+    ChatApi,
+    ProviderKind,
+    UnknownKind,
+    kinds_of,
+    provider_kind,
+)
+from evalwright.targets.models import ChatTarget, RetrySettings, Target, TargetsFile
+from evalwright.targets.registry import create_provider, provider_class
+from evalwright.targets.resolve import resolve_target
 from tests.conftest import ProjectDir
 
 FIELDS = {
@@ -30,6 +52,7 @@ FIELDS = {
     "azure": {"endpoint": "https://x.example", "deployment": "d", "api_key": "k"},
     "anthropic": {"model": "m", "api_key": "k"},
     "gemini": {"model": "m", "api_key": "k"},
+    "mistral": {"model": "m", "api_key": "k"},
     "mock": {},
     "cli": {"command": ["tool", "{PROMPT}"]},
     "codex": {},
@@ -49,7 +72,7 @@ def provider(kind: str, root: Path) -> Provider:
 
 def test_the_table_covers_every_provider_a_targets_file_accepts() -> None:
     assert set(FIELDS) == set(PROVIDER_KINDS)
-    assert kinds_of("chat") == ("openai", "azure", "anthropic", "gemini")
+    assert kinds_of("chat") == ("openai", "azure", "anthropic", "gemini", "mistral")
     assert kinds_of("agent") == ("cli", "codex", "vscode", "vscode-insiders")
 
 
@@ -109,3 +132,106 @@ def test_an_agent_prepares_its_wire_request_without_running_anything(tmp_path: P
     assert prepared.wire == AgentWireRequest(
         api="cli", argv=["tool", inputs.question], cwd=str(tmp_path), prompt_document=None
     )
+
+
+# Each sampling setting with a value any API could take.
+EVERY_SETTING: dict[str, Any] = {
+    "temperature": 0.5,
+    "max_output_tokens": 9,
+    "top_p": 0.5,
+    "seed": 1,
+    "stop": "END",
+    "presence_penalty": 0.1,
+    "frequency_penalty": 0.1,
+    "reasoning_effort": "low",
+    "thinking_budget_tokens": 64,
+}
+
+
+def _recorded(kind: ProviderKind) -> dict[str, Any]:
+    """A request of ``kind`` as a results file holds it."""
+    if kind.family == "agent":
+        return {"api": kind.wire, "argv": ["x"], "cwd": "/", "prompt_document": None}
+    return {"api": kind.wire, "model": "m", "url_path": None, "body": {}}
+
+
+@pytest.mark.parametrize("name", list(PROVIDER_KINDS))
+def test_every_kind_has_each_fact_the_table_derives(name: str, tmp_path: Path) -> None:
+    kind = provider_kind(name)
+    made = target(name)  # FIELDS lists the kind: a target model accepts it
+    assert made.kind is kind
+    adapter = provider_class(kind)
+    assert issubclass(adapter, Provider)
+    assert provider_kind(adapter.kind).adapter == kind.adapter  # rows record a kind's name
+    assert provider(name, tmp_path).api == kind.wire
+    wires: TypeAdapter[Any] = TypeAdapter(WireRequest)
+    shape = {"chat": ChatWireRequest, "agent": AgentWireRequest, "mock": MockWireRequest}
+    assert isinstance(wires.validate_python(_recorded(kind)), shape[kind.family])
+    if kind.family == "chat":
+        _check_chat_facts(made, kind.chat_api, tmp_path)
+        return
+    with pytest.raises(UnknownKind, match="is not a chat API"):
+        kind.chat_api  # noqa: B018 - the property raises
+    settings = SamplingSettings(**EVERY_SETTING)
+    assert {why for _, why in unsupported_settings(name, settings)} == {
+        f"a {name} target takes no sampling settings"
+    }
+    assert not has_batch_api(kind)
+
+
+def _check_chat_facts(made: Target, api: ChatApi, tmp_path: Path) -> None:
+    """Key variables read, settings checked, prices found, cut-offs known, batch API."""
+    import genai_prices.data
+
+    assert isinstance(made, ChatTarget)
+    keyless = made.model_copy(update={"api_key": None})
+    for variable in api.key_variables:
+        resolved = resolve_target(keyless, {variable: "from-" + variable})
+        assert isinstance(resolved, ChatTarget)
+        assert resolved.api_key == "from-" + variable
+    settings = SamplingSettings(**EVERY_SETTING)
+    flagged = dict(unsupported_settings(made.kind.name, settings))
+    assert set(flagged) == set(api.unsupported) < set(EVERY_SETTING)
+    assert all(why.startswith(f"{api.name} has no such field") for why in flagged.values())
+    assert api.price_provider in {p.id for p in genai_prices.data.providers}
+    assert looked_up(made.model_copy(update={"base_url": None}) if api.official_host else made)
+    if api.official_host is not None:
+        elsewhere = made.model_copy(update={"base_url": "http://127.0.0.1:9"})
+        assert not looked_up(elsewhere)
+        official = made.model_copy(update={"base_url": f"https://{api.official_host}/v1"})
+        assert looked_up(official)
+    assert api.cut_off
+    assert api.cut_off <= CUT_OFF_REASONS
+    made_provider = provider(made.kind.name, tmp_path)
+    assert isinstance(made_provider, ChatProvider)
+    prefilled = ProviderRequest(
+        case_id="c",
+        messages=(ChatMessage(role="user", content="hi"), ChatMessage("assistant", "Hel")),
+    )
+    rules = [note.rule for note in made_provider.prepare(prefilled).notes]
+    assert ("assistant_prefill" in rules) is api.prefill
+    assert (api.vendor in prefill_warning()) is api.prefill
+    batches = made_provider.batch_api()
+    assert (batches is not None) is has_batch_api(made.kind)
+    if batches is not None:
+        assert batches.max_requests > 0
+        assert batches.max_bytes > 0
+        assert made.kind.name in batch_kinds()
+
+
+def test_a_name_that_is_no_kind_raises_naming_the_kinds() -> None:
+    with pytest.raises(UnknownKind) as caught:
+        provider_kind("ollama")
+    assert str(caught.value) == (
+        f"unknown provider kind 'ollama' (known: {', '.join(PROVIDER_KINDS)})"
+    )
+    with pytest.raises(UnknownKind):
+        unsupported_settings("ollama", SamplingSettings(seed=1))
+
+
+def test_a_chat_row_without_its_apis_facts_cannot_be_written() -> None:
+    with pytest.raises(TypeError, match="chat facts go with the chat family"):
+        ProviderKind("bare", "m:C", "chat", "lm", "bare.chat")
+    facts = PROVIDER_KINDS["openai"].chat_api
+    with pytest.raises(TypeError, match="chat facts go with the chat family"):
+        ProviderKind("odd", "m:C", "agent", "agent", "odd", chat=facts)

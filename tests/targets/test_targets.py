@@ -1280,6 +1280,7 @@ def test_key_variables() -> None:
         "azure": ("AZURE_OPENAI_API_KEY",),
         "anthropic": ("ANTHROPIC_API_KEY",),
         "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+        "mistral": ("MISTRAL_API_KEY",),
     }
 
 
@@ -1288,6 +1289,7 @@ CHAT_BODIES = {
     "azure": ("provider: azure", "endpoint: https://e", "deployment: d"),
     "anthropic": ("provider: anthropic", "model: m"),
     "gemini": ("provider: gemini", "model: m"),
+    "mistral": ("provider: mistral", "model: m"),
 }
 
 
@@ -1299,6 +1301,7 @@ CHAT_BODIES = {
         ("anthropic", "ANTHROPIC_API_KEY"),
         ("gemini", "GEMINI_API_KEY"),
         ("gemini", "GOOGLE_API_KEY"),
+        ("mistral", "MISTRAL_API_KEY"),
     ],
 )
 def test_the_api_key_defaults_to_the_providers_variable(

@@ -386,9 +386,16 @@ class CaseBuilder:
             self.warning(where, "the conversation has no user turn", key=True)
         visible = [m for m in inputs if m.visible]
         if visible and visible[-1].role == "assistant":
-            self.warning(
-                where,
-                "the conversation ends with an assistant turn: Anthropic "
-                "continues it as a prefill, other APIs answer after it",
-                key=True,
-            )
+            self.warning(where, prefill_warning(), key=True)
+
+
+def prefill_warning() -> str:
+    """Which APIs continue a conversation's last assistant turn (their kinds' rows say)."""
+    from evalwright.targets.kinds import prefill_vendors
+
+    vendors = prefill_vendors()
+    who = " and ".join(vendors) + (" continues" if len(vendors) == 1 else " continue")
+    return (
+        f"the conversation ends with an assistant turn: {who} it as a prefill, "
+        "other APIs answer after it"
+    )

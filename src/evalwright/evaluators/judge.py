@@ -19,6 +19,7 @@ from evalwright.providers.base import ProviderRequest, ProviderResponse
 from evalwright.providers.wire import WireRequest
 from evalwright.redact import clip
 from evalwright.results.row import JudgeTry
+from evalwright.targets.kinds import PROVIDER_KINDS
 
 DEFAULT = parse_template(DEFAULT_TEMPLATE, "default")
 JUDGE_MAX_OUTPUT_TOKENS = 1024
@@ -26,8 +27,10 @@ JUDGE_MAX_OUTPUT_TOKENS = 1024
 JUDGE_TEMPERATURE = 0.0
 """The judge's temperature unless its target sets one."""
 MAX_KEPT_REPLY = 4096
-CUT_OFF_REASONS = frozenset({"length", "max_tokens", "MAX_TOKENS"})
-"""Finish values of OpenAI, Anthropic and Gemini for a reply stopped at the output limit."""
+CUT_OFF_REASONS = frozenset(
+    reason for kind in PROVIDER_KINDS.values() if kind.chat for reason in kind.chat.cut_off
+)
+"""Every chat API's finish values for a reply stopped at the output limit (their rows')."""
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)\s*```", re.DOTALL)
 
 

@@ -205,7 +205,7 @@ class _TargetCases:
     def __init__(self, owner: BatchRunner, target: str) -> None:
         self.owner = owner
         provider = owner.runner.caller.registry.provider(target)
-        assert isinstance(provider, ChatProvider)  # the plan admits no other (BATCH_PROVIDERS)
+        assert isinstance(provider, ChatProvider)  # the plan admits no other (has_batch_api)
         self.provider = provider
         self.engine = TargetBatches(
             owner.state,

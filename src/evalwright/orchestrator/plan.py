@@ -22,6 +22,7 @@ from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.resolved import LoadedCase, SuiteInfo
 from evalwright.evalfile.suite import Suite, open_suite
 from evalwright.orchestrator.options import RunOptions
+from evalwright.providers.batching import batch_kinds, has_batch_api
 from evalwright.results.failed import FailedRows, read_failed
 from evalwright.targets.kinds import live_turns_refusal, simulator_refusal
 from evalwright.targets.models import ChatTarget
@@ -194,8 +195,8 @@ class Plan:
         target = self.registry.target(name)
         if not isinstance(target, ChatTarget) or not (self.options.batch or target.batch):
             return False
-        if target.kind.name not in BATCH_PROVIDERS:
-            supported = ", ".join(BATCH_PROVIDERS)
+        if not has_batch_api(target.kind):
+            supported = ", ".join(batch_kinds())
             raise ConfigError(
                 f"target '{name}': batch mode is not supported for provider "
                 f"'{target.kind.name}' yet (supported: {supported}); run it without --batch "
@@ -227,10 +228,6 @@ class Plan:
                 raise LoadError(
                     [Diagnostic(info.display_path, case.line, 1, "error", key, message)]
                 )
-
-
-BATCH_PROVIDERS = ("openai", "azure", "anthropic", "gemini")
-"""The providers whose batch API ``--batch`` uses (docs/batch.md)."""
 
 
 def _raise_errors(report: Report) -> None:

@@ -139,6 +139,8 @@ class Provider(ABC):
     def __init__(self, target: Target, context: ProviderContext) -> None:
         """Every adapter is built the same way; each keeps what it needs of ``context``."""
         self.target = target
+        self.api = target.kind.wire
+        """The ``api`` its requests are recorded with (its kind's row)."""
         del context  # the base needs none of it
 
     @property

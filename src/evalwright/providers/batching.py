@@ -20,6 +20,8 @@ from evalwright import jsontext
 from evalwright.errors import ProviderError
 from evalwright.providers.chat import ChatProvider, http_error
 from evalwright.providers.http import HttpPool
+from evalwright.targets.kinds import ProviderKind, kinds_of, provider_kind
+from evalwright.targets.registry import provider_class
 
 State = Literal["running", "completed", "expired", "cancelled", "failed"]
 """Where a batch is: still running, or one of the ways it ends."""
@@ -177,29 +179,24 @@ class BatchApi(Protocol):
 
 
 def batch_api(provider: ChatProvider) -> BatchApi:
-    """The batch API of ``provider``'s target (the plan admits only these kinds)."""
-    from evalwright.providers.anthropic.adapter import AnthropicProvider
-    from evalwright.providers.azure.adapter import AzureProvider
-    from evalwright.providers.gemini.adapter import GeminiProvider
-    from evalwright.providers.openai.adapter import OpenAIProvider
+    """The batch API of ``provider``'s target (the plan admits only kinds that have one)."""
+    api = provider.batch_api()
+    if api is None:
+        raise ProviderError(f"provider '{provider.kind}' has no batch support")
+    return api
 
-    if isinstance(provider, OpenAIProvider):
-        from evalwright.providers.openai.batch import openai_batches
 
-        return openai_batches(provider)
-    if isinstance(provider, AzureProvider):
-        from evalwright.providers.openai.batch import azure_batches
+def has_batch_api(kind: ProviderKind) -> bool:
+    """Whether targets of ``kind`` have a batch API: their adapter declares ``batch_api``
+    (imported now)."""
+    adapter = provider_class(kind)
+    return issubclass(adapter, ChatProvider) and adapter.batch_api is not ChatProvider.batch_api
 
-        return azure_batches(provider)
-    if isinstance(provider, AnthropicProvider):
-        from evalwright.providers.anthropic.batch import AnthropicBatches
 
-        return AnthropicBatches(provider)
-    if isinstance(provider, GeminiProvider):
-        from evalwright.providers.gemini.batch import GeminiBatches
-
-        return GeminiBatches(provider)
-    raise ProviderError(f"provider '{provider.kind}' has no batch support")
+def batch_kinds() -> tuple[str, ...]:
+    """The chat kinds that have a batch API, in table order (importing every chat adapter:
+    for messages only)."""
+    return tuple(name for name in kinds_of("chat") if has_batch_api(provider_kind(name)))
 
 
 async def fetch_json(

@@ -7,10 +7,11 @@ import email.utils
 import hashlib
 import time
 from abc import abstractmethod
-from typing import Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from evalwright import jsontext
 from evalwright.errors import BlockedError, ProviderError
+from evalwright.jsontext import JsonObject
 from evalwright.prompts import DeliveryNote
 from evalwright.providers.base import (
     PreparedRequest,
@@ -21,9 +22,12 @@ from evalwright.providers.base import (
 )
 from evalwright.providers.http import Endpoint, HttpResult
 from evalwright.providers.ratelimits import read_quota, retry_info_delay
-from evalwright.providers.wire import ChatApi, ChatWireRequest, Usage
+from evalwright.providers.wire import ChatWireRequest, Usage
 from evalwright.redact import clip
-from evalwright.targets.models import AzureTarget, ChatTarget, RetrySettings
+from evalwright.targets.models import ChatTarget, RetrySettings
+
+if TYPE_CHECKING:
+    from evalwright.providers.batching import BatchApi
 
 Parsed = tuple[str, str | None, Usage | None]
 """What a chat API answered: the text parts joined, its own finish value, and usage."""
@@ -56,8 +60,6 @@ def usage_from(
 class ChatProvider(Provider):
     """A chat API reached over the run's pooled HTTP session."""
 
-    api: ClassVar[ChatApi]
-
     def __init__(self, target: ChatTarget, context: ProviderContext) -> None:
         super().__init__(target, context)
         self.chat = target
@@ -76,10 +78,8 @@ class ChatProvider(Provider):
     def rate_limit_scope(self) -> str:
         """The URL, the model and (as a digest) the credential: an API counts a key's
         requests to a model together."""
-        chat = self.chat
-        model = chat.deployment if isinstance(chat, AzureTarget) else chat.model
         credential = hashlib.sha256(repr(sorted(self.headers.items())).encode()).hexdigest()
-        return f"{self.url} {model} {credential}"
+        return f"{self.url} {self.chat.api_model} {credential}"
 
     @property
     def retry(self) -> RetrySettings:
@@ -101,6 +101,19 @@ class ChatProvider(Provider):
     @abstractmethod
     def parse(self, data: Any) -> Parsed:
         """The answer from the native response body (pure); raise on a blocked prompt."""
+
+    @staticmethod
+    def output_limit(body: JsonObject) -> int | None:
+        """The most output tokens (thinking included) the API may bill for ``body``, from the
+        limit it sends; ``None`` when it sends none (docs/running.md#--max-cost). Chat
+        Completions: the larger of ``max_completion_tokens`` and ``max_tokens``, per choice."""
+        limits = [count_of(body.get(key)) for key in ("max_completion_tokens", "max_tokens")]
+        known = [limit for limit in limits if limit is not None]
+        return max(known) * (count_of(body.get("n")) or 1) if known else None
+
+    def batch_api(self) -> BatchApi | None:
+        """Its provider's batch API for this target (docs/batch.md); ``None``: it has none."""
+        return None
 
     def error_hint(self, status: int, body: bytes) -> str | None:  # noqa: ARG002 - overridden where known
         """A hint for an HTTP error (status and body) from this target, where one is known."""
@@ -151,6 +164,11 @@ class ChatProvider(Provider):
             ) from None
         notes = (*prepared.notes, *self.answer_notes(wire, usage))
         return ProviderResponse(text, finish_reason, usage, latency_ms, wire, notes)
+
+
+def count_of(value: object) -> int | None:
+    """``value`` when it is a count of tokens: a non-negative integer, not a boolean."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def http_error(result: HttpResult, url: str, hint: str | None = None) -> ProviderError:

@@ -14,25 +14,12 @@ import sys
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 from evalwright.providers.wire import Usage
-from evalwright.targets.models import AzureTarget, ChatTarget, Target
+from evalwright.targets.kinds import ProviderKind
+from evalwright.targets.models import ChatTarget, Target
 from evalwright.targets.price import Price
 
-PRICE_PROVIDERS = {
-    "openai": "openai",
-    "azure": "azure",
-    "anthropic": "anthropic",
-    "gemini": "google",
-}
-"""Each chat API's provider id in the price database."""
-OFFICIAL_HOSTS = {
-    "openai": "api.openai.com",
-    "anthropic": "api.anthropic.com",
-    "gemini": "generativelanguage.googleapis.com",
-}
-"""The vendor's own API host: a ``base_url`` elsewhere is not priced unless ``price:`` says."""
 _MILLION = 1_000_000
 
 
@@ -47,16 +34,19 @@ class Tokens:
     cache_write: int
 
 
-def billed_tokens(provider: str, usage: Usage | None) -> Tokens | None:
-    """The tokens a call is billed for, or ``None`` when its usage is not known.
+def billed_tokens(kind: ProviderKind, usage: Usage | None) -> Tokens | None:
+    """The tokens a call of a target of ``kind`` is billed for, or ``None`` when its usage
+    is not known.
 
-    Anthropic reports cache reads and writes besides ``input_tokens``; OpenAI, Azure and
-    Gemini count cache reads inside it. Gemini reports thinking besides its output.
+    Anthropic reports cache reads and writes besides ``input_tokens`` (its row's
+    ``cache_apart``); the others count cache reads inside it. Gemini reports thinking
+    besides its output.
     """
     if usage is None or usage.input_tokens is None or usage.output_tokens is None:
         return None
     read, write = usage.cache_read_tokens or 0, usage.cache_write_tokens or 0
-    total_input = usage.input_tokens + (read + write if provider == "anthropic" else 0)
+    apart = kind.chat is not None and kind.chat.cache_apart
+    total_input = usage.input_tokens + (read + write if apart else 0)
     output = usage.output_tokens + (usage.thoughts_tokens or 0)
     return Tokens(total_input, output, read, write)
 
@@ -84,17 +74,14 @@ def looked_up(target: Target) -> bool:
 def _looked_up(target: Target) -> bool:
     if target.price == "lookup":
         return True
-    if target.price is not None or target.kind.name not in PRICE_PROVIDERS:
+    if target.price is not None or not isinstance(target, ChatTarget):
         return False
-    if isinstance(target, AzureTarget):
-        return True
-    base_url: str | None = getattr(target, "base_url", None)
-    return base_url is None or urlsplit(base_url).hostname == OFFICIAL_HOSTS[target.kind.name]
+    return target.on_vendor_api
 
 
 def call_cost(target: Target, usage: Usage | None) -> float | None:
     """USD for one call of ``target`` that reported ``usage``; ``None`` when unknown."""
-    tokens = billed_tokens(target.kind.name, usage)
+    tokens = billed_tokens(target.kind, usage)
     if tokens is None:
         return None
     if isinstance(target.price, Price):
@@ -102,8 +89,7 @@ def call_cost(target: Target, usage: Usage | None) -> float | None:
     if not looked_up(target):
         return None
     assert isinstance(target, ChatTarget)  # looked_up holds only for the chat APIs
-    model = target.deployment if isinstance(target, AzureTarget) else target.model
-    return database_cost(PRICE_PROVIDERS[target.kind.name], model, tokens)
+    return database_cost(target.kind.chat_api.price_provider, target.api_model, tokens)
 
 
 BATCH_DISCOUNT = 0.5
@@ -114,7 +100,7 @@ batch price of the model (OpenAI's and Anthropic's documented 50%; docs/batch.md
 def batch_cost(target: Target, usage: Usage | None) -> tuple[float | None, bool]:
     """USD for one batch answer, and whether it is the live price at :data:`BATCH_DISCOUNT`
     (no batch price known) rather than the database's batch price."""
-    tokens = billed_tokens(target.kind.name, usage)
+    tokens = billed_tokens(target.kind, usage)
     if tokens is None:
         return None, False
     if isinstance(target.price, Price):
@@ -122,8 +108,7 @@ def batch_cost(target: Target, usage: Usage | None) -> tuple[float | None, bool]
     if not looked_up(target):
         return None, False
     assert isinstance(target, ChatTarget)
-    model = target.deployment if isinstance(target, AzureTarget) else target.model
-    provider_id = PRICE_PROVIDERS[target.kind.name]
+    provider_id, model = target.kind.chat_api.price_provider, target.api_model
     live = database_cost(provider_id, model, tokens)
     batch = database_cost(provider_id, model, tokens, {"processing": "batch"})
     if live is None or batch is None:

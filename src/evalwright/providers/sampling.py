@@ -13,48 +13,28 @@ from typing import TYPE_CHECKING
 from evalwright.evalfile.sampling import SamplingSettings, merge_json
 from evalwright.jsontext import JsonObject
 from evalwright.prompts import DeliveryNote
-from evalwright.targets.models import AnthropicTarget, ChatTarget
+from evalwright.targets.kinds import provider_kind
+from evalwright.targets.models import ChatTarget
 
 if TYPE_CHECKING:
     from evalwright.providers.base import ProviderRequest
 
-API_NAMES = {
-    "openai": "OpenAI Chat Completions",
-    "azure": "Azure OpenAI Chat Completions",
-    "anthropic": "Anthropic Messages",
-    "gemini": "Gemini generateContent",
-}
-"""The API each chat provider kind speaks, as notes and warnings name it."""
-
-UNSUPPORTED: dict[str, dict[str, str]] = {
-    "openai": {"thinking_budget_tokens": "use reasoning_effort"},
-    "azure": {"thinking_budget_tokens": "use reasoning_effort"},
-    "anthropic": {
-        "seed": "",
-        "presence_penalty": "",
-        "frequency_penalty": "",
-        "reasoning_effort": "use thinking_budget_tokens",
-    },
-    "gemini": {},
-}
-"""Per chat provider kind: the settings its API has no field for, with a hint."""
-
 
 def unsupported_settings(kind: str, settings: SamplingSettings | None) -> list[tuple[str, str]]:
     """The set settings that ``kind`` cannot send, each with the reason (every one for an
-    agent or the mock: they take no sampling settings)."""
+    agent or the mock: they take no sampling settings); UnknownKind for no kind."""
     if settings is None:
         return []
-    given = [key for key in settings.given() if key != "extra_body" or kind not in API_NAMES]
-    if kind not in API_NAMES:
+    api = provider_kind(kind).chat
+    given = [key for key in settings.given() if key != "extra_body" or api is None]
+    if api is None:
         reason = f"a {kind} target takes no sampling settings"
         return [(key, reason) for key in given]
-    table = UNSUPPORTED[kind]
     found: list[tuple[str, str]] = []
     for key in given:
-        if key in table:
-            hint = f"; {table[key]}" if table[key] else ""
-            found.append((key, f"{API_NAMES[kind]} has no such field{hint}"))
+        if key in api.unsupported:
+            hint = f"; {api.unsupported[key]}" if api.unsupported[key] else ""
+            found.append((key, f"{api.name} has no such field{hint}"))
     return found
 
 
@@ -106,9 +86,8 @@ def _effective(target: ChatTarget, request: ProviderRequest) -> SamplingSettings
     update: dict[str, object] = {}
     if request.max_output_tokens is not None and settings.max_output_tokens is None:
         update["max_output_tokens"] = request.max_output_tokens
-    # Anthropic targets have never been sent a judge's default temperature: keep it so.
-    keeps_default = isinstance(target, AnthropicTarget)
-    if request.temperature is not None and settings.temperature is None and not keeps_default:
+    takes = target.takes_default_temperature
+    if request.temperature is not None and settings.temperature is None and takes:
         update["temperature"] = request.temperature
     return settings.model_copy(update=update) if update else settings
 

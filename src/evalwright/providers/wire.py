@@ -8,7 +8,7 @@ every request would be most of a case's CPU; reading a results file validates th
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import (
     BaseModel,
@@ -18,13 +18,16 @@ from pydantic import (
     model_serializer,
 )
 
-ChatApi = Literal[
-    "openai.chat.completions",
-    "azure.chat.completions",
-    "anthropic.messages",
-    "gemini.generateContent",
-]
-AgentApi = Literal["cli", "codex", "vscode"]
+from evalwright.targets.kinds import wire_apis
+
+if TYPE_CHECKING:
+    ChatApi = str
+    AgentApi = str
+else:
+    # One Literal of the values the kinds' rows declare: ``api`` tells the request shapes
+    # apart, and the results schema lists them.
+    ChatApi = Literal[wire_apis("chat")]
+    AgentApi = Literal[wire_apis("agent")]
 
 
 class RecordModel(BaseModel):

@@ -14,11 +14,13 @@ from __future__ import annotations
 from evalwright import jsontext
 from evalwright.jsontext import JsonValue
 from evalwright.providers.base import PreparedRequest
+from evalwright.providers.chat import ChatProvider
 from evalwright.providers.http import encode_json
 from evalwright.providers.pricing import batch_cost, call_cost
 from evalwright.providers.wire import ChatWireRequest, Usage
 from evalwright.targets.models import Target
 from evalwright.targets.price import Price
+from evalwright.targets.registry import provider_class
 
 ALLOWANCE_TOKENS = 1024
 """Input tokens an API may add to the text it is sent, counted on top of that text's bytes: a
@@ -62,44 +64,18 @@ def batch_bounds(body: bytes, target: Target) -> tuple[int | None, int | None]:
 
 def output_limit(target: Target, body: JsonValue) -> int | None:
     """The most output tokens (thinking included) a chat API may bill for ``body``, from the
-    limit the body sends; ``None`` when it sends none."""
-    if not isinstance(body, dict):
+    limit the body sends (its adapter reads it); ``None`` when it sends none."""
+    adapter = provider_class(target.kind)
+    if not isinstance(body, dict) or not issubclass(adapter, ChatProvider):
         return None
-    fields = body
-    kind = target.kind.name
-    if kind == "anthropic":  # max_tokens covers thinking (its budget_tokens is below it)
-        return _count(fields.get("max_tokens"))
-    if kind == "gemini":
-        return _gemini_limit(fields.get("generationConfig"))
-    limits = [_count(fields.get(key)) for key in ("max_completion_tokens", "max_tokens")]
-    known = [limit for limit in limits if limit is not None]
-    return max(known) * (_count(fields.get("n")) or 1) if known else None
-
-
-def _gemini_limit(config: JsonValue) -> int | None:
-    """``maxOutputTokens`` (which caps thinking too, in practice), plus a ``thinkingBudget``
-    when one is set (Google's documentation counts thinking apart), per candidate."""
-    if not isinstance(config, dict):
-        return None
-    fields = config
-    limit = _count(fields.get("maxOutputTokens"))
-    if limit is None:
-        return None
-    thinking = fields.get("thinkingConfig")
-    if isinstance(thinking, dict):
-        limit += _count(thinking.get("thinkingBudget")) or 0
-    return limit * (_count(fields.get("candidateCount")) or 1)
-
-
-def _count(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+    return adapter.output_limit(body)
 
 
 def worst_cost(target: Target, bounds: tuple[int | None, int | None], *, batch: bool) -> float:
     """USD for ``bounds`` tokens billed the dearest way the API could (every input token
     a cache write, where that costs more); raise Unbounded when there is no upper bound."""
     tokens_in, tokens_out = bounds
-    if target.kind.name == "mock":  # the offline mock reports no usage: it costs nothing
+    if target.kind.family == "mock":  # the offline mock reports no usage: it costs nothing
         return 0.0
     dearest = [
         _priced(target, usage, batch)
@@ -118,8 +94,10 @@ def worst_cost(target: Target, bounds: tuple[int | None, int | None], *, batch: 
 
 def _billings(target: Target, tokens_in: int, tokens_out: int) -> list[Usage]:
     """The ways ``tokens_in`` input tokens may be billed: plain, read from the prompt cache,
-    written to it (Anthropic reports both besides its input tokens)."""
-    if target.kind.name == "anthropic":
+    written to it (Anthropic reports both besides its input tokens: its row's
+    ``cache_apart``)."""
+    chat = target.kind.chat
+    if chat is not None and chat.cache_apart:
         return [
             Usage(input_tokens=tokens_in, output_tokens=tokens_out),
             Usage(input_tokens=0, output_tokens=tokens_out, cache_read_tokens=tokens_in),

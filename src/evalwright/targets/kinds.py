@@ -1,14 +1,64 @@
-"""The one table of provider kinds: which adapter serves a kind, its family, and the prompt
-mode its targets get (docs/targets.md, docs/delivery.md#lm-mode-and-agent-mode)."""
+"""The one table of provider kinds: each kind's row declares the facts about it that are
+neither its adapter's nor its target model's (docs/targets.md,
+docs/delivery.md#lm-mode-and-agent-mode).
+
+Everything else is derived from the rows: the kinds a targets file accepts, the API key
+variables, the price database's provider ids, the API names of notes and warnings, the
+settings an API cannot take, the ``api`` values of recorded requests. A name that is no
+kind raises :class:`UnknownKind`; a chat kind without its API's facts cannot be written.
+Importing this module imports nothing of the project: validation, pricing and the results
+schema read it before (or without) importing any adapter.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Literal
 
-from evalwright.prompts.render import Mode
+if TYPE_CHECKING:
+    from evalwright.prompts.render import Mode
 
 Family = Literal["chat", "agent", "mock"]
+
+
+class UnknownKind(KeyError):
+    """A provider kind that is not in the table (or a fact it does not have)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+@dataclass(frozen=True, slots=True)
+class ChatApi:
+    """What a chat API kind declares besides its adapter (docs/targets.md#chat-api-targets)."""
+
+    vendor: str
+    """Who serves it, as messages name them (``Anthropic``)."""
+    name: str
+    """The API as delivery notes and ``validate`` warnings name it."""
+    key_variables: tuple[str, ...]
+    """The environment variables its API key is read from, the first one set winning."""
+    price_provider: str
+    """Its provider id in the ``genai-prices`` database (docs/running.md#cost)."""
+    official_host: str | None
+    """The vendor's own API host: a ``base_url`` elsewhere is not priced unless ``price:``
+    says so. ``None``: the target model decides (``on_vendor_api``, Azure's)."""
+    unsupported: Mapping[str, str]
+    """The sampling settings its API has no field for, each with a hint (or ``""``)."""
+    cut_off: frozenset[str]
+    """Its finish values for an answer stopped at the output limit."""
+    cache_apart: bool = False
+    """Whether it reports prompt-cache reads and writes besides its input tokens rather than
+    inside them (Anthropic's): they are billed on top."""
+    prefill: bool = False
+    """Whether it continues a conversation's last assistant turn (a prefill) rather than
+    answering after it (docs/delivery.md#the-nine-delivery-notes)."""
+
+    def __post_init__(self) -> None:
+        # Rows share their tables of unsupported settings: none may change them.
+        object.__setattr__(self, "unsupported", MappingProxyType(dict(self.unsupported)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,28 +72,149 @@ class ProviderKind:
     """``chat`` APIs are cached and may judge; ``agent`` targets are coding agents."""
     mode: Mode
     """The prompt mode of the kind's targets: agents that read files get ``agent``."""
+    wire: str
+    """The ``api`` of the requests its targets are recorded with (docs/delivery.md)."""
+    chat: ChatApi | None = None
+    """A chat API's facts: every chat kind has them, no other kind does."""
+    live_turns: bool = False
+    """Whether its targets hold a live conversation (``turns:``); every chat API does."""
+    cluster: bool = False
+    """Whether its commands may run on a cluster node (``--executor ray``, docs/scale.md)."""
+
+    def __post_init__(self) -> None:
+        if (self.family == "chat") != (self.chat is not None):
+            raise TypeError(f"provider kind {self.name!r}: chat facts go with the chat family")
+
+    @property
+    def chat_api(self) -> ChatApi:
+        """The chat API's facts; UnknownKind for a kind that is no chat API."""
+        if self.chat is None:
+            raise UnknownKind(f"provider kind {self.name!r} is not a chat API")
+        return self.chat
 
 
 _ADAPTERS = "evalwright.providers"
+_OPENAI_CUT_OFF = frozenset({"length"})
+_NO_THINKING_BUDGET = {"thinking_budget_tokens": "use reasoning_effort"}
+
+
+def _chat(name: str, adapter: str, wire: str, api: ChatApi) -> ProviderKind:
+    return ProviderKind(name, f"{_ADAPTERS}.{adapter}", "chat", "lm", wire, api, live_turns=True)
+
+
 _TABLE = (
-    ProviderKind("openai", f"{_ADAPTERS}.openai.adapter:OpenAIProvider", "chat", "lm"),
-    ProviderKind("azure", f"{_ADAPTERS}.azure.adapter:AzureProvider", "chat", "lm"),
-    ProviderKind("anthropic", f"{_ADAPTERS}.anthropic.adapter:AnthropicProvider", "chat", "lm"),
-    ProviderKind("gemini", f"{_ADAPTERS}.gemini.adapter:GeminiProvider", "chat", "lm"),
-    ProviderKind("mock", f"{_ADAPTERS}.mock.adapter:MockProvider", "mock", "lm"),
-    # A command line gets the LM-mode question as {PROMPT}, files as {FILES}.
-    ProviderKind("cli", f"{_ADAPTERS}.cli.adapter:CliProvider", "agent", "lm"),
-    ProviderKind("codex", f"{_ADAPTERS}.codex.adapter:CodexProvider", "agent", "agent"),
-    ProviderKind("vscode", f"{_ADAPTERS}.vscode.adapter:VSCodeProvider", "agent", "agent"),
-    ProviderKind("vscode-insiders", f"{_ADAPTERS}.vscode.adapter:VSCodeProvider", "agent", "agent"),
+    _chat(
+        "openai",
+        "openai.adapter:OpenAIProvider",
+        "openai.chat.completions",
+        ChatApi(
+            vendor="OpenAI",
+            name="OpenAI Chat Completions",
+            key_variables=("OPENAI_API_KEY",),
+            price_provider="openai",
+            official_host="api.openai.com",
+            unsupported=_NO_THINKING_BUDGET,
+            cut_off=_OPENAI_CUT_OFF,
+        ),
+    ),
+    _chat(
+        "azure",
+        "azure.adapter:AzureProvider",
+        "azure.chat.completions",
+        ChatApi(
+            vendor="Azure OpenAI",
+            name="Azure OpenAI Chat Completions",
+            key_variables=("AZURE_OPENAI_API_KEY",),
+            price_provider="azure",
+            official_host=None,  # every endpoint is a deployment of Azure's own
+            unsupported=_NO_THINKING_BUDGET,
+            cut_off=_OPENAI_CUT_OFF,
+        ),
+    ),
+    _chat(
+        "anthropic",
+        "anthropic.adapter:AnthropicProvider",
+        "anthropic.messages",
+        ChatApi(
+            vendor="Anthropic",
+            name="Anthropic Messages",
+            key_variables=("ANTHROPIC_API_KEY",),
+            price_provider="anthropic",
+            official_host="api.anthropic.com",
+            unsupported={
+                "seed": "",
+                "presence_penalty": "",
+                "frequency_penalty": "",
+                "reasoning_effort": "use thinking_budget_tokens",
+            },
+            cut_off=frozenset({"max_tokens"}),
+            cache_apart=True,
+            prefill=True,
+        ),
+    ),
+    _chat(
+        "gemini",
+        "gemini.adapter:GeminiProvider",
+        "gemini.generateContent",
+        ChatApi(
+            vendor="Gemini",
+            name="Gemini generateContent",
+            key_variables=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+            price_provider="google",
+            official_host="generativelanguage.googleapis.com",
+            unsupported={},
+            cut_off=frozenset({"MAX_TOKENS"}),
+        ),
+    ),
+    _chat(
+        "mistral",
+        "mistral:MistralProvider",
+        "mistral.chat.completions",
+        ChatApi(
+            vendor="Mistral",
+            name="Mistral Chat Completions",
+            key_variables=("MISTRAL_API_KEY",),
+            price_provider="mistral",
+            official_host="api.mistral.ai",
+            unsupported=_NO_THINKING_BUDGET,
+            # model_length: the model's context was full before the limit was reached.
+            cut_off=frozenset({"length", "model_length"}),
+            prefill=True,
+        ),
+    ),
+    ProviderKind("mock", f"{_ADAPTERS}.mock.adapter:MockProvider", "mock", "lm", "mock"),
+    # A command line gets the LM-mode question as {PROMPT}, files as {FILES}; it is run
+    # again with the conversation so far for each live turn.
+    ProviderKind(
+        "cli",
+        f"{_ADAPTERS}.cli.adapter:CliProvider",
+        "agent",
+        "lm",
+        "cli",
+        live_turns=True,
+        cluster=True,
+    ),
+    ProviderKind(
+        "codex", f"{_ADAPTERS}.codex.adapter:CodexProvider", "agent", "agent", "codex", cluster=True
+    ),
+    ProviderKind(
+        "vscode", f"{_ADAPTERS}.vscode.adapter:VSCodeProvider", "agent", "agent", "vscode"
+    ),
+    ProviderKind(
+        "vscode-insiders", f"{_ADAPTERS}.vscode.adapter:VSCodeProvider", "agent", "agent", "vscode"
+    ),
 )
 PROVIDER_KINDS: dict[str, ProviderKind] = {kind.name: kind for kind in _TABLE}
 """Every provider kind by name, in the order error messages list them."""
 
 
 def provider_kind(name: str) -> ProviderKind:
-    """The kind called ``name`` (a validated target's ``provider``)."""
-    return PROVIDER_KINDS[name]
+    """The kind called ``name``; UnknownKind naming the known ones when there is none."""
+    try:
+        return PROVIDER_KINDS[name]
+    except KeyError:
+        known = ", ".join(PROVIDER_KINDS)
+        raise UnknownKind(f"unknown provider kind {name!r} (known: {known})") from None
 
 
 def kinds_of(family: Family) -> tuple[str, ...]:
@@ -51,11 +222,16 @@ def kinds_of(family: Family) -> tuple[str, ...]:
     return tuple(kind.name for kind in _TABLE if kind.family == family)
 
 
+def wire_apis(family: Family) -> tuple[str, ...]:
+    """The ``api`` values of the requests recorded for one family's kinds, each once."""
+    return tuple(dict.fromkeys(kind.wire for kind in _TABLE if kind.family == family))
+
+
 def live_turns_refusal(name: str) -> str | None:
     """Why targets of kind ``name`` cannot hold a live conversation (``turns:``), or
     ``None`` when they can: chat APIs and ``cli`` do (docs/conversations.md#targets)."""
-    kind = PROVIDER_KINDS[name]
-    if kind.family == "chat" or name == "cli":
+    kind = provider_kind(name)
+    if kind.live_turns:
         return None
     if kind.family == "mock":
         return (
@@ -71,7 +247,17 @@ def live_turns_refusal(name: str) -> str | None:
 def simulator_refusal(name: str) -> str | None:
     """Why targets of kind ``name`` cannot play a simulated user, or ``None`` when they can:
     only chat APIs answer the JSON it is asked for (docs/conversations.md#simulated-user)."""
-    if PROVIDER_KINDS[name].family == "chat":
+    if provider_kind(name).family == "chat":
         return None
-    chats = ", ".join(kinds_of("chat"))
-    return f"a {name} target cannot play a simulated user: use a chat target ({chats})"
+    return f"a {name} target cannot play a simulated user: use a chat target ({chat_kinds()})"
+
+
+def prefill_vendors() -> tuple[str, ...]:
+    """The vendors whose APIs continue a conversation's last assistant turn, in table order."""
+    apis = (kind.chat for kind in _TABLE if kind.chat is not None)
+    return tuple(dict.fromkeys(api.vendor for api in apis if api.prefill))
+
+
+def chat_kinds() -> str:
+    """The chat kinds as messages list them: ``openai, azure, ...``."""
+    return ", ".join(kinds_of("chat"))

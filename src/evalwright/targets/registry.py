@@ -16,7 +16,7 @@ from evalwright.providers.base import Provider, ProviderContext
 from evalwright.providers.http import HttpPool
 from evalwright.providers.process import ChildEnvironment
 from evalwright.providers.runner import CommandRunner
-from evalwright.targets.kinds import ProviderKind
+from evalwright.targets.kinds import ProviderKind, chat_kinds
 from evalwright.targets.load import load_project_targets
 from evalwright.targets.models import ChatTarget, MockTarget, Target, TargetsFile
 from evalwright.targets.resolve import resolve_target
@@ -102,7 +102,7 @@ class TargetRegistry:
             if self.dry_run:
                 target = MockTarget(name=name, provider="mock")
             context = self.context
-            if self._runner_for is not None and target.provider in ("cli", "codex"):
+            if self._runner_for is not None and target.kind.cluster:
                 context = dataclasses.replace(context, runner=self._runner_for(target))
             self._providers[name] = create_provider(target, context)
         return self._providers[name]
@@ -132,7 +132,7 @@ class TargetRegistry:
         if found.is_agent:
             raise ConfigError(
                 f"judge target '{found.name}' is a {found.provider} target; a judge "
-                "must be a chat API (openai, azure, anthropic, gemini) or mock"
+                f"must be a chat API ({chat_kinds()}) or mock"
             )
 
     def use_runner(self, runner_for: Callable[[Target], CommandRunner]) -> None:

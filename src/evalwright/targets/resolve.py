@@ -13,14 +13,13 @@ from pydantic import BaseModel
 
 from evalwright.errors import ConfigError
 from evalwright.evalfile.variables import UnsetVariable, substitute, variables_in
-from evalwright.targets.models import AzureTarget, ChatTarget, OpenAITarget, Target, url_problem
+from evalwright.targets.kinds import PROVIDER_KINDS
+from evalwright.targets.models import ChatTarget, Target, url_problem
 
 KEY_VARIABLES: dict[str, tuple[str, ...]] = {
-    "openai": ("OPENAI_API_KEY",),
-    "azure": ("AZURE_OPENAI_API_KEY",),
-    "anthropic": ("ANTHROPIC_API_KEY",),
-    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    kind.name: kind.chat.key_variables for kind in PROVIDER_KINDS.values() if kind.chat
 }
+"""Each chat kind's API key variables (its row's), by kind."""
 # Sent to a local OpenAI-compatible server (``base_url``) that needs no key.
 PLACEHOLDER_API_KEY = "evalwright-no-key"
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -36,18 +35,15 @@ def resolve_target(
 
     ``require_key=False`` (previews that send nothing) leaves a missing key unset.
     """
-    filled = _fill_model(target, env, target.name, ())
-    if isinstance(filled, AzureTarget) and "://" not in filled.endpoint:
-        bare = filled.endpoint.strip("/")
-        filled = filled.model_copy(update={"endpoint": f"https://{bare}.openai.azure.com"})
+    filled = _fill_model(target, env, target.name, ()).normalized()
     _check_urls(filled)
-    variables = KEY_VARIABLES.get(filled.provider)
-    if variables is None or not isinstance(filled, ChatTarget) or filled.api_key:
+    if not isinstance(filled, ChatTarget) or filled.api_key:
         return filled
+    variables = filled.kind.chat_api.key_variables
     for name in variables:
         if env.get(name):
             return filled.model_copy(update={"api_key": env[name]})
-    if isinstance(filled, OpenAITarget) and filled.base_url:
+    if filled.keyless:
         return filled.model_copy(update={"api_key": PLACEHOLDER_API_KEY})
     if not require_key:
         return filled
@@ -58,12 +54,9 @@ def resolve_target(
 
 
 def _check_urls(target: Target) -> None:
-    if isinstance(target, AzureTarget):
-        key, value = "endpoint", target.endpoint
-    elif isinstance(target, ChatTarget):
-        key, value = "base_url", target.base_url
-    else:
+    if not isinstance(target, ChatTarget):
         return
+    key, value = target.url_setting
     problem = url_problem(value) if value is not None else None
     if problem:
         raise ConfigError(f"target '{target.name}': {key}: {problem}")

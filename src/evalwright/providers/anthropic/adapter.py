@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from evalwright.jsontext import JsonObject
 from evalwright.prompts import DeliveryNote
 from evalwright.providers.anthropic.convert import parse_reply, request_body
 from evalwright.providers.base import ProviderContext, ProviderRequest
-from evalwright.providers.chat import ChatProvider, Parsed
+from evalwright.providers.chat import ChatProvider, Parsed, count_of
 from evalwright.providers.sampling import effective_settings
 from evalwright.providers.wire import ChatWireRequest
 from evalwright.targets.models import AnthropicTarget
+
+if TYPE_CHECKING:
+    from evalwright.providers.batching import BatchApi
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
@@ -20,7 +25,6 @@ class AnthropicProvider(ChatProvider):
     """Anthropic's Messages API."""
 
     kind = "anthropic"
-    api = "anthropic.messages"
 
     def __init__(self, target: AnthropicTarget, context: ProviderContext) -> None:
         self.anthropic = target
@@ -43,6 +47,17 @@ class AnthropicProvider(ChatProvider):
         return ChatWireRequest.model_construct(
             api=self.api, model=self.anthropic.model, url_path=path, body=body
         ), notes
+
+    @staticmethod
+    def output_limit(body: JsonObject) -> int | None:
+        """``max_tokens``: it covers thinking (its ``budget_tokens`` is below it)."""
+        return count_of(body.get("max_tokens"))
+
+    def batch_api(self) -> BatchApi:
+        """Anthropic's Message Batches API (docs/batch.md)."""
+        from evalwright.providers.anthropic.batch import AnthropicBatches
+
+        return AnthropicBatches(self)
 
     def parse(self, data: object) -> Parsed:
         """The message's text."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from urllib.parse import quote, urlsplit
 
 from evalwright.prompts import DeliveryNote
@@ -12,12 +13,14 @@ from evalwright.providers.sampling import effective_settings
 from evalwright.providers.wire import ChatWireRequest
 from evalwright.targets.models import AzureTarget
 
+if TYPE_CHECKING:
+    from evalwright.providers.batching import BatchApi
+
 
 class AzureProvider(ChatProvider):
     """An Azure OpenAI deployment."""
 
     kind = "azure"
-    api = "azure.chat.completions"
 
     def __init__(self, target: AzureTarget, context: ProviderContext) -> None:
         self.azure = target
@@ -48,6 +51,12 @@ class AzureProvider(ChatProvider):
         return ChatWireRequest.model_construct(
             api=self.api, model=self.azure.deployment, url_path=path, body=body
         ), notes
+
+    def batch_api(self) -> BatchApi:
+        """Azure OpenAI's Batch API: the deployment's global batch (docs/batch.md)."""
+        from evalwright.providers.openai.batch import azure_batches
+
+        return azure_batches(self)
 
     def parse(self, data: object) -> Parsed:
         """The chat.completion answer."""

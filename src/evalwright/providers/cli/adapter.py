@@ -93,7 +93,7 @@ class CliProvider(Provider):
 
     def _wire(self, argv: list[str]) -> AgentWireRequest:
         return AgentWireRequest.model_construct(
-            api="cli", argv=argv, cwd=self.cwd, prompt_document=None
+            api=self.api, argv=argv, cwd=self.cwd, prompt_document=None
         )
 
     def prepare(self, request: ProviderRequest) -> PreparedRequest:

@@ -56,7 +56,7 @@ class CodexProvider(Provider):
         if request.inputs is None:
             raise ProviderError("a codex target needs the case's prompt inputs")
         wire = AgentWireRequest.model_construct(
-            api="codex",
+            api=self.api,
             argv=self.argv,
             cwd=SCRATCH,
             prompt_document=prompt_document(request.inputs),

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from urllib.parse import quote, urlsplit
 
+from evalwright.jsontext import JsonObject
 from evalwright.prompts import DeliveryNote
 from evalwright.providers.base import ProviderContext, ProviderRequest
-from evalwright.providers.chat import ChatProvider, Parsed
+from evalwright.providers.chat import ChatProvider, Parsed, count_of
 from evalwright.providers.gemini.convert import parse_reply, request_body
 from evalwright.providers.sampling import effective_settings
 from evalwright.providers.wire import ChatWireRequest
 from evalwright.targets.models import GeminiTarget
+
+if TYPE_CHECKING:
+    from evalwright.providers.batching import BatchApi
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 
@@ -19,7 +24,6 @@ class GeminiProvider(ChatProvider):
     """Gemini's generateContent API."""
 
     kind = "gemini"
-    api = "gemini.generateContent"
 
     def __init__(self, target: GeminiTarget, context: ProviderContext) -> None:
         self.gemini = target
@@ -47,6 +51,28 @@ class GeminiProvider(ChatProvider):
         return ChatWireRequest.model_construct(
             api=self.api, model=self.gemini.model, url_path=path, body=body
         ), notes
+
+    @staticmethod
+    def output_limit(body: JsonObject) -> int | None:
+        """``maxOutputTokens`` (which caps thinking too, in practice), plus a
+        ``thinkingBudget`` when one is set (Google's documentation counts thinking apart), per
+        candidate."""
+        config = body.get("generationConfig")
+        if not isinstance(config, dict):
+            return None
+        limit = count_of(config.get("maxOutputTokens"))
+        if limit is None:
+            return None
+        thinking = config.get("thinkingConfig")
+        if isinstance(thinking, dict):
+            limit += count_of(thinking.get("thinkingBudget")) or 0
+        return limit * (count_of(config.get("candidateCount")) or 1)
+
+    def batch_api(self) -> BatchApi:
+        """Gemini's batch mode (docs/batch.md)."""
+        from evalwright.providers.gemini.batch import GeminiBatches
+
+        return GeminiBatches(self)
 
     def parse(self, data: object) -> Parsed:
         """The first candidate's text."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from evalwright.prompts import DeliveryNote
@@ -23,6 +24,9 @@ from evalwright.providers.sampling import effective_settings
 from evalwright.providers.wire import ChatWireRequest, Usage, WireRequest
 from evalwright.targets.models import OpenAITarget
 
+if TYPE_CHECKING:
+    from evalwright.providers.batching import BatchApi
+
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
@@ -30,7 +34,6 @@ class OpenAIProvider(ChatProvider):
     """OpenAI, or any OpenAI-compatible server reached through ``base_url``."""
 
     kind = "openai"
-    api = "openai.chat.completions"
 
     def __init__(self, target: OpenAITarget, context: ProviderContext) -> None:
         self.openai = target
@@ -114,6 +117,12 @@ class OpenAIProvider(ChatProvider):
         except TimeoutError:
             return (not_checked(f"the chat template was not rendered within {self.timeout:g} s"),)
         return tuple(dropped_content(wire, rendered))
+
+    def batch_api(self) -> BatchApi:
+        """OpenAI's Batch API (docs/batch.md)."""
+        from evalwright.providers.openai.batch import openai_batches
+
+        return openai_batches(self)
 
     def parse(self, data: object) -> Parsed:
         """The chat.completion answer."""

@@ -66,7 +66,7 @@ class VSCodeProvider(Provider):
 
     def _wire(self, document: str | None, workspace: Path) -> AgentWireRequest:
         return AgentWireRequest.model_construct(
-            api="vscode",
+            api=self.api,
             argv=self._chat_argv(workspace),
             cwd=str(workspace),
             prompt_document=document,

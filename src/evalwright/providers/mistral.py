@@ -1,0 +1,126 @@
+"""The ``mistral`` provider: Mistral's chat completions (La Plateforme), a bearer key
+(docs/targets.md#mistral).
+
+The body is OpenAI's Chat Completions in Mistral's names (``max_tokens``, ``random_seed``);
+a conversation ending with an assistant turn is sent with ``prefix: true``, which Mistral
+continues (it refuses such a turn otherwise). Its batch API is not used (no ``batch_api``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from urllib.parse import urlsplit
+
+from evalwright.evalfile.sampling import SamplingSettings
+from evalwright.jsontext import JsonObject, JsonValue
+from evalwright.prompts import ChatMessage, DeliveryNote
+from evalwright.providers.base import ProviderContext, ProviderRequest
+from evalwright.providers.chat import ChatProvider, Parsed
+from evalwright.providers.openai.convert import VERDICT_SCHEMA_NAME, parse_reply, to_messages
+from evalwright.providers.sampling import (
+    effective_settings,
+    unsupported_notes,
+    with_extra_body,
+)
+from evalwright.providers.wire import ChatWireRequest
+from evalwright.targets.models import MistralTarget
+
+DEFAULT_BASE_URL = "https://api.mistral.ai/v1"
+# The API's words for what the docs say to fix in the case (docs/targets.md#mistral).
+_HINTS = {
+    b"Tool call id": "Mistral takes only tool-call ids of 9 letters and digits: write the "
+    "case's ids so (docs/targets.md#mistral)",
+    b"after role 'tool'": "Mistral takes no user turn right after a tool result: put the "
+    "assistant's answer between them (docs/targets.md#mistral)",
+}
+
+
+class MistralProvider(ChatProvider):
+    """Mistral's chat completions."""
+
+    kind = "mistral"
+
+    def __init__(self, target: MistralTarget, context: ProviderContext) -> None:
+        self.mistral = target
+        super().__init__(target, context)
+
+    def endpoint(self) -> str:
+        """``{base_url}/chat/completions``."""
+        return (self.mistral.base_url or DEFAULT_BASE_URL).rstrip("/") + "/chat/completions"
+
+    def auth_headers(self) -> dict[str, str]:
+        """A bearer token."""
+        return {"authorization": f"Bearer {self.mistral.api_key or ''}"}
+
+    def convert(self, request: ProviderRequest) -> tuple[ChatWireRequest, list[DeliveryNote]]:
+        """The chat completions body."""
+        settings = effective_settings(self.mistral, request)
+        body, notes = request_body(
+            request.messages, self.mistral, request.response_schema, settings
+        )
+        path = urlsplit(self.url).path
+        return ChatWireRequest.model_construct(
+            api=self.api, model=self.mistral.model, url_path=path, body=body
+        ), notes
+
+    def error_hint(self, status: int, body: bytes) -> str | None:
+        """What to change in the case when Mistral refuses its conversation's shape."""
+        if status != 400:
+            return None
+        return next((hint for words, hint in _HINTS.items() if words in body), None)
+
+    def parse(self, data: object) -> Parsed:
+        """The chat.completion answer (a reasoning model's thinking chunks left out)."""
+        return parse_reply(data)
+
+
+def request_body(
+    messages: Sequence[ChatMessage],
+    target: MistralTarget,
+    response_schema: JsonObject | None,
+    settings: SamplingSettings,
+) -> tuple[JsonObject, list[DeliveryNote]]:
+    """The whole body: OpenAI's messages, the sampling keys ``settings`` set, the verdict
+    schema a judge asks for, ``extra_body`` merged last."""
+    wire, notes = to_messages(messages, "system")
+    last = wire[-1] if wire else None
+    if isinstance(last, dict) and last["role"] == "assistant":
+        last["prefix"] = True
+        detail = (
+            f"chat_prompt[{len(messages) - 1}]: the conversation ends with an assistant turn; "
+            "Mistral continues it as a prefill (prefix: true)"
+        )
+        notes.append(DeliveryNote(rule="assistant_prefill", detail=detail))
+    body: JsonObject = {"model": target.model, "messages": wire}
+    body.update(_sampling(settings))
+    if response_schema is not None and target.structured_output != "none":
+        body["response_format"] = _response_format(target.structured_output, response_schema)
+    notes.extend(unsupported_notes(target.kind.name, settings))
+    return with_extra_body(body, settings), notes
+
+
+def _sampling(settings: SamplingSettings) -> JsonObject:
+    """The sampling fields by Mistral's names (no thinking budget: reasoning_effort)."""
+    stop = settings.stop
+    fields: JsonObject = {
+        "temperature": settings.temperature,
+        "top_p": settings.top_p,
+        "random_seed": settings.seed,
+        "stop": stop if isinstance(stop, str) or stop is None else list[JsonValue](stop),
+        "presence_penalty": settings.presence_penalty,
+        "frequency_penalty": settings.frequency_penalty,
+        "reasoning_effort": settings.reasoning_effort,
+        "max_tokens": settings.max_output_tokens,
+    }
+    return {key: value for key, value in fields.items() if value is not None}
+
+
+def _response_format(mode: str, schema: JsonObject) -> JsonObject:
+    """``json_schema``: the strict schema mode; ``json_object``: JSON mode, the schema left to
+    the judge's prompt (Mistral's JSON mode takes none)."""
+    if mode == "json_object":
+        return {"type": "json_object"}
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": VERDICT_SCHEMA_NAME, "strict": True, "schema": schema},
+    }
