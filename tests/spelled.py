@@ -11,7 +11,7 @@ from urllib.parse import quote, quote_plus
 
 from hypothesis import strategies as st
 
-from evalwright.results import markdown
+from evalwright.outputs import markdown
 
 
 def base64_bearer(text: str) -> str:

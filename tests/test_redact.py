@@ -18,8 +18,8 @@ import pytest
 
 from evalwright import redact as redact_module
 from evalwright.evalfile.variables import Environment
+from evalwright.outputs import markdown
 from evalwright.redact import REDACTED, Redactor, after_cut, clip, redacting
-from evalwright.results import markdown
 from evalwright.spellings import fold, words
 
 

@@ -62,7 +62,7 @@ _EXPORTS: dict[str, str] = {
     "AsyncRun": "evalwright.api.run",
     "RunResult": "evalwright.api.run",
     "RunSettings": "evalwright.api.run",
-    "Reliability": "evalwright.results.reliability",
+    "Reliability": "evalwright.stats.reliability",
     "Reporter": "evalwright.orchestrator.run",
     # results
     "read_results": "evalwright.results.reading",
@@ -91,15 +91,15 @@ _EXPORTS: dict[str, str] = {
     "TraceEntry": "evalwright.providers.wire",
     "DeliveryNote": "evalwright.prompts.chat",
     # judges (docs/judges.md)
-    "JudgeMetrics": "evalwright.results.judging",
-    "JudgeTargetStats": "evalwright.results.judging",
-    "PanelAgreement": "evalwright.results.judging",
-    "Disagreement": "evalwright.results.judging",
-    "judge_check": "evalwright.results.judge_check",
-    "JudgeCheck": "evalwright.results.judge_check",
-    "JudgeAgreement": "evalwright.results.judge_check",
-    "Confusion": "evalwright.results.judge_check",
-    "LabelDisagreement": "evalwright.results.judge_check",
+    "JudgeMetrics": "evalwright.stats.judging",
+    "JudgeTargetStats": "evalwright.stats.judging",
+    "PanelAgreement": "evalwright.stats.judging",
+    "Disagreement": "evalwright.stats.judging",
+    "judge_check": "evalwright.stats.judge_check",
+    "JudgeCheck": "evalwright.stats.judge_check",
+    "JudgeAgreement": "evalwright.stats.judge_check",
+    "Confusion": "evalwright.stats.judge_check",
+    "LabelDisagreement": "evalwright.stats.judge_check",
     # starting a project
     "init_project": "evalwright.api.init",
     # errors
@@ -264,21 +264,7 @@ if TYPE_CHECKING:
         Usage,
     )
     from evalwright.report import write_report
-    from evalwright.results.judge_check import (
-        Confusion,
-        JudgeAgreement,
-        JudgeCheck,
-        LabelDisagreement,
-        judge_check,
-    )
-    from evalwright.results.judging import (
-        Disagreement,
-        JudgeMetrics,
-        JudgeTargetStats,
-        PanelAgreement,
-    )
     from evalwright.results.reading import read_results, results_dataframe
-    from evalwright.results.reliability import Reliability
     from evalwright.results.row import (
         Addition,
         ErrorInfo,
@@ -295,6 +281,20 @@ if TYPE_CHECKING:
         ToolCallRecord,
         TurnRecord,
     )
+    from evalwright.stats.judge_check import (
+        Confusion,
+        JudgeAgreement,
+        JudgeCheck,
+        LabelDisagreement,
+        judge_check,
+    )
+    from evalwright.stats.judging import (
+        Disagreement,
+        JudgeMetrics,
+        JudgeTargetStats,
+        PanelAgreement,
+    )
+    from evalwright.stats.reliability import Reliability
     from evalwright.targets.models import (
         AnthropicTarget,
         AzureTarget,

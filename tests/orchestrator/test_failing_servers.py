@@ -20,8 +20,8 @@ from evalwright.orchestrator.calls import TargetCaller
 from evalwright.prompts import ChatMessage
 from evalwright.providers.base import ProviderRequest
 from evalwright.providers.http import HttpPool
+from evalwright.providers.registry import TargetRegistry
 from evalwright.targets.models import OpenAITarget, RetrySettings
-from evalwright.targets.registry import TargetRegistry
 from evalwright.testing import FakeServer, Fault, Stall
 from tests.conftest import CliResult, ProjectDir, run_cli
 

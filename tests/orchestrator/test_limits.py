@@ -16,8 +16,8 @@ from evalwright.orchestrator.retry import RATE_LIMIT_FLOOR
 from evalwright.prompts import ChatMessage
 from evalwright.providers.base import ProviderRequest, ProviderResponse
 from evalwright.providers.ratelimits import Budget, Quota
+from evalwright.providers.registry import TargetRegistry
 from evalwright.targets.models import AnthropicTarget, MockTarget, OpenAITarget, Target
-from evalwright.targets.registry import TargetRegistry
 from tests.providers.wire_cases import chat_provider
 
 REQUEST = ProviderRequest(case_id="c", messages=(ChatMessage(role="user", content="hi"),))

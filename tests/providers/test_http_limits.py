@@ -15,8 +15,8 @@ from evalwright.errors import ProviderError, ResponseTooLarge
 from evalwright.evalfile import LoadedCase
 from evalwright.providers.base import ProviderContext
 from evalwright.providers.http import HttpPool
+from evalwright.providers.registry import create_provider
 from evalwright.targets.models import OpenAITarget
-from evalwright.targets.registry import create_provider
 from evalwright.testing import FakeServer, Fault, Flood, Text
 from tests.conftest import ProjectDir, run_cli
 from tests.e2e.harness import E2E, start

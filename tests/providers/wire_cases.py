@@ -16,6 +16,7 @@ from evalwright.providers.base import (
 )
 from evalwright.providers.chat import ChatProvider
 from evalwright.providers.http import HttpPool
+from evalwright.providers.registry import create_provider
 from evalwright.targets.models import (
     AnthropicTarget,
     AzureTarget,
@@ -24,7 +25,6 @@ from evalwright.targets.models import (
     MistralTarget,
     OpenAITarget,
 )
-from evalwright.targets.registry import create_provider
 
 APIS = ("openai", "azure", "anthropic", "gemini")
 """The APIs of the worked examples' tables (test_wire.py); mistral's are in test_mistral.py."""

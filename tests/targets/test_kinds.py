@@ -27,6 +27,7 @@ from evalwright.providers.batching import batch_kinds, has_batch_api
 from evalwright.providers.chat import ChatProvider
 from evalwright.providers.http import HttpPool
 from evalwright.providers.pricing import looked_up
+from evalwright.providers.registry import create_provider, provider_class
 from evalwright.providers.sampling import unsupported_settings
 from evalwright.providers.wire import (
     AgentWireRequest,
@@ -43,7 +44,6 @@ from evalwright.targets.kinds import (
     provider_kind,
 )
 from evalwright.targets.models import ChatTarget, RetrySettings, Target, TargetsFile
-from evalwright.targets.registry import create_provider, provider_class
 from evalwright.targets.resolve import resolve_target
 from tests.conftest import ProjectDir
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from evalwright.results.compare import Comparison, compare_scored, latest_scored
+from evalwright.stats.compare import Comparison, compare_scored, latest_scored
 
 PathArg = str | os.PathLike[str]
 

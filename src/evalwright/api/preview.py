@@ -20,13 +20,13 @@ from evalwright.orchestrator.requests import candidate_request, case_prompt
 from evalwright.orchestrator.select import Selection
 from evalwright.prompts import BuiltPrompt, ChatMessage
 from evalwright.prompts import build_prompt as build_case_prompt
-from evalwright.prompts.render import Mode
 from evalwright.prompts.turns import first_turn
 from evalwright.providers.openai.template import check_renderable, render_all
+from evalwright.providers.registry import TargetRegistry
 from evalwright.providers.wire import WireRequest
 from evalwright.results.rows import raw_request
+from evalwright.targets.kinds import Mode
 from evalwright.targets.models import Target
-from evalwright.targets.registry import TargetRegistry
 
 
 class PreviewItem(TypedDict):

@@ -24,9 +24,9 @@ from evalwright.orchestrator.options import RunOptions, RunSettings, accepted, c
 from evalwright.orchestrator.plan import load_plan
 from evalwright.orchestrator.run import BatchReporter, Reporter, SilentReporter, execute
 from evalwright.orchestrator.summary import RunSummary, TargetStats
-from evalwright.results.judging import JudgeMetrics
-from evalwright.results.reliability import Reliability
 from evalwright.results.row import ResultRow
+from evalwright.stats.judging import JudgeMetrics
+from evalwright.stats.reliability import Reliability
 
 SuiteSource = Suite | str | os.PathLike[str]
 """An eval file, a directory of them, or a suite."""

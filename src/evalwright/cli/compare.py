@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from evalwright.api.compare import compare
-from evalwright.results.compare_table import compare_text
+from evalwright.outputs.compare_table import compare_text
 
 
 def run(args: argparse.Namespace) -> int:

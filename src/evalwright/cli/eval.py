@@ -23,8 +23,8 @@ from evalwright.errors import printable
 from evalwright.orchestrator.options import RUN_OPTIONS, RunSettings
 from evalwright.orchestrator.run import Reporter
 from evalwright.orchestrator.summary import RunSummary
+from evalwright.outputs.ci import CiOutputs
 from evalwright.redact import Redactor
-from evalwright.results.ci import CiOutputs
 
 INTERRUPTED = 130
 

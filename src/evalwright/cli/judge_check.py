@@ -7,7 +7,7 @@ import dataclasses
 import json
 
 from evalwright.errors import printable
-from evalwright.results.judge_check import JudgeAgreement, JudgeCheck, judge_check
+from evalwright.stats.judge_check import JudgeAgreement, JudgeCheck, judge_check
 
 
 def run(args: argparse.Namespace) -> int:

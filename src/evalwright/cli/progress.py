@@ -11,8 +11,8 @@ from typing import TextIO
 from evalwright.errors import Diagnostic, printable
 from evalwright.evalfile.project import display_path
 from evalwright.orchestrator.summary import RunSummary
-from evalwright.results.judging import JudgeMetrics
 from evalwright.results.row import ResultRow
+from evalwright.stats.judging import JudgeMetrics
 
 _REDRAW_SECONDS = 0.1
 _LINE_SECONDS = 2.0

@@ -22,7 +22,7 @@ from pydantic import Field, ValidationError, model_validator
 
 from evalwright.errors import ConfigError
 from evalwright.evalfile.project import display_path
-from evalwright.providers.wire import RecordModel
+from evalwright.records import RecordModel
 from evalwright.results.index import RowKey
 
 STATE_SUFFIX = ".batches.json"

@@ -17,10 +17,10 @@ from evalwright.orchestrator.limits import Limits
 from evalwright.orchestrator.retry import with_retries
 from evalwright.providers.base import PreparedRequest, Provider, ProviderRequest, ProviderResponse
 from evalwright.providers.pricing import batch_cost, call_cost, load_prices_for
+from evalwright.providers.registry import TargetRegistry
 from evalwright.providers.wire import ChatWireRequest
 from evalwright.results.cache import ResponseCache, cache_key
 from evalwright.results.rows import CacheState
-from evalwright.targets.registry import TargetRegistry
 
 UNREACHABLE_AFTER = 8
 """Consecutive refused (or unresolved) attempts, across cases, after which a target is given up

@@ -37,7 +37,7 @@ from evalwright.orchestrator.pacing import Adaptive, Reckoning, synced
 from evalwright.orchestrator.retry import RATE_LIMIT_FLOOR, rate_limited
 from evalwright.providers.base import ProviderResponse
 from evalwright.providers.ratelimits import Quota
-from evalwright.targets.registry import TargetRegistry
+from evalwright.providers.registry import TargetRegistry
 
 FIRST_FLIGHT = 16
 """Attempts an endpoint is sent before its first answer, which says whether and how it is

@@ -23,10 +23,10 @@ from evalwright.evalfile.resolved import LoadedCase, SuiteInfo
 from evalwright.evalfile.suite import Suite, open_suite
 from evalwright.orchestrator.options import RunOptions
 from evalwright.providers.batching import batch_kinds, has_batch_api
+from evalwright.providers.registry import DEFAULT_TARGET, TargetRegistry
 from evalwright.results.failed import FailedRows, read_failed
 from evalwright.targets.kinds import live_turns_refusal, simulator_refusal
 from evalwright.targets.models import ChatTarget
-from evalwright.targets.registry import DEFAULT_TARGET, TargetRegistry
 
 
 @dataclass(frozen=True, slots=True)

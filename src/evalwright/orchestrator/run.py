@@ -32,8 +32,8 @@ from evalwright.orchestrator.summary import RunSummary
 from evalwright.providers.batching import BatchStatus
 from evalwright.redact import Redactor, redacting
 from evalwright.results.cache import ResponseCache
-from evalwright.results.index import RowIndex, RowKey, case_label
-from evalwright.results.row import ResultRow
+from evalwright.results.index import RowIndex, RowKey
+from evalwright.results.row import ResultRow, case_label
 from evalwright.results.writer import ResultsWriter
 
 

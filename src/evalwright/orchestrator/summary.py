@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalwright.results.index import RowFacts
-from evalwright.results.judging import JudgeMetrics, JudgeTally
-from evalwright.results.reliability import CaseTally, Reliability
 from evalwright.results.row import ResultRow
+from evalwright.stats.judging import JudgeMetrics, JudgeTally
+from evalwright.stats.reliability import CaseTally, Reliability
 
 
 @dataclass(slots=True)

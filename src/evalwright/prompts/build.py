@@ -13,7 +13,8 @@ from evalwright.prompts.chat import (
     needs_chat_prompt,
     system_content,
 )
-from evalwright.prompts.render import Mode, block, file_block, question
+from evalwright.prompts.render import block, file_block, question
+from evalwright.targets.kinds import Mode
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ from evalwright.evalfile.messages import Role, ToolCall
 from evalwright.evalfile.resolved import CaseMessage
 from evalwright.jsontext import JsonObject
 from evalwright.prompts.render import block, content_text
-from evalwright.providers.wire import RecordModel
+from evalwright.records import RecordModel
 
 DEFAULT_SYSTEM_PROMPT = "You are a careful assistant."
 GUIDELINES_HEADING = "[[ ## Guidelines ## ]]\n\n"

@@ -5,13 +5,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Literal
 
 from evalwright.evalfile.messages import ROLES, ToolCall
 from evalwright.evalfile.resolved import CaseMessage, FileSegment, Segment, TextSegment
-
-Mode = Literal["lm", "agent"]
-
+from evalwright.targets.kinds import Mode
 
 # Each role's marker line, as ``@[{role.capitalize()}]:`` spells it.
 _MARKERS: dict[str, str] = {role: f"@[{role.capitalize()}]:\n" for role in ROLES}

@@ -17,13 +17,13 @@ from evalwright.errors import ProviderError, ResponseTooLarge
 from evalwright.evalfile.reading import FileTooLarge, UnreadableFile, read_limited
 from evalwright.evalfile.sampling import SamplingSettings
 from evalwright.prompts import BuiltPrompt, ChatMessage, DeliveryNote
-from evalwright.prompts.render import Mode
 from evalwright.providers.http import HttpPool
 from evalwright.providers.process import ChildEnvironment
 from evalwright.providers.ratelimits import Quota
 from evalwright.providers.runner import LOCAL, CommandRunner
 from evalwright.providers.sampling import unsupported_notes
 from evalwright.providers.wire import TraceEntry, Usage, WireRequest
+from evalwright.targets.kinds import Mode
 from evalwright.targets.models import RetrySettings, Target
 
 Purpose = Literal["candidate", "judge", "simulator"]

@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import (
     BaseModel,
-    ConfigDict,
     Field,
     JsonValue,
     model_serializer,
 )
 
+from evalwright.records import RecordModel
 from evalwright.targets.kinds import wire_apis
 
 if TYPE_CHECKING:
@@ -28,12 +28,6 @@ else:
     # apart, and the results schema lists them.
     ChatApi = Literal[wire_apis("chat")]
     AgentApi = Literal[wire_apis("agent")]
-
-
-class RecordModel(BaseModel):
-    """A value written to (and read back from) a results file: frozen, no unknown keys."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class ChatWireRequest(RecordModel):

@@ -17,10 +17,10 @@ from evalwright.providers.base import PreparedRequest
 from evalwright.providers.chat import ChatProvider
 from evalwright.providers.http import encode_json
 from evalwright.providers.pricing import batch_cost, call_cost
+from evalwright.providers.registry import provider_class
 from evalwright.providers.wire import ChatWireRequest, Usage
 from evalwright.targets.models import Target
 from evalwright.targets.price import Price
-from evalwright.targets.registry import provider_class
 
 ALLOWANCE_TOKENS = 1024
 """Input tokens an API may add to the text it is sent, counted on top of that text's bytes: a

@@ -1,6 +1,6 @@
 """The data an HTML report embeds (docs/report.md): the rows of one or more results files,
 per-target overview numbers, and, with a baseline, each row's change as
-:mod:`evalwright.results.compare` classifies it.
+:mod:`evalwright.stats.compare` classifies it.
 
 The data is plain JSON (the page's script renders everything from it), written a row at a
 time: each file is read once to find each key's winning line, then its winning rows are read
@@ -20,11 +20,12 @@ from pydantic import JsonValue
 from evalwright import __version__
 from evalwright.report.html import DataSink, json_text
 from evalwright.report.overview import Column, Overview
-from evalwright.results.compare import Comparison, Scored, compare_scored, passed
 from evalwright.results.index import RowKey, row_key
-from evalwright.results.judging import JudgeFacts, JudgeMetrics, JudgeTally
+from evalwright.results.judge_facts import JudgeFacts
 from evalwright.results.reading import WinningLine, read_back, winning_lines
 from evalwright.results.row import ResultRow
+from evalwright.stats.compare import Comparison, Scored, compare_scored, passed
+from evalwright.stats.judging import JudgeMetrics, JudgeTally
 
 PathArg = str | os.PathLike[str]
 Json = dict[str, JsonValue]

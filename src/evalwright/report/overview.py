@@ -12,8 +12,8 @@ from datetime import datetime
 
 from pydantic import JsonValue
 
-from evalwright.results.compare import passed
 from evalwright.results.row import ResultRow
+from evalwright.stats.compare import passed
 
 Json = dict[str, JsonValue]
 

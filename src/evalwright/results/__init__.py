@@ -1,1 +1,2 @@
-"""Results: rows as JSON Lines, the response cache, and what reads them back."""
+"""Results: the row, the JSON Lines file (writer, lock, reading, resume), and the response
+cache."""

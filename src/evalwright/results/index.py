@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass
 from typing import Protocol
 
-from evalwright.results.judging import JudgeFacts
+from evalwright.results.judge_facts import JudgeFacts
 from evalwright.results.row import ResultRow
 
 RowKey = tuple[str, str, str, int]
@@ -23,12 +23,6 @@ def row_key(row: ResultRow) -> RowKey:
     # A file's rows share a few eval files and targets: one string each, however many keys
     # an index or a comparison keeps.
     return (sys.intern(row.eval_file), row.eval_id, sys.intern(row.target), row.repeat)
-
-
-def case_label(eval_id: str, repeat: int) -> str:
-    """A row's case as reports name it: its id, and its repeat when it is not the first (so a
-    run without repeats names its rows as before; docs/running.md#repeats-and-reliability)."""
-    return f"{eval_id} (repeat {repeat})" if repeat else eval_id
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,8 @@ from pydantic import Field, JsonValue, StrictInt, StrictStr, ValidationError
 from evalwright.evalfile.evaluator_specs import Aggregate
 from evalwright.evalfile.messages import Role
 from evalwright.prompts.chat import DeliveryNote
-from evalwright.providers.wire import RecordModel, TraceEntry, Usage, WireRequest
+from evalwright.providers.wire import TraceEntry, Usage, WireRequest
+from evalwright.records import RecordModel
 
 ErrorType = Literal[
     "target_error",
@@ -349,3 +350,9 @@ def row_problem(exc: ValidationError) -> str:
     where = ".".join(str(part) for part in first["loc"])
     more = exc.error_count() - 1
     return f"{where}: {first['msg']}" + (f"; {more} more problem(s)" if more else "")
+
+
+def case_label(eval_id: str, repeat: int) -> str:
+    """A row's case as reports name it: its id, and its repeat when it is not the first (so a
+    run without repeats names its rows as before; docs/running.md#repeats-and-reliability)."""
+    return f"{eval_id} (repeat {repeat})" if repeat else eval_id

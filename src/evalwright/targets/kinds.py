@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-if TYPE_CHECKING:
-    from evalwright.prompts.render import Mode
-
+Mode = Literal["lm", "agent"]
+"""How a kind's targets are prompted: ``lm`` for chat APIs, ``agent`` for agents that read
+files themselves (docs/delivery.md#lm-mode-and-agent-mode)."""
 Family = Literal["chat", "agent", "mock"]
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 import evalwright as ew
-from evalwright.results.compare import Comparison
 from evalwright.results.row import ResultRow
+from evalwright.stats.compare import Comparison
 from tests.results.samples import sample_row
 
 

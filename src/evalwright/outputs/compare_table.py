@@ -7,7 +7,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from evalwright.errors import printable
-from evalwright.results.compare import (
+from evalwright.results.row import case_label
+from evalwright.stats.compare import (
     CHANGES,
     Change,
     Comparison,
@@ -16,7 +17,6 @@ from evalwright.results.compare import (
     Verdict,
     passed,
 )
-from evalwright.results.index import case_label
 
 _SHOWN: tuple[Change, ...] = tuple(change for change in CHANGES if change != "unchanged")
 

@@ -11,10 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from evalwright.orchestrator.summary import RunSummary
+from evalwright.outputs.outcome import outcome
 from evalwright.redact import clip
-from evalwright.results.index import case_label
-from evalwright.results.outcome import outcome
-from evalwright.results.row import ResultRow
+from evalwright.results.row import ResultRow, case_label
 
 MAX_LISTED = 50
 """Failed cases listed at most (GitHub keeps 1 MiB of a job summary); the rest are counted."""

@@ -10,10 +10,9 @@ from dataclasses import dataclass, field
 
 from evalwright.errors import Diagnostic, LoadError
 from evalwright.evalfile.project import display_path
-from evalwright.results.index import case_label
-from evalwright.results.labels import LabelLine, read_labels
 from evalwright.results.reading import winning_rows
-from evalwright.results.row import ResultRow
+from evalwright.results.row import ResultRow, case_label
+from evalwright.stats.labels import LabelLine, read_labels
 
 PathArg = str | os.PathLike[str]
 

@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from evalwright.results.reliability import (
+from evalwright.stats.reliability import (
     CaseTally,
     Reliability,
     pass_at_k,

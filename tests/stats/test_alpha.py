@@ -17,8 +17,8 @@ from nltk.metrics.distance import (  # pyright: ignore[reportMissingTypeStubs]
     interval_distance,  # pyright: ignore[reportUnknownVariableType]
 )
 
-from evalwright.results.alpha import krippendorff_alpha
-from tests.results.test_judging import PUBLISHED
+from evalwright.stats.alpha import krippendorff_alpha
+from tests.stats.test_judging import PUBLISHED
 
 CODERS = ("a", "b", "c", "d", "e")
 # Scores as judges give them: from 0 to 1, to six places, often equal.
@@ -97,7 +97,8 @@ def test_a_unit_of_the_wrong_length_and_a_word_on_the_interval_scale_are_refused
 def test_a_panels_metrics_need_no_nltk() -> None:
     code = (
         "import sys; sys.modules['nltk'] = None\n"
-        "from evalwright.results.judging import PanelUnit, panel_agreement\n"
+        "from evalwright.results.judge_facts import PanelUnit\n"
+        "from evalwright.stats.judging import panel_agreement\n"
         "units = [PanelUnit('c%d' % i, 't', 'p', ('a', 'b'), s) for i, s in "
         "enumerate([(0.9, 0.8), (0.1, 0.3), (0.5, None)])]\n"
         "print(panel_agreement(units, 0.5).alpha)"

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evalwright.orchestrator.summary import RunSummary
-from evalwright.results.outcome import check_output_path, results_rows, write_text
+from evalwright.outputs.outcome import check_output_path, results_rows, write_text
 
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 
@@ -45,8 +45,8 @@ class CiOutputs:
             return
         # Imported here: every run checks its outputs at start-up, few write them, and the
         # XML writer alone is a tenth of the time to the first request.
-        from evalwright.results.junit import junit_xml
-        from evalwright.results.markdown import summary_markdown
+        from evalwright.outputs.junit import junit_xml
+        from evalwright.outputs.markdown import summary_markdown
 
         rows = results_rows(summary.results_path)
         if self.junit:

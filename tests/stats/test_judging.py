@@ -11,8 +11,9 @@ from nltk.metrics.agreement import AnnotationTask  # pyright: ignore[reportMissi
 from nltk.metrics.distance import interval_distance  # pyright: ignore[reportMissingTypeStubs, reportUnknownVariableType]
 
 import evalwright as ew
-from evalwright.results.judging import JudgeUse, krippendorff_alpha
+from evalwright.results.judge_facts import JudgeUse
 from evalwright.results.row import JudgeTry
+from evalwright.stats.judging import krippendorff_alpha
 from evalwright.testing import FakeServer
 from tests.conftest import ProjectDir, run_cli
 from tests.evaluators.panel_run import JUDGES, responder, run_panel, write_project

@@ -11,9 +11,8 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Sequence
 
-from evalwright.results.index import case_label
-from evalwright.results.outcome import outcome
-from evalwright.results.row import ResultRow
+from evalwright.outputs.outcome import outcome
+from evalwright.results.row import ResultRow, case_label
 
 # Characters XML 1.0 cannot hold at all, even escaped (control characters, lone surrogates).
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
