@@ -17,7 +17,7 @@ from urllib.parse import quote, quote_plus
 import pytest
 
 from evalwright import redact as redact_module
-from evalwright.evalfile.variables import Environment
+from evalwright.files.variables import Environment
 from evalwright.outputs import markdown
 from evalwright.redact import REDACTED, Redactor, after_cut, clip, redacting
 from evalwright.spellings import fold, words

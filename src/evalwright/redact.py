@@ -101,7 +101,7 @@ class Redactor:
         """A redactor for the secrets of ``env`` (with an :class:`Environment`, of the
         process environment and of ``.env`` alike) and the given API keys."""
         # Imported here: evalwright.logs imports this module and needs no eval file machinery.
-        from evalwright.evalfile.variables import Environment
+        from evalwright.files.variables import Environment
 
         layers = [env.process, env.dotenv] if isinstance(env, Environment) else [env]
         found = [

@@ -14,7 +14,7 @@ import pytest
 
 from evalwright import run
 from evalwright.errors import ConfigError
-from evalwright.evalfile.project import display_path
+from evalwright.files.project import display_path
 from evalwright.providers.worst_case import ALLOWANCE_TOKENS
 from evalwright.testing import FakeServer, Text, Verdict
 from evalwright.testing.recorded import ReceivedRequest

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from evalwright.evalfile import LoadedSuite, load_eval_file
-from evalwright.evalfile.models import ProjectConfig
-from evalwright.evalfile.project import Project
 from evalwright.evalfile.references import FileResolver, ReferenceProblem, ResolvedFile
 from evalwright.evalfile.resolved import FileSegment, GuidelineSegment
-from evalwright.evalfile.text import normalize_newlines, tidy
+from evalwright.files.config import ProjectConfig
+from evalwright.files.project import Project
+from evalwright.files.text import normalize_newlines, tidy
 from tests.conftest import ProjectDir
 
 BINARY = "binary file: images and other binary attachments are not supported"

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from evalwright.errors import ProviderError
-from evalwright.evalfile.project import Project
+from evalwright.files.project import Project
 from evalwright.orchestrator import run as run_module
 from evalwright.orchestrator.calls import TargetCaller
 from evalwright.prompts import ChatMessage

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from evalwright.errors import ProviderError
-from evalwright.evalfile.project import Project
+from evalwright.files.project import Project
 from evalwright.orchestrator.limits import FIRST_FLIGHT, EndpointLimit, Limits, Ticket
 from evalwright.orchestrator.retry import RATE_LIMIT_FLOOR
 from evalwright.prompts import ChatMessage

@@ -15,13 +15,13 @@ import pytest
 
 from evalwright.errors import ProviderError
 from evalwright.evalfile import LoadedCase, load_eval_file
-from evalwright.evalfile.sampling import SamplingSettings
 from evalwright.prompts import ChatMessage
 from evalwright.providers.base import ProviderRequest
 from evalwright.providers.http import HttpPool
 from evalwright.providers.pricing import call_cost
 from evalwright.providers.wire import Usage
 from evalwright.targets.models import MistralTarget
+from evalwright.targets.sampling import SamplingSettings
 from evalwright.testing import FakeServer, Fault
 from tests.conftest import ProjectDir, run_cli
 from tests.providers.test_oracles import VERDICT

@@ -7,7 +7,6 @@ from __future__ import annotations
 import genai_prices
 import pytest
 
-from evalwright.evalfile.sampling import SamplingSettings
 from evalwright.prompts import ChatMessage
 from evalwright.providers.anthropic import convert as anthropic
 from evalwright.providers.gemini import convert as gemini
@@ -31,6 +30,7 @@ from evalwright.targets.models import (
     OpenAITarget,
 )
 from evalwright.targets.price import Price
+from evalwright.targets.sampling import SamplingSettings
 
 MESSAGES = (ChatMessage(role="system", content="Be brief."), ChatMessage(role="user", content="Hi"))
 

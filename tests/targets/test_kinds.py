@@ -13,7 +13,6 @@ from pydantic import TypeAdapter
 
 from evalwright.evalfile import load_eval_file
 from evalwright.evalfile.cases import prefill_warning
-from evalwright.evalfile.sampling import SamplingSettings
 from evalwright.evaluators.judge import CUT_OFF_REASONS
 from evalwright.orchestrator.requests import case_prompt
 from evalwright.prompts import ChatMessage
@@ -45,6 +44,7 @@ from evalwright.targets.kinds import (
 )
 from evalwright.targets.models import ChatTarget, RetrySettings, Target, TargetsFile
 from evalwright.targets.resolve import resolve_target
+from evalwright.targets.sampling import SamplingSettings
 from tests.conftest import ProjectDir
 
 FIELDS = {

@@ -16,8 +16,8 @@ import pytest
 from pydantic import ValidationError
 
 from evalwright.errors import ConfigError, Diagnostic, LoadError
-from evalwright.evalfile.diagnostics import Report, format_field
-from evalwright.evalfile.variables import (
+from evalwright.files.diagnostics import Report, format_field
+from evalwright.files.variables import (
     Environment,
     UnsetVariable,
     read_dotenv,

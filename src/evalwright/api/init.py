@@ -14,7 +14,7 @@ from importlib import resources
 from pathlib import Path
 
 from evalwright.errors import ConfigError
-from evalwright.evalfile.project import display_path
+from evalwright.files.project import display_path
 
 EVAL_FILE = "evals/support.yaml"
 """The example eval file, relative to the project."""

@@ -11,16 +11,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evalwright.errors import Diagnostic
-from evalwright.evalfile.commands import scripted_placeholders
-from evalwright.evalfile.diagnostics import Report, format_field
 from evalwright.evalfile.discovery import find_eval_files
 from evalwright.evalfile.loader import check_eval_file
-from evalwright.evalfile.project import CONFIG_DIRS, Project, display_path, find_project_root
-from evalwright.evalfile.reading import MAX_EVAL_FILE_BYTES, UnreadableFile, read_limited
 from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.resolved import LoadedCase
-from evalwright.evalfile.source import Positions
-from evalwright.evalfile.variables import Environment
+from evalwright.files.diagnostics import Report, format_field
+from evalwright.files.project import CONFIG_DIRS, Project, display_path, find_project_root
+from evalwright.files.reading import MAX_EVAL_FILE_BYTES, UnreadableFile, read_limited
+from evalwright.files.source import Positions
+from evalwright.files.variables import Environment
+from evalwright.targets.commands import scripted_placeholders
 
 if TYPE_CHECKING:
     from evalwright.targets.models import ChatTarget, CliTarget, TargetsFile

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from evalwright.errors import printable
-from evalwright.evalfile.project import find_project_root
+from evalwright.files.project import find_project_root
 from evalwright.results.cache import CACHE_FILE, CacheFault, ResponseCache
 from evalwright.results.cache_schema import remove
 

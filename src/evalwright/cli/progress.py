@@ -9,7 +9,7 @@ import time
 from typing import TextIO
 
 from evalwright.errors import Diagnostic, printable
-from evalwright.evalfile.project import display_path
+from evalwright.files.project import display_path
 from evalwright.orchestrator.summary import RunSummary
 from evalwright.results.row import ResultRow
 from evalwright.stats.judging import JudgeMetrics

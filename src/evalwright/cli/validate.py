@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from evalwright.api.validate import validate_paths
-from evalwright.evalfile.collector import collector_paused
+from evalwright.files.source import collector_paused
 
 
 def run(args: argparse.Namespace) -> int:

@@ -22,7 +22,7 @@ from evalwright.cli.eval import settings_from
 from evalwright.errors import ConfigError, EvalwrightError, LoadError, printable
 from evalwright.evalfile.discovery import find_eval_files
 from evalwright.evalfile.evaluator_specs import CodeSpec
-from evalwright.evalfile.project import find_project_root
+from evalwright.files.project import find_project_root
 from evalwright.orchestrator.plan import RunOptions, load_plan
 from evalwright.orchestrator.run import SilentReporter
 

@@ -2,8 +2,8 @@
 
 from evalwright.errors import Diagnostic
 from evalwright.evalfile.loader import EVAL_SUFFIXES, check_eval_file, load_eval_file
-from evalwright.evalfile.project import Project, find_project_root
 from evalwright.evalfile.resolved import CaseMessage, LoadedCase, LoadedSuite
+from evalwright.files.project import Project, find_project_root
 
 __all__ = [
     "EVAL_SUFFIXES",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from evalwright.evalfile.messages import AssistantMessage, Message, ToolMessage, UserMessage
 from evalwright.evalfile.models import EvalCase, raw_field
-from evalwright.evalfile.source import DataPath
+from evalwright.files.source import DataPath
 
 
 def plain_key(message: Message) -> tuple[str, str] | None:

@@ -14,7 +14,6 @@ from evalwright.evalfile.case_spec import (
     plain_key,
     spec_outcome,
 )
-from evalwright.evalfile.diagnostics import Report, format_field
 from evalwright.evalfile.evaluator_specs import CodeSpec, EvaluatorSpec, LlmJudgeSpec, default_judge
 from evalwright.evalfile.messages import (
     AssistantMessage,
@@ -36,9 +35,10 @@ from evalwright.evalfile.resolved import (
     Segment,
     TextSegment,
 )
-from evalwright.evalfile.source import DataPath, Positions
 from evalwright.evalfile.template import Template, TemplateProblem, parse_template
-from evalwright.evalfile.text import normalize_newlines, tidy
+from evalwright.files.diagnostics import Report, format_field
+from evalwright.files.source import DataPath, Positions
+from evalwright.files.text import normalize_newlines, tidy
 
 SPOOF_MARKERS = re.compile(r"@\[[A-Z][A-Za-z ]*\]:|<tool_call|<file path=|\[\[ ## ")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from evalwright import jsontext
 from evalwright.evalfile.loader import EVAL_SUFFIXES
-from evalwright.evalfile.reading import (
+from evalwright.files.reading import (
     MAX_JSONL_LINE_BYTES,
     UnreadableFile,
     is_regular_file,

@@ -6,15 +6,16 @@ import functools
 import re
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, ConfigDict, Discriminator, Field, Tag, model_validator
+from pydantic import AfterValidator, ConfigDict, Field, Tag, model_validator
 
-from evalwright.evalfile.base import (
+from evalwright.files.base import (
     EnvName,
     FileModel,
     NonEmptyStr,
     field_error,
     field_tag,
     still_required,
+    variant,
 )
 
 EVALUATOR_TYPES = ("llm_judge", "code", "contains", "regex", "equals", "is_json")
@@ -166,10 +167,13 @@ EvaluatorSpec = Annotated[
     | Annotated[RegexSpec, Tag("regex")]
     | Annotated[EqualsSpec, Tag("equals")]
     | Annotated[IsJsonSpec, Tag("is_json")],
-    Discriminator(
+    variant(
         _evaluator_tag,
-        custom_error_type="evaluator_type",
-        custom_error_message="unsupported evaluator type",
+        "type",
+        "unsupported evaluator type",
+        EVALUATOR_TYPES,
+        foreign=sorted(AGENTV_EVALUATOR_TYPES),
+        foreign_message="AgentV feature '{}' evaluator is not supported",
     ),
 ]
 """One evaluator, discriminated by ``type``."""

@@ -18,22 +18,20 @@ from pydantic import Field
 from evalwright import jsontext
 from evalwright.errors import Diagnostic, LoadError
 from evalwright.evalfile.cases import CaseBuilder, Located
-from evalwright.evalfile.collector import collector_paused
-from evalwright.evalfile.diagnostics import Report, format_field
 from evalwright.evalfile.evaluator_specs import default_judge
 from evalwright.evalfile.models import EvalCase, JsonlHeader, raw_field
 from evalwright.evalfile.models import _FileHeader as FileHeader  # pyright: ignore[reportPrivateUsage]
-from evalwright.evalfile.project import Project, display_path, find_project_root, read_text
-from evalwright.evalfile.reading import (
+from evalwright.evalfile.references import FileResolver
+from evalwright.evalfile.resolved import Evaluator, LoadedCase, LoadedSuite, SuiteInfo
+from evalwright.files.diagnostics import Report, format_field
+from evalwright.files.project import Project, display_path, find_project_root, read_text
+from evalwright.files.reading import (
     MAX_JSONL_LINE_BYTES,
     UnreadableFile,
     open_regular,
 )
-from evalwright.evalfile.references import FileResolver
-from evalwright.evalfile.resolved import Evaluator, LoadedCase, LoadedSuite, SuiteInfo
-from evalwright.evalfile.source import parse_json_line
-from evalwright.evalfile.validation import type_name, validate
-from evalwright.evalfile.yaml_source import parse_yaml_lazy
+from evalwright.files.source import collector_paused, parse, parse_json_line
+from evalwright.files.validation import type_name, validate
 from evalwright.jsontext import JsonValue
 
 EVAL_SUFFIXES = (".yaml", ".yml", ".jsonl")
@@ -204,7 +202,7 @@ def _is_header_line(line: bytes) -> bool:
 
 def _yaml_items(text: str, reader: SuiteReader) -> Iterator[Item]:
     report = reader.report
-    parsed = parse_yaml_lazy(text, report)
+    parsed = parse(text, report, large=True)
     if parsed is None:
         return
     data, positions = parsed

@@ -18,8 +18,8 @@ from pydantic import (
 )
 
 from evalwright import jsontext
-from evalwright.evalfile.base import FileModel, Pattern, field_error, still_required
-from evalwright.evalfile.yaml_events import MAX_DEPTH
+from evalwright.files.base import FileModel, Pattern, field_error, still_required, variant
+from evalwright.files.source import MAX_DEPTH
 
 Role = Literal["system", "user", "assistant", "tool"]
 ROLES: tuple[Role, ...] = ("system", "user", "assistant", "tool")
@@ -65,9 +65,7 @@ Part = Annotated[
     Annotated[str, Tag("str")]
     | Annotated[TextPart, Tag("text")]
     | Annotated[FilePart, Tag("file")],
-    Discriminator(
-        _part_tag, custom_error_type="part_type", custom_error_message="unsupported part"
-    ),
+    variant(_part_tag, "type", "unsupported part type", PART_TYPES),
 ]
 """A plain string (text), a :class:`TextPart` or a :class:`FilePart`."""
 

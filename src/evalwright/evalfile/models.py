@@ -1,4 +1,4 @@
-"""Eval files, eval cases and project config as written by users (docs/eval-files.md).
+"""Eval files and eval cases as written by users (docs/eval-files.md).
 
 AgentV 0.13 forms are fields too, marked deprecated (editors strike them through); the
 loader warns "legacy key X: use Y" for each one it meets.
@@ -6,28 +6,21 @@ loader warns "legacy key X: use Y" for each one it meets.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Discriminator, Field, JsonValue, Tag, model_validator
+from pydantic import Discriminator, Field, JsonValue, Tag, model_validator
 
-from evalwright.evalfile.base import FileModel, NonEmptyStr, Pattern, field_error
 from evalwright.evalfile.evaluator_specs import EvaluatorList
-from evalwright.evalfile.globs import GlobSet
 from evalwright.evalfile.messages import Content, Message
-from evalwright.evalfile.sampling import SamplingSettings
-from evalwright.limits import MAX_REPEAT
+from evalwright.files.base import FileModel, NonEmptyStr, Pattern, field_error
+from evalwright.files.config import Repeat
+from evalwright.targets.sampling import SamplingSettings
 
 CaseId = Annotated[str, Pattern(r"[A-Za-z0-9._-]+", "case id")]
-DEFAULT_GUIDELINE_PATTERNS = ("**/*.instructions.md",)
-DEFAULT_MAX_FILE_BYTES = 1024 * 1024
 Tags = list[NonEmptyStr]
 """``tags:`` on a case or a file: names ``--tag`` and ``--skip-tag`` select by
 (docs/eval-files.md#tags)."""
-Repeat = Annotated[int, Field(ge=1, le=MAX_REPEAT)]
-"""``repeat:`` on a case or in the config: how many times each (case, target) runs
-(docs/running.md#repeats-and-reliability)."""
 
 
 class Execution(FileModel):
@@ -180,27 +173,3 @@ class EvalFileSpec(_FileHeader):
     """A YAML eval file."""
 
     evalcases: Annotated[list[EvalCase], Field(min_length=1)]
-
-
-def _glob(value: str) -> str:
-    try:
-        GlobSet([value])
-    except re.error as exc:
-        raise field_error("pattern", f"invalid pattern {value!r}: {exc.msg}") from None
-    return value
-
-
-class ProjectConfig(FileModel):
-    """``.evalwright/config.yaml``: project-wide settings."""
-
-    schema_: Literal["evalwright-config-v1", "agentv-config-v2"] | None = Field(
-        default=None, alias="$schema"
-    )
-    guideline_patterns: list[Annotated[str, AfterValidator(_glob)]] = Field(
-        default_factory=lambda: list(DEFAULT_GUIDELINE_PATTERNS)
-    )
-    max_file_bytes: Annotated[int, Field(gt=0)] = DEFAULT_MAX_FILE_BYTES
-    cache: bool = False
-    repeat: Repeat | None = None
-    """How many times each case runs on each target when neither the case nor ``--repeat``
-    says (docs/running.md#repeats-and-reliability)."""

@@ -11,9 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from evalwright.evalfile.project import Project, display_path
-from evalwright.evalfile.reading import UnreadableFile, read_limited
-from evalwright.evalfile.text import normalize_newlines, tidy
+from evalwright.files.project import Project, display_path
+from evalwright.files.reading import UnreadableFile, read_limited
+from evalwright.files.text import normalize_newlines, tidy
 
 _BINARY = "binary file: images and other binary attachments are not supported"
 # Problems of a file's content (not of one reference to it) are cached by real path.

@@ -14,9 +14,9 @@ from pydantic import JsonValue
 from evalwright.evalfile.evaluator_specs import EvaluatorSpec
 from evalwright.evalfile.messages import Role, ToolCall
 from evalwright.evalfile.models import EvalCase, SimulatedUser
-from evalwright.evalfile.project import Project
 from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.template import Template
+from evalwright.files.project import Project
 
 
 @dataclass(frozen=True, slots=True)

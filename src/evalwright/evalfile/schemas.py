@@ -14,7 +14,8 @@ _TITLES = {
 
 def json_schema(kind: SchemaKind) -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of one format."""
-    from evalwright.evalfile.models import EvalFileSpec, ProjectConfig
+    from evalwright.evalfile.models import EvalFileSpec
+    from evalwright.files.config import ProjectConfig
     from evalwright.targets.models import TargetsFile
 
     model = {"eval": EvalFileSpec, "targets": TargetsFile, "config": ProjectConfig}[kind]

@@ -16,14 +16,14 @@ from pathlib import Path
 from pydantic import TypeAdapter, ValidationError
 
 from evalwright.evalfile.cases import CaseBuilder, Located
-from evalwright.evalfile.diagnostics import Report, format_field
 from evalwright.evalfile.evaluator_specs import EvaluatorList, EvaluatorSpec, default_judge
 from evalwright.evalfile.loader import SuiteReader
 from evalwright.evalfile.models import EvalCase, merged_tags
-from evalwright.evalfile.positions import Positions
-from evalwright.evalfile.project import Project, display_path, find_project_root
 from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.resolved import Evaluator, LoadedCase, SuiteInfo
+from evalwright.files.diagnostics import Report, format_field
+from evalwright.files.project import Project, display_path, find_project_root
+from evalwright.files.source import Positions
 
 DEFAULT_SUITE_NAME = "suite"
 

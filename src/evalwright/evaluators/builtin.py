@@ -7,8 +7,8 @@ from typing import assert_never
 
 from evalwright import jsontext
 from evalwright.evalfile.evaluator_specs import ContainsSpec, EqualsSpec, IsJsonSpec, RegexSpec
-from evalwright.evalfile.text import normalize_newlines, tidy
 from evalwright.evaluators.base import Verdict
+from evalwright.files.text import normalize_newlines, tidy
 
 BuiltinSpec = ContainsSpec | RegexSpec | EqualsSpec | IsJsonSpec
 

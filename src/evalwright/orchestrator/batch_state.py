@@ -21,7 +21,7 @@ from typing import Literal, cast
 from pydantic import Field, ValidationError, model_validator
 
 from evalwright.errors import ConfigError
-from evalwright.evalfile.project import display_path
+from evalwright.files.project import display_path
 from evalwright.records import RecordModel
 from evalwright.results.index import RowKey
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from evalwright.errors import ConfigError
 from evalwright.evalfile.discovery import is_results_file
-from evalwright.evalfile.project import display_path
-from evalwright.evalfile.reading import file_kind
+from evalwright.files.project import display_path
+from evalwright.files.reading import file_kind
 from evalwright.orchestrator.plan import Plan
 from evalwright.redact import Redactor
 from evalwright.results import files

@@ -13,14 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalwright.errors import ConfigError, Diagnostic, LoadError
-from evalwright.evalfile.diagnostics import Report
 from evalwright.evalfile.discovery import find_eval_files
 from evalwright.evalfile.evaluator_specs import LlmJudgeSpec
 from evalwright.evalfile.loader import SuiteReader
-from evalwright.evalfile.project import Project, display_path, find_project_root
 from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.resolved import LoadedCase, SuiteInfo
 from evalwright.evalfile.suite import Suite, open_suite
+from evalwright.files.diagnostics import Report
+from evalwright.files.project import Project, display_path, find_project_root
 from evalwright.orchestrator.options import RunOptions
 from evalwright.providers.batching import batch_kinds, has_batch_api
 from evalwright.providers.registry import DEFAULT_TARGET, TargetRegistry

@@ -14,8 +14,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from evalwright.errors import ProviderError, ResponseTooLarge
-from evalwright.evalfile.reading import FileTooLarge, UnreadableFile, read_limited
-from evalwright.evalfile.sampling import SamplingSettings
+from evalwright.files.reading import FileTooLarge, UnreadableFile, read_limited
 from evalwright.prompts import BuiltPrompt, ChatMessage, DeliveryNote
 from evalwright.providers.http import HttpPool
 from evalwright.providers.process import ChildEnvironment
@@ -25,6 +24,7 @@ from evalwright.providers.sampling import unsupported_notes
 from evalwright.providers.wire import TraceEntry, Usage, WireRequest
 from evalwright.targets.kinds import Mode
 from evalwright.targets.models import RetrySettings, Target
+from evalwright.targets.sampling import SamplingSettings
 
 Purpose = Literal["candidate", "judge", "simulator"]
 

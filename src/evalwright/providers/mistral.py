@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
-from evalwright.evalfile.sampling import SamplingSettings
 from evalwright.jsontext import JsonObject, JsonValue
 from evalwright.prompts import ChatMessage, DeliveryNote
 from evalwright.providers.base import ProviderContext, ProviderRequest
@@ -24,6 +23,7 @@ from evalwright.providers.sampling import (
 )
 from evalwright.providers.wire import ChatWireRequest
 from evalwright.targets.models import MistralTarget
+from evalwright.targets.sampling import SamplingSettings
 
 DEFAULT_BASE_URL = "https://api.mistral.ai/v1"
 # The API's words for what the docs say to fix in the case (docs/targets.md#mistral).

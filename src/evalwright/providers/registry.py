@@ -10,8 +10,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from evalwright.errors import ConfigError, Diagnostic
-from evalwright.evalfile.project import Project, display_path
-from evalwright.evalfile.variables import Environment
+from evalwright.files.project import Project, display_path
+from evalwright.files.variables import Environment
 from evalwright.providers.base import Provider, ProviderContext
 from evalwright.providers.http import HttpPool
 from evalwright.providers.process import ChildEnvironment

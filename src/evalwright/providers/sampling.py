@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from evalwright.evalfile.sampling import SamplingSettings, merge_json
 from evalwright.jsontext import JsonObject
 from evalwright.prompts import DeliveryNote
 from evalwright.targets.kinds import provider_kind
 from evalwright.targets.models import ChatTarget
+from evalwright.targets.sampling import SamplingSettings, merge_json
 
 if TYPE_CHECKING:
     from evalwright.providers.base import ProviderRequest

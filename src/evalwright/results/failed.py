@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalwright.errors import ConfigError
-from evalwright.evalfile.project import display_path
+from evalwright.files.project import display_path
 from evalwright.results.index import RowFacts, RowKey, row_key, supersedes
 from evalwright.results.resume import RowReader
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import IO
 
 from evalwright.errors import ConfigError
-from evalwright.evalfile.project import display_path
+from evalwright.files.project import display_path
 from evalwright.redact import Redactor
 from evalwright.results.index import RowFacts, RowIndex, row_key
 from evalwright.results.lock import OPEN_FLAGS, ResultsLock

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from evalwright.errors import ConfigError
-from evalwright.evalfile.project import display_path
+from evalwright.files.project import display_path
 
 _ATTEMPTS = 50
 _HOLDER_WAIT_SECONDS = 1.0

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from pydantic import ValidationError
 
 from evalwright.errors import ConfigError
-from evalwright.evalfile.reading import UnreadableFile, open_regular
+from evalwright.files.reading import UnreadableFile, open_regular
 from evalwright.results.index import RowKey, row_key, supersedes
 from evalwright.results.row import ResultRow, row_problem
 

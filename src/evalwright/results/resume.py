@@ -19,8 +19,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from evalwright.errors import ConfigError
-from evalwright.evalfile.project import display_path
-from evalwright.evalfile.reading import UnreadableFile, open_regular
+from evalwright.files.project import display_path
+from evalwright.files.reading import UnreadableFile, open_regular
 from evalwright.results.index import RowFacts, RowIndex, row_key
 from evalwright.results.row import ResultRow, row_problem
 

@@ -9,7 +9,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from evalwright.errors import Diagnostic, LoadError
-from evalwright.evalfile.project import display_path
+from evalwright.files.project import display_path
 from evalwright.results.reading import winning_rows
 from evalwright.results.row import ResultRow, case_label
 from evalwright.stats.labels import LabelLine, read_labels

@@ -12,8 +12,8 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from evalwright.errors import ConfigError, Diagnostic, LoadError
-from evalwright.evalfile.project import display_path
-from evalwright.evalfile.reading import MAX_EVAL_FILE_BYTES, UnreadableFile, read_limited
+from evalwright.files.project import display_path
+from evalwright.files.reading import MAX_EVAL_FILE_BYTES, UnreadableFile, read_limited
 
 # pydantic's (jiter's) words for a line that is not JSON: what is wrong, then where.
 _INVALID_JSON = re.compile(r"Invalid JSON: (.+) at line \d+ column (\d+)$")

@@ -20,12 +20,12 @@ from pydantic import (
     model_validator,
 )
 
-from evalwright.evalfile.base import FileModel, NonEmptyStr, Pattern, field_error, still_required
-from evalwright.evalfile.commands import PLACEHOLDER, shell_scripts
-from evalwright.evalfile.sampling import SamplingSettings
-from evalwright.evalfile.script_variables import script_problem
+from evalwright.files.base import FileModel, NonEmptyStr, Pattern, field_error, still_required
+from evalwright.targets.commands import PLACEHOLDER, shell_scripts
 from evalwright.targets.kinds import ProviderKind, chat_kinds, provider_kind
 from evalwright.targets.price import PriceSetting
+from evalwright.targets.sampling import SamplingSettings
+from evalwright.targets.script_variables import script_problem
 
 TargetName = Annotated[str, Pattern(r"[A-Za-z0-9._-]+", "target name")]
 DEFAULT_RETRYABLE = (408, 429, 500, 502, 503, 504, 529)

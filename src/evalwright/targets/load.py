@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any, cast
 
 from evalwright.errors import Diagnostic
-from evalwright.evalfile.diagnostics import Report, format_field
-from evalwright.evalfile.project import read_yaml
-from evalwright.evalfile.source import Positions, PosNode
-from evalwright.evalfile.validation import type_name, validate
+from evalwright.files.diagnostics import Report, format_field
+from evalwright.files.project import read_yaml
+from evalwright.files.source import Positions, PosNode
+from evalwright.files.validation import type_name, validate
 from evalwright.targets.models import TargetsFile
 
 PROVIDER_ALIASES = {
@@ -64,19 +64,16 @@ def load_targets_located(path: Path, report: Report) -> tuple[TargetsFile, Posit
     parsed = read_yaml(path, report)
     if parsed is None:
         return None
-    data, root = parsed
+    data, positions = parsed
     if not isinstance(data, dict):
         report.error(1, 1, "", f"expected a mapping with 'targets', got {type_name(data)}")
         return None
-    root = root or PosNode(1, 1, 1, 1)
     entries = cast(dict[str, Any], data).get("targets")
     if isinstance(entries, list):
         for index, entry in enumerate(cast(list[Any], entries)):
             if isinstance(entry, dict):
-                node = root.children.get("targets")
-                child = node.children.get(index) if node else None
+                child = positions.node(("targets", index))
                 _Normalizer(report, ("targets", index), child).run(cast(dict[str, Any], entry))
-    positions = Positions(root)
     targets: TargetsFile | None = validate(TargetsFile, data, positions, report)
     if targets is not None:
         _check_judges(targets, positions, report)
@@ -202,7 +199,7 @@ class _Normalizer:
 
 def load_project_targets(path: Path) -> tuple[TargetsFile, list[Diagnostic]]:
     """Load a targets file for a run, with its warnings; raise LoadError with every error."""
-    from evalwright.evalfile.project import display_path
+    from evalwright.files.project import display_path
 
     report = Report(display_path(path))
     targets = load_targets(path, report)

@@ -10,15 +10,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal, Self
 
-from pydantic import AfterValidator, ConfigDict, Discriminator, Field, Tag, model_validator
+from pydantic import AfterValidator, ConfigDict, Field, Tag, model_validator
 
-from evalwright.evalfile.base import (
+from evalwright.files.base import (
     EnvName,
     FileModel,
     NonEmptyStr,
     field_error,
     field_tag,
     still_required,
+    variant,
 )
 from evalwright.targets.base import (
     CLI_PLACEHOLDERS,
@@ -234,9 +235,7 @@ Target = Annotated[
     | Annotated[CliTarget, Tag("cli")]
     | Annotated[CodexTarget, Tag("codex")]
     | Annotated[VSCodeTarget, Tag("vscode")],
-    Discriminator(
-        _provider_tag, custom_error_type="provider_type", custom_error_message="unknown provider"
-    ),
+    variant(_provider_tag, "provider", "unknown provider", PROVIDER_KINDS),
 ]
 """One target, discriminated by ``provider``."""
 ChatTarget = OpenAITarget | AzureTarget | AnthropicTarget | GeminiTarget | MistralTarget

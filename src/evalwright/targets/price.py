@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import Discriminator, Field, Tag
 
-from evalwright.evalfile.base import FileModel
+from evalwright.files.base import FileModel
 
 MAX_USD_PER_MILLION = 1_000_000
 """The highest price taken: a dollar a token, thousands of times any model's (a larger one is

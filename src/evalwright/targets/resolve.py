@@ -12,7 +12,7 @@ from typing import Any, TypeVar, cast
 from pydantic import BaseModel
 
 from evalwright.errors import ConfigError
-from evalwright.evalfile.variables import UnsetVariable, substitute, variables_in
+from evalwright.files.variables import UnsetVariable, substitute, variables_in
 from evalwright.targets.kinds import PROVIDER_KINDS
 from evalwright.targets.models import ChatTarget, Target, url_problem
 

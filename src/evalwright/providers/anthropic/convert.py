@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from evalwright.errors import BlockedError
-from evalwright.evalfile.sampling import SamplingSettings
 from evalwright.jsontext import JsonObject, JsonValue
 from evalwright.prompts import ChatMessage, DeliveryNote
 from evalwright.providers.chat import Parsed, usage_from
@@ -19,6 +18,7 @@ from evalwright.providers.sampling import (
     with_extra_body,
 )
 from evalwright.targets.models import AnthropicTarget
+from evalwright.targets.sampling import SamplingSettings
 
 DEFAULT_MAX_TOKENS = 4096
 CONVERSATION_START = "@[Conversation start]"

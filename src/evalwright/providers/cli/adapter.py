@@ -13,8 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from evalwright.errors import ProviderError, ResponseTooLarge
-from evalwright.evalfile.commands import scripted_placeholders
-from evalwright.evalfile.script_variables import variable
 from evalwright.prompts import BuiltPrompt
 from evalwright.providers.base import (
     PreparedRequest,
@@ -33,7 +31,9 @@ from evalwright.providers.cli.placeholders import (
 )
 from evalwright.providers.process import ChildEnvironment, OutputTooLarge, run_command
 from evalwright.providers.wire import AgentWireRequest
+from evalwright.targets.commands import scripted_placeholders
 from evalwright.targets.models import CliTarget
+from evalwright.targets.script_variables import variable
 
 logger = logging.getLogger(__name__)
 HEALTHCHECK_SECONDS = 30

@@ -11,9 +11,9 @@ import re
 import shlex
 from collections.abc import Callable, Mapping, Sequence
 
-from evalwright.evalfile.commands import PLACEHOLDER, UnquotableValue, quote_cmd, shell_scripts
-from evalwright.evalfile.script_variables import RefusedPlaceholder, script_with_variables
+from evalwright.targets.commands import PLACEHOLDER, UnquotableValue, quote_cmd, shell_scripts
 from evalwright.targets.models import split_command
+from evalwright.targets.script_variables import RefusedPlaceholder, script_with_variables
 
 __all__ = ["RefusedPlaceholder", "UnquotableValue", "expand_files", "fill", "split_command", "uses"]
 

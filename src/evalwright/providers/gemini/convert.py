@@ -8,7 +8,6 @@ from typing import Any, TypeAlias, cast
 
 from evalwright.errors import BlockedError
 from evalwright.evalfile.messages import ToolCall
-from evalwright.evalfile.sampling import SamplingSettings
 from evalwright.jsontext import JsonObject, JsonValue
 from evalwright.prompts import ChatMessage, DeliveryNote
 from evalwright.providers.anthropic.convert import CONVERSATION_START, start_note
@@ -21,6 +20,7 @@ from evalwright.providers.sampling import (
     with_extra_body,
 )
 from evalwright.targets.models import GeminiTarget
+from evalwright.targets.sampling import SamplingSettings
 
 # Google's documented signature for function calls in history the model did not produce.
 SKIP_SIGNATURE = "skip_thought_signature_validator"

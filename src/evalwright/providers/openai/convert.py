@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from evalwright.errors import BlockedError
-from evalwright.evalfile.sampling import SamplingSettings
 from evalwright.jsontext import JsonObject, JsonValue
 from evalwright.prompts import ChatMessage, DeliveryNote
 from evalwright.prompts.render import tool_arguments
@@ -18,6 +17,7 @@ from evalwright.providers.chat import Parsed, usage_from
 from evalwright.providers.pairing import pair_tool_calls
 from evalwright.providers.sampling import target_settings, unsupported_notes, with_extra_body
 from evalwright.targets.models import AzureTarget, OpenAITarget
+from evalwright.targets.sampling import SamplingSettings
 
 VERDICT_SCHEMA_NAME = "verdict"
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from evalwright.evalfile.globs import GlobSet, expand_braces, translate
+from evalwright.files.globs import GlobSet, expand_braces, translate
 
 
 def matches(pattern: str, path: str) -> bool:

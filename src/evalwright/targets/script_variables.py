@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from evalwright.evalfile.commands import PLACEHOLDER, SH_SHELLS, program_name, shell_scripts
+from evalwright.targets.commands import PLACEHOLDER, SH_SHELLS, program_name, shell_scripts
 
 if TYPE_CHECKING:
     from tree_sitter import Language, Node

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from evalwright.evalfile.commands import PLACEHOLDER, shell_scripts
-from evalwright.evalfile.script_variables import script_with_variables
 from evalwright.providers.cli.placeholders import fill
+from evalwright.targets.commands import PLACEHOLDER, shell_scripts
 from evalwright.targets.models import command_problem, split_command
+from evalwright.targets.script_variables import script_with_variables
 
 SHELLS = ("dash", "bash")
 # More for a deeper search (SHELL_EXAMPLES=20000); CI runs the default, derandomized.

@@ -8,7 +8,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from evalwright.errors import ConfigError
-from evalwright.evalfile.reading import UnreadableFile, read_limited
+from evalwright.files.reading import UnreadableFile, read_limited
 
 VARIABLE = re.compile(r"\$\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 DOTENV_MAX_BYTES = 1024 * 1024

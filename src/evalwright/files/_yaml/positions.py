@@ -51,6 +51,11 @@ class Positions:
             node = child
         return node, exact
 
+    def node(self, path: DataPath) -> PosNode | None:
+        """The node of the value at ``path`` itself, ``None`` when it has none."""
+        node, exact = self._walk(path)
+        return node if exact else None
+
     def value(self, path: DataPath) -> tuple[int, int]:
         """The position of the value at ``path`` (or of its nearest located ancestor)."""
         node, _ = self._walk(path)

@@ -7,13 +7,13 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evalwright.evalfile.diagnostics import Report
-from evalwright.evalfile.globs import GlobSet
-from evalwright.evalfile.models import ProjectConfig
-from evalwright.evalfile.reading import MAX_EVAL_FILE_BYTES, UnreadableFile, read_limited
-from evalwright.evalfile.source import Positions, PosNode, parse_yaml
-from evalwright.evalfile.text import normalize_newlines
-from evalwright.evalfile.validation import validate
+from evalwright.files.config import ProjectConfig
+from evalwright.files.diagnostics import Report
+from evalwright.files.globs import GlobSet
+from evalwright.files.reading import MAX_EVAL_FILE_BYTES, UnreadableFile, read_limited
+from evalwright.files.source import Positions, parse
+from evalwright.files.text import normalize_newlines
+from evalwright.files.validation import validate
 from evalwright.jsontext import JsonValue
 
 CONFIG_DIRS = (".evalwright", ".agentv")
@@ -66,10 +66,10 @@ def read_text(path: Path, report: Report) -> str | None:
     return normalize_newlines(text.removeprefix("\ufeff"))
 
 
-def read_yaml(path: Path, report: Report) -> tuple[JsonValue, PosNode | None] | None:
+def read_yaml(path: Path, report: Report) -> tuple[JsonValue, Positions] | None:
     """A user's YAML file as data and positions; ``None`` after reporting why it cannot be."""
     text = read_text(path, report)
-    return parse_yaml(text, report) if text is not None else None
+    return parse(text, report) if text is not None else None
 
 
 def load_config(path: Path, report: Report) -> ProjectConfig | None:
@@ -80,7 +80,7 @@ def load_config(path: Path, report: Report) -> ProjectConfig | None:
     data, positions = parsed
     if data is None:
         return ProjectConfig()
-    config: ProjectConfig | None = validate(ProjectConfig, data, Positions(positions), report)
+    config: ProjectConfig | None = validate(ProjectConfig, data, positions, report)
     return config
 
 

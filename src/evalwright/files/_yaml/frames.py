@@ -1,6 +1,6 @@
 """The collections being built from YAML events, and the copies aliases make (no recursion).
 
-Split from :mod:`.yaml_events`; see there and docs/eval-files.md.
+Split from :mod:`.events`; see there and docs/eval-files.md.
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import enum
 from typing import Protocol, TypeAlias
 
-from evalwright.evalfile.positions import PosNode
+from evalwright.files._yaml.positions import PosNode
 from evalwright.jsontext import JsonObject, JsonValue
 
 Collection: TypeAlias = JsonObject | list[JsonValue]

@@ -25,9 +25,9 @@ from yaml.events import (
     StreamEndEvent,
 )
 
-from evalwright.evalfile.diagnostics import format_field
-from evalwright.evalfile.positions import DataPath, PosNode
-from evalwright.evalfile.scalars import (
+from evalwright.files._yaml.frames import SKIP, Frame, add, add_text, copy_tree
+from evalwright.files._yaml.positions import DataPath, PosNode
+from evalwright.files._yaml.scalars import (
     MAP_TAG,
     NON_SPECIFIC,
     SEQ_TAG,
@@ -39,7 +39,7 @@ from evalwright.evalfile.scalars import (
     short_tag,
     tagged,
 )
-from evalwright.evalfile.yaml_frames import SKIP, Frame, add, add_text, copy_tree
+from evalwright.files.diagnostics import format_field
 from evalwright.jsontext import JsonValue
 
 MAX_DEPTH = 200

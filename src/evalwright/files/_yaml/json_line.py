@@ -13,10 +13,10 @@ import json
 import re
 import sys
 
-from evalwright.evalfile.diagnostics import Report
-from evalwright.evalfile.positions import DataPath, Positions, PosNode
-from evalwright.evalfile.yaml_events import MAX_DEPTH, TOO_DEEP
-from evalwright.evalfile.yaml_source import parse_yaml
+from evalwright.files._yaml.document import parse_yaml
+from evalwright.files._yaml.events import MAX_DEPTH, TOO_DEEP
+from evalwright.files._yaml.positions import DataPath, Positions, PosNode
+from evalwright.files.diagnostics import Report
 from evalwright.jsontext import JsonObject, JsonValue
 
 _STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'

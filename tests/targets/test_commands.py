@@ -1,18 +1,18 @@
 """Where a shell reads a ``cli`` command's text as code: :func:`shell_scripts` finds the
-scripts (what becomes of their placeholders is tests/evalfile/test_script_variables.py), and
+scripts (what becomes of their placeholders is tests/targets/test_script_variables.py), and
 values after ``cmd /c`` are escaped for ``cmd``."""
 
 from __future__ import annotations
 
 import pytest
 
-from evalwright.evalfile.commands import (
+from evalwright.providers.cli.placeholders import fill
+from evalwright.targets.commands import (
     UnquotableValue,
     quote_cmd,
     scripted_placeholders,
     shell_scripts,
 )
-from evalwright.providers.cli.placeholders import fill
 
 
 @pytest.mark.parametrize(

@@ -40,9 +40,9 @@ from ruamel.yaml import YAML
 
 from evalwright.evalfile import check_eval_file
 from evalwright.evalfile.resolved import LoadedCase, TextSegment
-from evalwright.evalfile.text import normalize_newlines, tidy
+from evalwright.files.text import normalize_newlines, tidy
 from tests.conftest import run_cli
-from tests.evalfile.yaml_styles import STYLES, scalar
+from tests.files.yaml_styles import STYLES, scalar
 
 # Printable in YAML 1.1 and 1.2 alike; quotes, '#', ':' and flow indicators included.
 ALPHABET = "abcdXYZ0129 \t'\"#:-?,[]{}|>&*!%@`\\/éß中😀\u00a0"

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, JsonValue
 
-from evalwright.evalfile.base import FileModel
+from evalwright.files.base import FileModel
 
 ReasoningEffort = Literal["minimal", "low", "medium", "high"]
 StopSequence = Annotated[str, Field(min_length=1)]

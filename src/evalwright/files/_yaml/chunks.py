@@ -5,7 +5,7 @@ The cut is only where a case of the block starts: a line of the block's own inde
 begins with ``-``. Inside a block scalar no such line can be (its lines are indented deeper),
 and a cut inside a quoted scalar or a flow collection leaves a piece that does not parse; each
 piece must also give exactly as many cases as starts were found in it, and the rest of the file
-must give ``evalcases: []``. Anything else, and :mod:`.yaml_ryml` reads the file whole
+must give ``evalcases: []``. Anything else, and :mod:`.ryml` reads the file whole
 (docs/eval-files.md#large-files).
 """
 

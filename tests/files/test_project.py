@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from evalwright.evalfile.project import Project, find_project_root, project_file
+from evalwright.files.project import Project, find_project_root, project_file
 from tests.conftest import ProjectDir
 
 MARKERS = [

@@ -15,8 +15,8 @@ from typing import Annotated, TypeVar, Union, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from evalwright.evalfile.diagnostics import Report, format_field
-from evalwright.evalfile.source import DataPath, Positions
+from evalwright.files.diagnostics import Report, format_field
+from evalwright.files.source import DataPath, Positions
 from evalwright.jsontext import JsonValue
 
 _M = TypeVar("_M", bound=BaseModel)
@@ -34,11 +34,6 @@ _TYPE_NAMES = {
     "dict_type": "a mapping",
     "model_type": "a mapping",
     "model_attributes_type": "a mapping",
-}
-_DISCRIMINATORS = {
-    "union_tag_invalid": "role",
-    "union_tag_not_found": "role",
-    "provider_type": "provider",
 }
 # Keys of later AgentV releases that we recognise but do not implement.
 AGENTV_FEATURE_KEYS = frozenset({"rubrics", "expected_tool_calls", "tool_trajectory"})
@@ -92,14 +87,8 @@ def _report(
     full = (*prefix, *path)
     if kind in ("missing", "extra_forbidden") or extra_field:
         line, col = positions.key(full) if kind != "missing" else positions.value(full[:-1])
-    elif kind in (
-        "union_tag_invalid",
-        "union_tag_not_found",
-        "evaluator_type",
-        "part_type",
-        "provider_type",
-    ):
-        discriminator = _DISCRIMINATORS.get(kind, "type")
+    elif kind in ("union_tag_invalid", "union_tag_not_found", "variant"):
+        discriminator = str(ctx.get("key", "role"))
         if kind == "union_tag_invalid" or (isinstance(value, dict) and discriminator in value):
             full = (*full, discriminator)
             path = (*path, discriminator)
@@ -172,10 +161,8 @@ def _message(
             if isinstance(value, dict)
             else f"expected a mapping, got {type_name(value)}"
         )
-    if kind in ("part_type", "evaluator_type"):
-        return _variant_message(kind, value)
-    if kind == "provider_type":
-        return _provider_message(value)
+    if kind == "variant":
+        return _variant_message(value, ctx, str(error["msg"]))
     if kind == "content_type":
         quote = ": quote it" if isinstance(value, bool | int | float) else ""
         return f"{error['msg']}, got {type_name(value)}{quote}"
@@ -213,34 +200,18 @@ def _show(value: object) -> str:
     return type_name(value)
 
 
-def _variant_message(kind: str, value: JsonValue) -> str:
-    from evalwright.evalfile.evaluator_specs import AGENTV_EVALUATOR_TYPES, EVALUATOR_TYPES
-
+def _variant_message(value: JsonValue, ctx: dict[str, object], unknown: str) -> str:
+    key = str(ctx.get("key", "type"))
     if not isinstance(value, dict):
         return f"expected a mapping, got {type_name(value)}"
-    if "type" not in value:
-        return "missing required key 'type'"
-    given = value["type"]
+    if key not in value:
+        return f"missing required key '{key}'"
+    given = value[key]
     if not isinstance(given, str):
-        return f"expected a string naming the type, got {type_name(given)}"
-    if kind == "part_type":
-        return f"unsupported part type {_show(given)} (supported: text, file)"
-    if given in AGENTV_EVALUATOR_TYPES:
-        return f"AgentV feature '{given}' evaluator is not supported"
-    return f"unsupported evaluator type {_show(given)} (supported: {', '.join(EVALUATOR_TYPES)})"
-
-
-def _provider_message(value: JsonValue) -> str:
-    from evalwright.targets.kinds import PROVIDER_KINDS
-
-    if not isinstance(value, dict):
-        return f"expected a mapping, got {type_name(value)}"
-    if "provider" not in value:
-        return "missing required key 'provider'"
-    given = value["provider"]
-    if not isinstance(given, str):
-        return f"expected a string naming the provider, got {type_name(given)}"
-    return f"unknown provider {_show(given)} (supported: {', '.join(PROVIDER_KINDS)})"
+        return f"expected a string naming the {key}, got {type_name(given)}"
+    if given in str(ctx.get("foreign", "")).split("\n") and given:
+        return str(ctx.get("foreign_message", "")).format(given)
+    return f"{unknown} {_show(given)} (supported: {ctx.get('supported', '')})"
 
 
 def _unknown_key(model: type[BaseModel], loc: tuple[int | str, ...], key: str) -> str:

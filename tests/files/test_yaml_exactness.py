@@ -16,7 +16,7 @@ import pytest
 
 from evalwright.evalfile import load_eval_file
 from evalwright.evalfile.resolved import TextSegment
-from evalwright.evalfile.text import normalize_newlines, tidy
+from evalwright.files.text import normalize_newlines, tidy
 from tests.conftest import ProjectDir, run_cli
 
 

@@ -1,6 +1,6 @@
 """Parse YAML 1.2 text with libyaml into plain data plus a tree of source positions.
 
-libyaml (through PyYAML's event parser) does the scanning; :mod:`.yaml_events` builds the data
+libyaml (through PyYAML's event parser) does the scanning; :mod:`.events` builds the data
 under the YAML 1.2 core schema. Two YAML 1.1 habits of libyaml are undone here: NEL, LS and PS
 (U+0085, U+2028, U+2029) are ordinary characters in YAML 1.2, not line breaks, so they are
 swapped for unused characters while parsing; and every error becomes one located diagnostic.
@@ -13,18 +13,18 @@ import itertools
 import re
 from typing import TYPE_CHECKING
 
-from evalwright.evalfile.collector import without_collector
-from evalwright.evalfile.diagnostics import Report
-from evalwright.evalfile.positions import Positions, PosNode
-from evalwright.evalfile.yaml_events import (
+from evalwright.files._yaml.collector import without_collector
+from evalwright.files._yaml.events import (
     TOO_DEEP,
     EventBuilder,
     EventSource,
     Problem,
     YamlAbort,
 )
-from evalwright.evalfile.yaml_fast import ComposedPositions, Fallback, fast_document
-from evalwright.evalfile.yaml_ryml import ryml_document
+from evalwright.files._yaml.fast import ComposedPositions, Fallback, fast_document
+from evalwright.files._yaml.positions import Positions, PosNode
+from evalwright.files._yaml.ryml import ryml_document
+from evalwright.files.diagnostics import Report
 from evalwright.jsontext import JsonValue
 
 if TYPE_CHECKING:
@@ -90,7 +90,7 @@ def parse_yaml_lazy(
     needs one (the data, and every diagnostic, are the same).
 
     A text of ``rapid_from`` characters or more is first offered to rapidyaml
-    (:mod:`.yaml_ryml`; ``None``: never), then to libyaml's fast path (:mod:`.yaml_fast`)."""
+    (:mod:`.ryml`; ``None``: never), then to libyaml's fast path (:mod:`.fast`)."""
     import yaml
 
     clean = not any(char in text for char in _BREAKS_1_1)

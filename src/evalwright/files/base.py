@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, LiteralString, cast
 
@@ -11,6 +11,7 @@ from pydantic import (
     AfterValidator,
     BaseModel,
     ConfigDict,
+    Discriminator,
     Field,
     GetCoreSchemaHandler,
     GetJsonSchemaHandler,
@@ -45,6 +46,37 @@ def field_tag(field: str, tags: Mapping[str, str]) -> Callable[[JsonValue | Base
         return tags.get(key) if isinstance(key, str) else None
 
     return tag
+
+
+class _Variant(Discriminator):
+    # Hashed by identity: typing hashes the metadata of Annotated, and the context is a dict.
+    __hash__ = object.__hash__
+
+
+def variant(
+    tag: Callable[[JsonValue | BaseModel], str | None],
+    key: str,
+    unknown: str,
+    supported: Iterable[str],
+    *,
+    foreign: Iterable[str] = (),
+    foreign_message: str = "",
+) -> Discriminator:
+    """A union's discriminator whose error (files/validation.py words it) names the value of
+    ``key`` given, as ``unknown``, and the ``supported`` ones; a ``foreign`` value (another
+    tool's name we recognise) gets ``foreign_message`` with ``{}`` for the value."""
+    context: dict[str, int | str | float] = {
+        "key": key,
+        "supported": ", ".join(supported),
+        "foreign": "\n".join(foreign),
+        "foreign_message": foreign_message,
+    }
+    return _Variant(
+        tag,
+        custom_error_type="variant",
+        custom_error_message=unknown,
+        custom_error_context=context,
+    )
 
 
 def still_required(*names: str) -> Callable[[JsonObject], None]:

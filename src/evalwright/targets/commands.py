@@ -4,7 +4,7 @@ Placeholders are replaced inside argv elements, which is safe wherever the eleme
 argument. It is not safe in the script of ``sh -c SCRIPT`` (bash, zsh, dash, ksh too, under
 any wrapper such as ``env``) or after ``cmd /c``: a shell parses that text. In a ``sh`` script
 each placeholder becomes a reference to its environment variable
-(:mod:`evalwright.evalfile.script_variables`); after ``cmd /c`` each value is escaped, best
+(:mod:`evalwright.targets.script_variables`); after ``cmd /c`` each value is escaped, best
 effort.
 """
 

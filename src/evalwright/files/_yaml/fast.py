@@ -3,7 +3,7 @@
 Most eval files use no tags, anchors, aliases or merge keys and hold no mistake. For those,
 this builder turns libyaml's events into data in one tight loop and keeps the positions of the
 top two levels only (the file's keys and each case); any other position is composed by
-reading the file again with the full builder (:mod:`.yaml_events`), the first time a
+reading the file again with the full builder (:mod:`.events`), the first time a
 diagnostic asks for one. Anything the full builder treats specially or would report makes
 this one give up (:class:`Fallback`), and the full builder then reads the file from the start,
 so the data and every diagnostic are the full builder's (docs/eval-files.md).
@@ -22,10 +22,10 @@ from yaml.events import (
     StreamEndEvent,
 )
 
-from evalwright.evalfile.diagnostics import Report
-from evalwright.evalfile.positions import DataPath, Positions, PosNode
-from evalwright.evalfile.scalars import MAY_RESOLVE_FIRST, MAY_RESOLVE_WORDS, resolve
-from evalwright.evalfile.yaml_events import MAX_DEPTH, EventSource
+from evalwright.files._yaml.events import MAX_DEPTH, EventSource
+from evalwright.files._yaml.positions import DataPath, Positions, PosNode
+from evalwright.files._yaml.scalars import MAY_RESOLVE_FIRST, MAY_RESOLVE_WORDS, resolve
+from evalwright.files.diagnostics import Report
 from evalwright.jsontext import JsonValue
 
 SHALLOW_DEPTH = 2
@@ -181,7 +181,7 @@ class ComposedPositions(Positions):
         if node is not None:
             return node, True
         if self._text is not None:
-            from evalwright.evalfile.yaml_source import parse_yaml
+            from evalwright.files._yaml.document import parse_yaml
 
             parsed = parse_yaml(self._text, Report("<positions>"), self._first_line)
             self._root = parsed[1] if parsed is not None else None

@@ -1,4 +1,4 @@
-"""YAML 1.2 core-schema parsing, duplicate keys, merge keys and positions (source.py)."""
+"""YAML 1.2 core-schema parsing, duplicate keys, merge keys and positions (files/source.py)."""
 
 from __future__ import annotations
 
@@ -8,19 +8,20 @@ from typing import Any
 import pytest
 
 from evalwright.errors import Diagnostic
-from evalwright.evalfile.diagnostics import Report
-from evalwright.evalfile.source import LazyPositions, Positions, parse_json_line, parse_yaml
+from evalwright.files import source
+from evalwright.files.diagnostics import Report
+from evalwright.files.source import LazyPositions, Positions, parse_json_line
 from tests.conftest import ProjectDir
 
 
 def parse(text: str) -> tuple[Any, Positions, list[Diagnostic]]:
     """Parse YAML text; the data, its positions and every diagnostic."""
     report = Report("f.yaml")
-    parsed = parse_yaml(text, report)
+    parsed = source.parse(text, report)
     if parsed is None:
         return None, Positions(None), report.items
-    data, root = parsed
-    return data, Positions(root), report.items
+    data, positions = parsed
+    return data, positions, report.items
 
 
 def scalar(text: str) -> Any:
@@ -323,9 +324,36 @@ def test_positions_without_a_document() -> None:
 
 
 def test_empty_document_is_none_without_errors() -> None:
-    report = Report("f.yaml")
-    assert parse_yaml("# only a comment\n", report) == (None, None)
-    assert report.items == []
+    for large in (False, True):
+        report = Report("f.yaml")
+        parsed = source.parse("# only a comment\n", report, large=large)
+        assert parsed is not None
+        assert parsed[0] is None
+        assert parsed[1].value(("a",)) == (1, 1)
+        assert report.items == []
+
+
+def test_the_large_reading_gives_the_same_data_and_positions() -> None:
+    text = "a:\n  - x: 1\n    'y': [2, 3]\n  - z\nb: {c: d}\n" * 1 + "e: |\n  text\n"
+    small, large = (
+        source.parse(text, Report("f.yaml")),
+        source.parse(text, Report("f.yaml"), large=True),
+    )
+    assert small is not None
+    assert large is not None
+    assert small[0] == large[0]
+    for path in [("a",), ("a", 0, "x"), ("a", 0, "y", 1), ("a", 1), ("b", "c"), ("e",)]:
+        assert small[1].value(path) == large[1].value(path)
+        assert small[1].key(path) == large[1].key(path)
+
+
+def test_a_node_is_only_the_one_at_the_path_itself() -> None:
+    _, positions, _ = parse("a:\n  b: 1\n")
+    node = positions.node(("a", "b"))
+    assert node is not None
+    assert (node.line, node.col) == (2, 6)
+    assert positions.node(("a", "missing")) is None
+    assert Positions(None).node(("a",)) is None
 
 
 # --- syntax errors ------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""rapidyaml's path (yaml_ryml.py): taken for clean files, given up whenever its JSON could
+"""rapidyaml's path (files/_yaml/ryml.py): taken for clean files, given up whenever its JSON could
 differ from the full builder's reading, and quiet on stderr."""
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evalwright.evalfile.diagnostics import Report
-from evalwright.evalfile.yaml_fast import ComposedPositions, Fallback
-from evalwright.evalfile.yaml_ryml import quiet_stderr, ryml_document
-from evalwright.evalfile.yaml_source import parse_yaml, parse_yaml_lazy
+from evalwright.files._yaml.document import parse_yaml, parse_yaml_lazy
+from evalwright.files._yaml.fast import ComposedPositions, Fallback
+from evalwright.files._yaml.ryml import quiet_stderr, ryml_document
+from evalwright.files.diagnostics import Report
 from tests.conftest import ProjectDir
-from tests.evalfile.test_yaml_fast import both
+from tests.files.test_yaml_fast import both
 from tests.fuzzing import SEED_YAML, mutate
 
 CLEAN = """\

@@ -1,17 +1,17 @@
 """The fastest path for a clean YAML file: rapidyaml (C++) turns it into JSON text, which the
 standard library's C decoder reads.
 
-This path is taken only when its result is the one the full builder (:mod:`.yaml_events`,
+This path is taken only when its result is the one the full builder (:mod:`.events`,
 libyaml under the YAML 1.2 core schema) would give. libyaml's own parser, run in C alone, must
 accept the text: rapidyaml accepts some text libyaml refuses. rapidyaml's JSON follows its own
 reading of scalars, so anything it could read differently makes this path give up
-(:class:`~.yaml_fast.Fallback`) and the libyaml paths read the file: a tag, an anchor or an
+(:class:`~.fast.Fallback`) and the libyaml paths read the file: a tag, an anchor or an
 alias; a document that is not one mapping; a duplicate, merge or empty key; a string that the
 core schema would read as something else had it been unquoted (``"12"``, ``"~"``, ``"True"``:
 whether it was quoted is lost in JSON); a lone surrogate; a tab or a lone CR; a text not
 ending in a line break; nesting deeper than rapidyaml emits.
-A large file's cases are read in pieces (:mod:`.yaml_chunks`). Positions are not kept:
-:class:`~.yaml_fast.ComposedPositions` composes them with the full builder the first time a
+A large file's cases are read in pieces (:mod:`.chunks`). Positions are not kept:
+:class:`~.fast.ComposedPositions` composes them with the full builder the first time a
 diagnostic needs one (docs/eval-files.md).
 """
 
@@ -28,9 +28,9 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import Any, Literal, cast
 
-from evalwright.evalfile.scalars import resolve
-from evalwright.evalfile.yaml_chunks import CASES_PER_PIECE, Pieces, cut_cases
-from evalwright.evalfile.yaml_fast import Fallback
+from evalwright.files._yaml.chunks import CASES_PER_PIECE, Pieces, cut_cases
+from evalwright.files._yaml.fast import Fallback
+from evalwright.files._yaml.scalars import resolve
 from evalwright.jsontext import JsonValue
 
 # The string literals of rapidyaml's JSON that the core schema might read as a non-string
@@ -46,7 +46,7 @@ _RYML_NOISE = re.compile(rb"^(?:line=\d+ col=\d+ |.*\.[ch]pp:\d+: ).*\n?", re.MU
 
 
 def ryml_document(text: str, per_piece: int = CASES_PER_PIECE) -> JsonValue:
-    """The text's one document as data; :class:`~.yaml_fast.Fallback` when this path cannot
+    """The text's one document as data; :class:`~.fast.Fallback` when this path cannot
     vouch for the result (or rapidyaml is not installed). Cases are read ``per_piece`` at a
     time."""
     ryml = _rapidyaml()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from evalwright.evalfile.reading import (
+from evalwright.files.reading import (
     FileTooLarge,
     NotRegularFile,
     UnreadableFile,

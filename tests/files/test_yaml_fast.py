@@ -1,8 +1,9 @@
-"""The fast YAML path (yaml_fast.py) against the full builder: same data, same diagnostics,
+"""The fast YAML path (files/_yaml/fast.py) against the full builder: same data, same diagnostics,
 same positions, whatever the file holds; and the loader's use of it."""
 
 from __future__ import annotations
 
+import ast
 import gc
 import subprocess
 import sys
@@ -14,10 +15,10 @@ from hypothesis import strategies as st
 
 from evalwright.errors import Diagnostic
 from evalwright.evalfile import check_eval_file
-from evalwright.evalfile.diagnostics import Report
-from evalwright.evalfile.positions import DataPath, Positions
-from evalwright.evalfile.yaml_fast import ComposedPositions
-from evalwright.evalfile.yaml_source import parse_yaml, parse_yaml_lazy
+from evalwright.files._yaml.document import parse_yaml, parse_yaml_lazy
+from evalwright.files._yaml.fast import ComposedPositions
+from evalwright.files._yaml.positions import DataPath, Positions
+from evalwright.files.diagnostics import Report
 from tests.conftest import REPO, ProjectDir
 
 # Plain words the core schema reads as something else, or YAML 1.1 would: each must come
@@ -182,17 +183,21 @@ def test_loading_leaves_the_cycle_collector_as_it_was(project: ProjectDir) -> No
 
 
 def test_validating_eval_files_imports_no_run_machinery() -> None:
-    # Without a targets file, ``validate`` needs neither targets, prompts, providers nor the
-    # orchestrator: each would add to its start-up.
+    # Without a targets file, ``validate`` needs neither the targets file's models, prompts,
+    # providers nor the orchestrator: each would add to its start-up. Of targets/ it reads
+    # only what eval files share with targets files: settings and command placeholders.
     code = (
         "import sys; import evalwright.api.validate; "
-        "print(sorted({m.split('.')[1] for m in sys.modules if m.startswith('evalwright.')}))"
+        "print(sorted(m for m in sys.modules if m.startswith('evalwright.')))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO
     ).stdout
-    for package in ("orchestrator", "providers", "prompts", "targets", "results"):
-        assert f"'{package}'" not in out, out
+    for package in ("orchestrator", "providers", "prompts", "results"):
+        assert f"'evalwright.{package}" not in out, out
+    shared = {"evalwright.targets.sampling", "evalwright.targets.commands"}
+    targets = {m for m in ast.literal_eval(out) if m.startswith("evalwright.targets.")}
+    assert targets <= shared | {"evalwright.targets.script_variables"}, targets
 
 
 def test_checking_a_file_without_keeping_its_cases_sees_each_and_reports_the_same(
