@@ -23,8 +23,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evalwright.orchestrator import batch
-from evalwright.orchestrator.batch_state import state_path
+from evalwright.orchestrator.batch import engine as batch
+from evalwright.orchestrator.batch.state import state_path
 from evalwright.spellings import fold, unescape
 from evalwright.testing import FakeServer, Fault, ReceivedRequest, Responder, Text, Verdict
 from tests.conftest import CliResult, ProjectDir, run_cli

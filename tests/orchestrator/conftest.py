@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from evalwright.orchestrator import batch, batch_judges, batch_pending
+from evalwright.orchestrator.batch import engine as batch
+from evalwright.orchestrator.batch import judges as batch_judges
+from evalwright.orchestrator.batch import pending as batch_pending
 from evalwright.providers import batching
 
 QUICK_BATCHES = {

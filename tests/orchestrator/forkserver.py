@@ -29,7 +29,7 @@ WARM = (
     "aiohttp",
     "evalwright.cli",
     "evalwright.orchestrator.run",
-    "evalwright.orchestrator.batch_cases",
+    "evalwright.orchestrator.batch.cases",
     "evalwright.providers.openai.batch",
     "evalwright.providers.anthropic.batch",
     "evalwright.providers.gemini.batch",

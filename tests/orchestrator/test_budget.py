@@ -18,12 +18,12 @@ from typing import Any
 
 import pytest
 
-from evalwright.orchestrator import batch
+from evalwright.orchestrator.batch import engine as batch
 from evalwright.providers.http import encode_json
 from evalwright.providers.pricing import BATCH_DISCOUNT
 from evalwright.testing import Action, Drop, FakeServer, Fault, ReceivedRequest, Stall, Text
 from tests.conftest import CliResult, ProjectDir, run_cli
-from tests.orchestrator.batching import creations, input_lines
+from tests.orchestrator.batch.batching import creations, input_lines
 
 PRICE = {"input": 10.0, "output": 30.0}
 """USD per million tokens, of every target here."""

@@ -18,10 +18,10 @@ from evalwright import logs
 from evalwright.errors import Diagnostic
 from evalwright.evalfile.evaluator_specs import CodeSpec, LlmJudgeSpec
 from evalwright.executors.ray_cluster import RayExecutor
-from evalwright.orchestrator.batch_aside import SetAside
-from evalwright.orchestrator.batch_cases import BatchRunner
-from evalwright.orchestrator.batch_judges import JudgeBatcher
-from evalwright.orchestrator.batch_state import BatchState
+from evalwright.orchestrator.batch.aside import SetAside
+from evalwright.orchestrator.batch.cases import BatchRunner
+from evalwright.orchestrator.batch.judges import JudgeBatcher
+from evalwright.orchestrator.batch.state import BatchState
 from evalwright.orchestrator.budget import Budget
 from evalwright.orchestrator.calls import TargetCaller
 from evalwright.orchestrator.case import AnsweredCase, CaseRunner, internal_error

@@ -15,16 +15,16 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
-from evalwright.orchestrator.batch_state import state_path
+from evalwright.orchestrator.batch.state import state_path
 from evalwright.orchestrator.plan import WorkItem
 from evalwright.providers.base import PreparedRequest
 from evalwright.testing import ApiName, FakeServer, Fault
 from tests.conftest import ProjectDir, run_cli
-from tests.orchestrator.batching import creations as _creations
-from tests.orchestrator.batching import input_lines as _input_lines
-from tests.orchestrator.batching import rows as _rows
-from tests.orchestrator.batching import stop_batched_run
-from tests.orchestrator.batching import submitted as _submitted
+from tests.orchestrator.batch.batching import creations as _creations
+from tests.orchestrator.batch.batching import input_lines as _input_lines
+from tests.orchestrator.batch.batching import rows as _rows
+from tests.orchestrator.batch.batching import stop_batched_run
+from tests.orchestrator.batch.batching import submitted as _submitted
 from tests.providers.test_oracles import materialize, openapi_validator
 
 CASES = 5

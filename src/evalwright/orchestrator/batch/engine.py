@@ -5,8 +5,8 @@ read back; a failed request is sent again in a follow-up batch up to the target'
 batch is submitted (docs/batch.md#cost).
 
 What a request is for stays with it (a :class:`Member`): a case's answer
-(:mod:`~evalwright.orchestrator.batch_cases`) or a judge's verdict
-(:mod:`~evalwright.orchestrator.batch_judges`). The engine only sends bodies and tells each
+(:mod:`~evalwright.orchestrator.batch.cases`) or a judge's verdict
+(:mod:`~evalwright.orchestrator.batch.judges`). The engine only sends bodies and tells each
 member how it went.
 """
 
@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from evalwright.errors import OverBudget, ProviderError
-from evalwright.orchestrator import batch_pending
-from evalwright.orchestrator.batch_state import (
+from evalwright.orchestrator.batch import pending as batch_pending
+from evalwright.orchestrator.batch.state import (
     BatchState,
     PendingSubmission,
     Phase,

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalwright.errors import ProviderError
-from evalwright.orchestrator.batch import Member, TargetBatches, Tell
-from evalwright.orchestrator.batch_state import BatchState
+from evalwright.orchestrator.batch.engine import Member, TargetBatches, Tell
+from evalwright.orchestrator.batch.state import BatchState
 from evalwright.orchestrator.budget import Charge
 from evalwright.orchestrator.calls import TargetCaller, request_digest
 from evalwright.providers.base import PreparedRequest, ProviderRequest, ProviderResponse
@@ -48,7 +48,8 @@ def _future() -> asyncio.Future[Answer]:
 
 @dataclass(slots=True)
 class _JudgeRequest:
-    """One judge request in a batch (a batch :class:`~evalwright.orchestrator.batch.Member`)."""
+    """One judge request in a batch (a batch
+    :class:`~evalwright.orchestrator.batch.engine.Member`)."""
 
     digest: str
     prepared: PreparedRequest | None

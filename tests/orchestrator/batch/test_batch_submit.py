@@ -14,19 +14,19 @@ from typing import Any
 
 import pytest
 
-from evalwright.orchestrator.batch_state import state_path
+from evalwright.orchestrator.batch.state import state_path
 from evalwright.providers import batching
 from evalwright.testing import FakeServer, ReceivedRequest, Text
 from evalwright.testing.fake_server import Interrupt
 from evalwright.testing.http11 import Reply
 from tests.conftest import ProjectDir, run_cli
-from tests.orchestrator import test_batch
-from tests.orchestrator.batching import creations as _creations
-from tests.orchestrator.batching import input_lines as _input_lines
-from tests.orchestrator.batching import rows as _rows
-from tests.orchestrator.batching import stop_batched_run
-from tests.orchestrator.batching import submitted as _submitted
-from tests.orchestrator.test_batch import CASES
+from tests.orchestrator.batch import test_batch
+from tests.orchestrator.batch.batching import creations as _creations
+from tests.orchestrator.batch.batching import input_lines as _input_lines
+from tests.orchestrator.batch.batching import rows as _rows
+from tests.orchestrator.batch.batching import stop_batched_run
+from tests.orchestrator.batch.batching import submitted as _submitted
+from tests.orchestrator.batch.test_batch import CASES
 
 server = test_batch.server
 """test_batch's fixture: the fake server, the targets on it and the suite."""

@@ -18,7 +18,7 @@ import time
 import uuid
 
 from evalwright.errors import ProviderError
-from evalwright.orchestrator.batch_state import (
+from evalwright.orchestrator.batch.state import (
     BatchRequests,
     BatchState,
     PendingSubmission,

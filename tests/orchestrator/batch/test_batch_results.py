@@ -12,9 +12,9 @@ import pytest
 
 from evalwright.testing import FakeServer, ReceivedRequest, Text
 from tests.conftest import ProjectDir, run_cli
-from tests.orchestrator import test_batch
-from tests.orchestrator.batching import creations, input_lines, rows
-from tests.orchestrator.test_batch import CASES
+from tests.orchestrator.batch import test_batch
+from tests.orchestrator.batch.batching import creations, input_lines, rows
+from tests.orchestrator.batch.test_batch import CASES
 
 server = test_batch.server
 """test_batch's fixture: the fake server, the targets on it (each retries once) and the suite."""

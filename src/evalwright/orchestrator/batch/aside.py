@@ -8,7 +8,7 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Iterator
 
-from evalwright.orchestrator.batch_cases import BatchRunner, batchable, key_of
+from evalwright.orchestrator.batch.cases import BatchRunner, batchable, key_of
 from evalwright.orchestrator.plan import Plan, WorkItem
 from evalwright.results.index import RowKey
 

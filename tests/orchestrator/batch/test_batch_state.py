@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from evalwright.orchestrator.batch_state import BatchState, SubmittedBatch, state_path
+from evalwright.orchestrator.batch.state import BatchState, SubmittedBatch, state_path
 from evalwright.redact import Redactor
 
 SECRET = "sk-batch-secret-0123"

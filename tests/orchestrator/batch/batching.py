@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from evalwright.orchestrator.batch_state import state_path
+from evalwright.orchestrator.batch.state import state_path
 from evalwright.testing import FakeServer, ReceivedRequest
 
 CREATE_PATHS = ("/v1/batches", "/openai/batches", "/v1/messages/batches")

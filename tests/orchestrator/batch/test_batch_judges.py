@@ -10,16 +10,16 @@ from typing import Any
 
 import pytest
 
-from evalwright.orchestrator.batch_state import state_path
+from evalwright.orchestrator.batch.state import state_path
 from evalwright.testing import FakeServer, Fault, ReceivedRequest, Verdict
 from evalwright.testing.fake_server import Interrupt
 from evalwright.testing.http11 import Reply
 from tests.conftest import ProjectDir, run_cli
 from tests.evaluators.panel_run import run_panel, write_project
-from tests.orchestrator.batching import creations as _creations
-from tests.orchestrator.batching import input_lines as _input_lines
-from tests.orchestrator.batching import rows as _rows
-from tests.orchestrator.batching import stop_batched_run
+from tests.orchestrator.batch.batching import creations as _creations
+from tests.orchestrator.batch.batching import input_lines as _input_lines
+from tests.orchestrator.batch.batching import rows as _rows
+from tests.orchestrator.batch.batching import stop_batched_run
 
 PANEL = "{name: p, type: llm_judge, judges: [ja, jb, jc]}"
 SCRIPT: dict[str, dict[str, float | str]] = {

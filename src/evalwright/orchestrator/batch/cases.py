@@ -2,9 +2,9 @@
 provider's batch API instead of one request each.
 
 Every request is built exactly as a live one (``prepare``) and the cache is asked first; the
-rest go out through the batch engine (:mod:`~evalwright.orchestrator.batch`). Each answer
+rest go out through the batch engine (:mod:`~evalwright.orchestrator.batch.engine`). Each answer
 becomes its case's row as a live answer would (evaluators run, the cache filled); the judges of
-those cases go in batches of their own (:mod:`~evalwright.orchestrator.batch_judges`) unless
+those cases go in batches of their own (:mod:`~evalwright.orchestrator.batch.judges`) unless
 the run judges live. A request the batch could not answer is an error row (``--resume`` sends
 it again).
 """
@@ -22,10 +22,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from evalwright.errors import ProviderError
-from evalwright.orchestrator.batch import Member, TargetBatches, Tell
-from evalwright.orchestrator.batch_judges import JudgeBatcher
-from evalwright.orchestrator.batch_pending import body_digest
-from evalwright.orchestrator.batch_state import BatchState
+from evalwright.orchestrator.batch.engine import Member, TargetBatches, Tell
+from evalwright.orchestrator.batch.judges import JudgeBatcher
+from evalwright.orchestrator.batch.pending import body_digest
+from evalwright.orchestrator.batch.state import BatchState
 from evalwright.orchestrator.budget import Charge
 from evalwright.orchestrator.case import AnsweredCase, CaseRunner, internal_error
 from evalwright.orchestrator.plan import WorkItem
@@ -160,7 +160,8 @@ Outcome = _Answer | ProviderError
 
 @dataclass(slots=True)
 class _CaseRequest:
-    """One case's request in a batch (a batch :class:`~evalwright.orchestrator.batch.Member`):
+    """One case's request in a batch (a batch
+    :class:`~evalwright.orchestrator.batch.engine.Member`):
     its row key and where its body is spooled, not the case."""
 
     owner: _TargetCases

@@ -20,11 +20,11 @@ from typing import cast
 
 import pytest
 
-from evalwright.orchestrator.batch_state import state_path
+from evalwright.orchestrator.batch.state import state_path
 from evalwright.testing import ApiName, FakeServer, ReceivedRequest
 from evalwright.testing.fake_server import Interrupt
 from tests.conftest import ProjectDir, run_cli
-from tests.orchestrator.batching import rows
+from tests.orchestrator.batch.batching import rows
 from tests.orchestrator.conftest import QUICK_BATCHES
 from tests.orchestrator.forks import ForkServer
 
