@@ -71,19 +71,19 @@ _EXPORTS: dict[str, str] = {
     "compare": "evalwright.api.compare",
     # the rows read_results gives (docs/python-api.md#reading-results)
     "ResultRow": "evalwright.results.row",
-    "TurnRecord": "evalwright.results.row",
-    "EvaluatorResult": "evalwright.results.row",
-    "JudgeVerdict": "evalwright.results.row",
-    "JudgeTry": "evalwright.results.row",
-    "ErrorInfo": "evalwright.results.row",
-    "RawRequest": "evalwright.results.row",
-    "PromptMessage": "evalwright.results.row",
-    "ToolCallRecord": "evalwright.results.row",
-    "ScriptRequest": "evalwright.results.row",
-    "SimulatorRecord": "evalwright.results.row",
-    "Addition": "evalwright.results.row",
-    "Named": "evalwright.results.row",
-    "ReplyText": "evalwright.results.row",
+    "TurnRecord": "evalwright.results.parts",
+    "EvaluatorResult": "evalwright.results.parts",
+    "JudgeVerdict": "evalwright.results.parts",
+    "JudgeTry": "evalwright.results.parts",
+    "ErrorInfo": "evalwright.results.parts",
+    "RawRequest": "evalwright.results.parts",
+    "PromptMessage": "evalwright.results.parts",
+    "ToolCallRecord": "evalwright.results.parts",
+    "ScriptRequest": "evalwright.results.parts",
+    "SimulatorRecord": "evalwright.results.parts",
+    "Addition": "evalwright.results.parts",
+    "Named": "evalwright.results.parts",
+    "ReplyText": "evalwright.results.parts",
     "ChatWireRequest": "evalwright.providers.wire",
     "AgentWireRequest": "evalwright.providers.wire",
     "MockWireRequest": "evalwright.providers.wire",
@@ -264,8 +264,7 @@ if TYPE_CHECKING:
         Usage,
     )
     from evalwright.report import write_report
-    from evalwright.results.reading import read_results, results_dataframe
-    from evalwright.results.row import (
+    from evalwright.results.parts import (
         Addition,
         ErrorInfo,
         EvaluatorResult,
@@ -275,12 +274,13 @@ if TYPE_CHECKING:
         PromptMessage,
         RawRequest,
         ReplyText,
-        ResultRow,
         ScriptRequest,
         SimulatorRecord,
         ToolCallRecord,
         TurnRecord,
     )
+    from evalwright.results.reading import read_results, results_dataframe
+    from evalwright.results.row import ResultRow
     from evalwright.stats.judge_check import (
         Confusion,
         JudgeAgreement,

@@ -126,6 +126,11 @@ class ProviderError(EvalwrightError):
         self.attempts = 1
 
 
+def internal_error(exc: Exception) -> ProviderError:
+    """A bug or an unforeseen failure, recorded on the case's row like a target error."""
+    return ProviderError(f"internal error: {type(exc).__name__}: {exc}")
+
+
 class ProviderTimeout(ProviderError):
     """The request took longer than the target's ``timeout_seconds``."""
 

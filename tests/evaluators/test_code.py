@@ -17,7 +17,7 @@ from evalwright.evalfile.evaluator_specs import CodeSpec
 from evalwright.evaluators import EvalContext
 from evalwright.evaluators.base import EvaluatorFailure, Verdict
 from evalwright.evaluators.code import run_script
-from evalwright.results.row import ScriptRequest
+from evalwright.results.parts import ScriptRequest
 
 PYTHON = sys.executable
 ECHO = """import json, sys

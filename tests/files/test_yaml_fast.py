@@ -15,8 +15,7 @@ from hypothesis import strategies as st
 
 from evalwright.errors import Diagnostic
 from evalwright.evalfile import check_eval_file
-from evalwright.files._yaml.document import parse_yaml, parse_yaml_lazy
-from evalwright.files._yaml.fast import ComposedPositions
+from evalwright.files._yaml.document import ComposedPositions, parse_yaml, parse_yaml_lazy
 from evalwright.files._yaml.positions import DataPath, Positions
 from evalwright.files.diagnostics import Report
 from tests.conftest import REPO, ProjectDir

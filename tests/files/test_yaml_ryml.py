@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evalwright.files._yaml.document import parse_yaml, parse_yaml_lazy
-from evalwright.files._yaml.fast import ComposedPositions, Fallback
+from evalwright.files._yaml.document import ComposedPositions, parse_yaml, parse_yaml_lazy
+from evalwright.files._yaml.fast import Fallback
 from evalwright.files._yaml.ryml import quiet_stderr, ryml_document
 from evalwright.files.diagnostics import Report
 from tests.conftest import ProjectDir

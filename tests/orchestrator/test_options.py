@@ -12,8 +12,7 @@ import pytest
 import evalwright
 from evalwright.api.run import options_for
 from evalwright.cli import build_parser
-from evalwright.cli.argtypes import docs_table
-from evalwright.cli.eval import settings_from
+from evalwright.cli.argtypes import docs_table, settings_from
 from evalwright.cli.eval_output import EVAL_OUTPUT
 from evalwright.errors import ConfigError
 from evalwright.orchestrator.option_spec import Option

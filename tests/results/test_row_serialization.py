@@ -8,7 +8,8 @@ import json
 from pathlib import Path
 
 from evalwright.providers.wire import TraceEntry, Usage
-from evalwright.results.row import PromptMessage, ResultRow
+from evalwright.results.parts import PromptMessage
+from evalwright.results.row import ResultRow
 from evalwright.results.writer import _dumps  # pyright: ignore[reportPrivateUsage]
 
 GOLDEN = Path(__file__).with_name("golden_rows.jsonl")

@@ -11,7 +11,8 @@ import pytest
 from pydantic import JsonValue
 
 from evalwright.providers.wire import ChatWireRequest
-from evalwright.results.row import Addition, ReplyText, ResultRow, TurnRecord
+from evalwright.results.parts import Addition, ReplyText, TurnRecord
+from evalwright.results.row import ResultRow
 from evalwright.results.turn_requests import MIN_NAMED_REPLY, Compactor, named, rebuild
 from tests.results.samples import sample_row
 

@@ -12,7 +12,7 @@ from nltk.metrics.distance import interval_distance  # pyright: ignore[reportMis
 
 import evalwright as ew
 from evalwright.results.judge_facts import JudgeUse
-from evalwright.results.row import JudgeTry
+from evalwright.results.parts import JudgeTry
 from evalwright.stats.judging import krippendorff_alpha
 from evalwright.testing import FakeServer
 from tests.conftest import ProjectDir, run_cli

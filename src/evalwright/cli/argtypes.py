@@ -9,9 +9,20 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from evalwright.orchestrator.option_spec import Option, OptionProblem
+from evalwright.orchestrator.options import RUN_OPTIONS, RunSettings
+
+if TYPE_CHECKING:
+    from evalwright.orchestrator.run import Reporter
+
+
+def settings_from(args: argparse.Namespace, reporter: Reporter) -> RunSettings:
+    """The run's settings from the parsed command line: each run option under its keyword."""
+    given = {option.name: getattr(args, option.name) for option in RUN_OPTIONS}
+    # The rows are in the results file; holding them too would grow with the suite.
+    return cast(RunSettings, {**given, "reporter": reporter, "keep_rows": False})
 
 
 def add_option(parser: Any, option: Option) -> None:

@@ -7,10 +7,10 @@ import contextlib
 import os
 import sys
 from collections.abc import Generator
-from typing import cast
 
 from evalwright import logs
 from evalwright.api.run import run as run_evals
+from evalwright.cli.argtypes import settings_from
 from evalwright.cli.progress import (
     Progress,
     batch_price_note,
@@ -20,20 +20,11 @@ from evalwright.cli.progress import (
     uncertain_note,
 )
 from evalwright.errors import printable
-from evalwright.orchestrator.options import RUN_OPTIONS, RunSettings
-from evalwright.orchestrator.run import Reporter
 from evalwright.orchestrator.summary import RunSummary
 from evalwright.outputs.ci import CiOutputs
 from evalwright.redact import Redactor
 
 INTERRUPTED = 130
-
-
-def settings_from(args: argparse.Namespace, reporter: Reporter) -> RunSettings:
-    """The run's settings from the parsed command line: each run option under its keyword."""
-    given = {option.name: getattr(args, option.name) for option in RUN_OPTIONS}
-    # The rows are in the results file; holding them too would grow with the suite.
-    return cast(RunSettings, {**given, "reporter": reporter, "keep_rows": False})
 
 
 class _Reporter(Progress):

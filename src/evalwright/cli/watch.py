@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from evalwright.api.run import options_for
-from evalwright.cli.eval import settings_from
+from evalwright.cli.argtypes import settings_from
 from evalwright.errors import ConfigError, EvalwrightError, LoadError, printable
 from evalwright.evalfile.discovery import find_eval_files
 from evalwright.evalfile.evaluator_specs import CodeSpec

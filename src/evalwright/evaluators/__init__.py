@@ -16,7 +16,7 @@ from evalwright.evaluators.base import (
 from evalwright.evaluators.builtin import check
 from evalwright.evaluators.code import run_script
 from evalwright.evaluators.panel import judge_result
-from evalwright.results.row import EvaluatorRequest
+from evalwright.results.parts import EvaluatorRequest
 
 __all__ = [
     "EvalContext",

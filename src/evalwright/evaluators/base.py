@@ -10,7 +10,7 @@ from typing import Any, Protocol
 
 from evalwright.providers.base import ProviderRequest, ProviderResponse
 from evalwright.providers.process import ChildEnvironment
-from evalwright.results.row import EvaluatorRequest, EvaluatorResult
+from evalwright.results.parts import EvaluatorRequest, EvaluatorResult
 
 __all__ = ["EvalContext", "EvaluatorFailure", "EvaluatorResult", "JudgeCaller", "Verdict"]
 

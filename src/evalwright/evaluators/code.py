@@ -14,7 +14,7 @@ from evalwright.evalfile.evaluator_specs import CodeSpec
 from evalwright.evaluators.base import EvalContext, EvaluatorFailure, Verdict, parse_verdict
 from evalwright.providers.process import OutputTooLarge, run_command
 from evalwright.redact import clip
-from evalwright.results.row import ScriptRequest
+from evalwright.results.parts import ScriptRequest
 
 
 def script_argv(spec: CodeSpec) -> list[str]:

@@ -18,7 +18,7 @@ from evalwright.prompts import ChatMessage
 from evalwright.providers.base import ProviderRequest, ProviderResponse
 from evalwright.providers.wire import WireRequest
 from evalwright.redact import clip
-from evalwright.results.row import JudgeTry
+from evalwright.results.parts import JudgeTry
 from evalwright.targets.kinds import PROVIDER_KINDS
 
 DEFAULT = parse_template(DEFAULT_TEMPLATE, "default")

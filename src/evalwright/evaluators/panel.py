@@ -12,7 +12,7 @@ from evalwright.evalfile.template import Template
 from evalwright.evaluators.base import EvalContext
 from evalwright.evaluators.judge import JudgeAnswer, ask_judge, judge_request
 from evalwright.providers.wire import WireRequest
-from evalwright.results.row import EvaluatorResult, JudgeTry, JudgeVerdict
+from evalwright.results.parts import EvaluatorResult, JudgeTry, JudgeVerdict
 
 DEFAULT_AGGREGATE: Aggregate = "mean"
 

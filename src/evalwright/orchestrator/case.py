@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 
-from evalwright.errors import ProviderError
+from evalwright.errors import ProviderError, internal_error
 from evalwright.evaluators import case_score, evaluate, required_failures
 from evalwright.evaluators.base import JudgeCaller
 from evalwright.evaluators.context import eval_context
@@ -21,7 +21,8 @@ from evalwright.orchestrator.requests import candidate_request, case_prompt
 from evalwright.prompts import BuiltPrompt, reference_answer
 from evalwright.prompts.turns import first_turn
 from evalwright.providers.base import ProviderResponse
-from evalwright.results.row import CacheState, ResultRow
+from evalwright.results.parts import CacheState
+from evalwright.results.row import ResultRow
 from evalwright.results.rows import (
     RowIdentity,
     answered_row,
@@ -180,8 +181,3 @@ class CaseRunner:
             return self.plan.registry.provider(target).kind
         except Exception:  # a provider that cannot be made has no kind to record
             return None
-
-
-def internal_error(exc: Exception) -> ProviderError:
-    """A bug or an unforeseen failure, recorded on the case's row like a target error."""
-    return ProviderError(f"internal error: {type(exc).__name__}: {exc}")

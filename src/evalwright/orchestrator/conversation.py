@@ -15,7 +15,7 @@ from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from evalwright.errors import ProviderError
+from evalwright.errors import ProviderError, internal_error
 from evalwright.evalfile.models import SimulatedUser
 from evalwright.evalfile.resolved import Evaluator, LoadedCase
 from evalwright.evaluators import case_score, evaluate, required_failures
@@ -28,13 +28,8 @@ from evalwright.orchestrator.turn_records import Recorder, judged, with_turns
 from evalwright.prompts import BuiltPrompt, reference_answer
 from evalwright.prompts.turns import simulated_case, turn_case
 from evalwright.providers.base import ProviderResponse
-from evalwright.results.row import (
-    CacheState,
-    EvaluatorResult,
-    ResultRow,
-    SimulatorRecord,
-    TurnRecord,
-)
+from evalwright.results.parts import CacheState, EvaluatorResult, SimulatorRecord, TurnRecord
+from evalwright.results.row import ResultRow
 from evalwright.results.rows import answered_row, error_info
 from evalwright.results.turn_requests import named_results
 
@@ -123,8 +118,6 @@ class _Talk:
         """Send the conversation ``at`` to the target: ``None`` once answered, else the
         conversation its failure ends (an unforeseen one too: it ends this conversation,
         not the run)."""
-        from evalwright.orchestrator.case import internal_error
-
         runner, item = self.runner, self.item
         inputs: BuiltPrompt | None = None
         try:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from evalwright import logs
-from evalwright.errors import Diagnostic
+from evalwright.errors import Diagnostic, internal_error
 from evalwright.evalfile.evaluator_specs import CodeSpec, LlmJudgeSpec
 from evalwright.executors.ray_cluster import RayExecutor
 from evalwright.orchestrator.batch.aside import SetAside
@@ -24,7 +24,7 @@ from evalwright.orchestrator.batch.judges import JudgeBatcher
 from evalwright.orchestrator.batch.state import BatchState
 from evalwright.orchestrator.budget import Budget
 from evalwright.orchestrator.calls import TargetCaller
-from evalwright.orchestrator.case import AnsweredCase, CaseRunner, internal_error
+from evalwright.orchestrator.case import AnsweredCase, CaseRunner
 from evalwright.orchestrator.gc_thresholds import fewer_collections
 from evalwright.orchestrator.output import open_results
 from evalwright.orchestrator.plan import Plan, RunOptions, WorkItem

@@ -16,7 +16,7 @@ from evalwright.orchestrator.calls import TargetCaller
 from evalwright.prompts import ChatMessage
 from evalwright.providers.base import ProviderRequest, ProviderResponse
 from evalwright.redact import clip
-from evalwright.results.row import CacheState, SimulatorRecord
+from evalwright.results.parts import CacheState, SimulatorRecord
 from evalwright.results.rows import total_usage
 
 SIMULATOR_SCHEMA: dict[str, Any] = {

@@ -12,15 +12,15 @@ from evalwright.evaluators import case_score
 from evalwright.prompts import BuiltPrompt, DeliveryNote
 from evalwright.providers.base import ProviderResponse
 from evalwright.providers.wire import WireRequest
-from evalwright.results.row import (
+from evalwright.results.parts import (
     Addition,
     CacheState,
     EvaluatorResult,
     RawRequest,
-    ResultRow,
     SimulatorRecord,
     TurnRecord,
 )
+from evalwright.results.row import ResultRow
 from evalwright.results.rows import judge_cost, raw_request, total_usage
 from evalwright.results.turn_requests import Compactor, Kind
 

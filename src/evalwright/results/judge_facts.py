@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from evalwright.results.row import EvaluatorResult, JudgeTry, ResultRow, case_label
+from evalwright.results.parts import EvaluatorResult, JudgeTry
+from evalwright.results.row import ResultRow, case_label
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,15 +15,8 @@ from pydantic import JsonValue
 from evalwright.prompts import BuiltPrompt, DeliveryNote
 from evalwright.providers.base import ProviderResponse
 from evalwright.providers.wire import TraceEntry, Usage, WireRequest
-from evalwright.results.row import (
-    ROW_KEYS,
-    CacheState,
-    ErrorInfo,
-    ErrorType,
-    EvaluatorResult,
-    RawRequest,
-    ResultRow,
-)
+from evalwright.results.parts import CacheState, ErrorInfo, ErrorType, EvaluatorResult, RawRequest
+from evalwright.results.row import ROW_KEYS, ResultRow
 
 
 def utc_now() -> str:

@@ -19,7 +19,7 @@ from typing import Literal, TypeVar
 from pydantic import BaseModel, JsonValue, TypeAdapter
 
 from evalwright.providers.wire import WireRequest
-from evalwright.results.row import (
+from evalwright.results.parts import (
     Addition,
     EvaluatorResult,
     JudgeVerdict,

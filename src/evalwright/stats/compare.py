@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from evalwright.results.index import RowKey, row_key
+from evalwright.results.parts import Status
 from evalwright.results.reading import read_back, read_placed
-from evalwright.results.row import ResultRow, Status
+from evalwright.results.row import ResultRow
 
 Change = Literal["improved", "regressed", "unchanged", "new", "removed"]
 CHANGES: tuple[Change, ...] = ("regressed", "improved", "new", "removed", "unchanged")

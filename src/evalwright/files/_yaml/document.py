@@ -21,8 +21,8 @@ from evalwright.files._yaml.events import (
     Problem,
     YamlAbort,
 )
-from evalwright.files._yaml.fast import ComposedPositions, Fallback, fast_document
-from evalwright.files._yaml.positions import Positions, PosNode
+from evalwright.files._yaml.fast import Fallback, fast_document
+from evalwright.files._yaml.positions import DataPath, Positions, PosNode
 from evalwright.files._yaml.ryml import ryml_document
 from evalwright.files.diagnostics import Report
 from evalwright.jsontext import JsonValue
@@ -165,3 +165,24 @@ def _swap_breaks(text: str) -> tuple[str, dict[int, int] | None]:
         forward[ord(char)] = next(free)
     back = {placeholder: original for original, placeholder in forward.items()}
     return text.translate(forward), back
+
+
+class ComposedPositions(Positions):
+    """A YAML file's positions: the shallow ones kept while parsing, the rest composed by
+    reading the file again with the full builder, once, when first asked for."""
+
+    def __init__(self, text: str, first_line: int, shallow: dict[DataPath, PosNode]) -> None:
+        super().__init__(None)
+        self._text: str | None = text
+        self._first_line = first_line
+        self._shallow = shallow
+
+    def _walk(self, path: DataPath) -> tuple[PosNode | None, bool]:
+        node = self._shallow.get(path)
+        if node is not None:
+            return node, True
+        if self._text is not None:
+            parsed = parse_yaml(self._text, Report("<positions>"), self._first_line)
+            self._root = parsed[1] if parsed is not None else None
+            self._text = None
+        return super()._walk(path)

@@ -23,9 +23,8 @@ from yaml.events import (
 )
 
 from evalwright.files._yaml.events import MAX_DEPTH, EventSource
-from evalwright.files._yaml.positions import DataPath, Positions, PosNode
+from evalwright.files._yaml.positions import DataPath, PosNode
 from evalwright.files._yaml.scalars import MAY_RESOLVE_FIRST, MAY_RESOLVE_WORDS, resolve
-from evalwright.files.diagnostics import Report
 from evalwright.jsontext import JsonValue
 
 SHALLOW_DEPTH = 2
@@ -164,26 +163,3 @@ class _FastBuilder:
         if not isinstance(line, int) or not isinstance(column, int):
             raise Fallback  # the parsers mark every event; the stubs allow one without
         return line + self.first_line, column + 1
-
-
-class ComposedPositions(Positions):
-    """A YAML file's positions: the shallow ones kept while parsing, the rest composed by
-    reading the file again with the full builder, once, when first asked for."""
-
-    def __init__(self, text: str, first_line: int, shallow: dict[DataPath, PosNode]) -> None:
-        super().__init__(None)
-        self._text: str | None = text
-        self._first_line = first_line
-        self._shallow = shallow
-
-    def _walk(self, path: DataPath) -> tuple[PosNode | None, bool]:
-        node = self._shallow.get(path)
-        if node is not None:
-            return node, True
-        if self._text is not None:
-            from evalwright.files._yaml.document import parse_yaml
-
-            parsed = parse_yaml(self._text, Report("<positions>"), self._first_line)
-            self._root = parsed[1] if parsed is not None else None
-            self._text = None
-        return super()._walk(path)

@@ -11,7 +11,7 @@ core schema would read as something else had it been unquoted (``"12"``, ``"~"``
 whether it was quoted is lost in JSON); a lone surrogate; a tab or a lone CR; a text not
 ending in a line break; nesting deeper than rapidyaml emits.
 A large file's cases are read in pieces (:mod:`.chunks`). Positions are not kept:
-:class:`~.fast.ComposedPositions` composes them with the full builder the first time a
+:class:`~.document.ComposedPositions` composes them with the full builder the first time a
 diagnostic needs one (docs/eval-files.md).
 """
 

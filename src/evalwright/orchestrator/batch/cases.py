@@ -21,13 +21,13 @@ import tempfile
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from evalwright.errors import ProviderError
+from evalwright.errors import ProviderError, internal_error
 from evalwright.orchestrator.batch.engine import Member, TargetBatches, Tell
 from evalwright.orchestrator.batch.judges import JudgeBatcher
 from evalwright.orchestrator.batch.pending import body_digest
 from evalwright.orchestrator.batch.state import BatchState
 from evalwright.orchestrator.budget import Charge
-from evalwright.orchestrator.case import AnsweredCase, CaseRunner, internal_error
+from evalwright.orchestrator.case import AnsweredCase, CaseRunner
 from evalwright.orchestrator.plan import WorkItem
 from evalwright.orchestrator.requests import candidate_request, case_prompt
 from evalwright.orchestrator.reread import reread

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from evalwright.providers.anthropic.adapter import AnthropicProvider
 from evalwright.providers.batching import (
     LIST_SKEW,
     RESULT_BYTES_PER_LINE,
@@ -31,6 +30,9 @@ from evalwright.providers.batching import (
     read_lines,
     text_field,
 )
+
+if TYPE_CHECKING:
+    from evalwright.providers.anthropic.adapter import AnthropicProvider
 
 _STATUS_OF_ERROR = {
     "invalid_request_error": 400,

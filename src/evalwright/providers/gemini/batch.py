@@ -6,7 +6,7 @@ operation polled at ``batches/{id}`` until it holds the inline responses. The ba
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import quote
 
 from evalwright.providers.batching import (
@@ -27,7 +27,9 @@ from evalwright.providers.batching import (
     object_field,
     text_field,
 )
-from evalwright.providers.gemini.adapter import GeminiProvider
+
+if TYPE_CHECKING:
+    from evalwright.providers.gemini.adapter import GeminiProvider
 
 _STATES: dict[str, State] = {
     "BATCH_STATE_SUCCEEDED": "completed",

@@ -8,10 +8,9 @@ from __future__ import annotations
 import itertools
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import quote
 
-from evalwright.providers.azure.adapter import AzureProvider
 from evalwright.providers.batching import (
     LIST_SKEW,
     RESULT_BYTES_PER_LINE,
@@ -32,8 +31,11 @@ from evalwright.providers.batching import (
     text_field,
 )
 from evalwright.providers.http import HttpPool, encode_json
-from evalwright.providers.openai.adapter import OpenAIProvider
 from evalwright.providers.openai.convert import bearer_headers
+
+if TYPE_CHECKING:
+    from evalwright.providers.azure.adapter import AzureProvider
+    from evalwright.providers.openai.adapter import OpenAIProvider
 
 METADATA_KEY = "evalwright_submission"
 """The batch's metadata key that carries the submission's tag."""
