@@ -19,6 +19,7 @@ import re
 import threading
 from collections.abc import Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
 
 from evalwright.secrets import MIN_API_KEY, MIN_ENV_SECRET, is_secret_name
 from evalwright.spellings import fold, unescape, widened, words
@@ -87,6 +88,22 @@ def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return merged
 
 
+@runtime_checkable
+class Layered(Protocol):
+    """An environment read from two places, the process's and the project's ``.env``
+    (files/variables.py): the secrets of both are redacted, one the other shadows too."""
+
+    @property
+    def process(self) -> Mapping[str, str]:
+        """The process environment alone."""
+        ...
+
+    @property
+    def dotenv(self) -> Mapping[str, str]:
+        """The values of ``.env``."""
+        ...
+
+
 class Redactor:
     """Replaces known secrets in text, in every spelling of :mod:`~.spellings`."""
 
@@ -98,12 +115,9 @@ class Redactor:
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str], api_keys: Iterable[str] = ()) -> Redactor:
-        """A redactor for the secrets of ``env`` (with an :class:`Environment`, of the
+        """A redactor for the secrets of ``env`` (with a :class:`Layered` one, of the
         process environment and of ``.env`` alike) and the given API keys."""
-        # Imported here: evalwright.logs imports this module and needs no eval file machinery.
-        from evalwright.files.variables import Environment
-
-        layers = [env.process, env.dotenv] if isinstance(env, Environment) else [env]
+        layers = [env.process, env.dotenv] if isinstance(env, Layered) else [env]
         found = [
             layer[name]
             for layer in layers
