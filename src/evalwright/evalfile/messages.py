@@ -20,13 +20,13 @@ from pydantic import (
 from evalwright import jsontext
 from evalwright.files.base import FileModel, Pattern, field_error, still_required, variant
 from evalwright.files.source import MAX_DEPTH
+from evalwright.targets.tools import ToolName
 
 Role = Literal["system", "user", "assistant", "tool"]
 ROLES: tuple[Role, ...] = ("system", "user", "assistant", "tool")
 PART_TYPES = ("text", "file")
 
 ToolCallId = Annotated[str, Pattern(r"[A-Za-z0-9_-]{1,64}", "tool call id")]
-ToolName = Annotated[str, Pattern(r"[A-Za-z_][A-Za-z0-9_-]{0,63}", "tool name")]
 
 
 class TextPart(FileModel):

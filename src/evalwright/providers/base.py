@@ -21,10 +21,11 @@ from evalwright.providers.process import ChildEnvironment
 from evalwright.providers.ratelimits import Quota
 from evalwright.providers.runner import LOCAL, CommandRunner
 from evalwright.providers.sampling import unsupported_notes
-from evalwright.providers.wire import TraceEntry, Usage, WireRequest
+from evalwright.providers.wire import AnswerToolCall, TraceEntry, Usage, WireRequest
 from evalwright.targets.kinds import Mode
 from evalwright.targets.models import RetrySettings, Target
 from evalwright.targets.sampling import SamplingSettings
+from evalwright.targets.tools import ToolSpec
 
 Purpose = Literal["candidate", "judge", "simulator"]
 
@@ -47,6 +48,8 @@ class ProviderRequest:
     """Sent when the target sets no ``temperature``, where it has one (a judge's default)."""
     settings: SamplingSettings | None = None
     """The case's sampling settings (docs/eval-files.md#settings); they win over the target's."""
+    tools: tuple[ToolSpec, ...] = ()
+    """The tools the case offers the model (docs/tools.md), in the order declared."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +96,8 @@ class ProviderResponse:
     quota: Quota | None = None
     """What the answer's headers said of the endpoint's rate limits: the run paces its
     requests by it (docs/targets.md#rate-limits); never recorded or cached."""
+    tool_calls: tuple[AnswerToolCall, ...] = ()
+    """The tool calls of the answer, in the order the API gave them (docs/tools.md)."""
 
 
 def _unchanged(text: str) -> str:

@@ -70,6 +70,17 @@ def given_keys(model: BaseModel) -> dict[str, JsonValue]:
     return {key: value for key, value in model.__dict__.items() if key in given}
 
 
+class AnswerToolCall(RecordModel):
+    """A tool call in a model's answer (docs/tools.md): its id and name, its arguments exactly
+    as the API returned them (OpenAI's JSON text, Anthropic's and Gemini's objects), and
+    those arguments parsed (``None`` when they are no JSON object)."""
+
+    id: str
+    name: str
+    raw_arguments: JsonValue
+    arguments: dict[str, JsonValue] | None
+
+
 class Usage(RecordModel):
     """Token counts as the API reported them (``None`` where it did not).
 
