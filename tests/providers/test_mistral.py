@@ -27,14 +27,13 @@ from tests.conftest import ProjectDir, run_cli
 from tests.providers.test_oracles import VERDICT
 from tests.providers.test_wire import EXPECTED
 from tests.providers.wire_cases import (
-    TOOL_CHOICES,
     ask,
     body,
     case_request,
     chat_provider,
+    offering_each_choice,
     prepare,
     rules,
-    with_tools,
 )
 from tests.scenarios import write_scenarios
 
@@ -101,9 +100,8 @@ def test_every_body_satisfies_the_sdk_request_model(
 ) -> None:
     provider = chat_provider("mistral", **tuning)
     requests = [case_request(provider, case) for case in cases]
-    if offered:  # each tool_choice in turn, and none
-        choices = [*TOOL_CHOICES, None]
-        requests = [with_tools(r, choice=choices[i % len(choices)]) for i, r in enumerate(requests)]
+    if offered:
+        requests = offering_each_choice(requests)
     judge = ProviderRequest("j", JUDGE_MESSAGES, purpose="judge", response_schema=VERDICT)
     bodies = [
         provider.prepare(request).wire.model_dump(mode="json")["body"]

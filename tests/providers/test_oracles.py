@@ -18,10 +18,9 @@ from evalwright.prompts import ChatMessage
 from evalwright.providers.base import ProviderRequest
 from tests.conftest import DATA, ProjectDir
 from tests.providers.wire_cases import (
-    TOOL_CHOICES,
     case_request,
     chat_provider,
-    with_tools,
+    offering_each_choice,
 )
 from tests.scenarios import SCENARIOS, write_scenarios
 
@@ -80,8 +79,7 @@ def _requests(
     provider = chat_provider(api, **tuning)
     requests = [case_request(provider, c) for c in cases]
     if offered:
-        choices = [*TOOL_CHOICES, None]
-        requests = [with_tools(r, choice=choices[i % len(choices)]) for i, r in enumerate(requests)]
+        requests = offering_each_choice(requests)
     bodies = [provider.prepare(r).wire.model_dump(mode="json")["body"] for r in requests]
     judge = ProviderRequest(
         case_id="judge",

@@ -148,3 +148,9 @@ def with_tools(
     if choice is not None:
         settings = settings.model_copy(update={"tool_choice": choice})
     return replace(request, tools=tools, settings=settings)
+
+
+def offering_each_choice(requests: list[ProviderRequest]) -> list[ProviderRequest]:
+    """``requests`` offering the airline tools, with each ``tool_choice`` in turn and none."""
+    choices: list[ToolChoice | None] = [*TOOL_CHOICES, None]
+    return [with_tools(r, choice=choices[i % len(choices)]) for i, r in enumerate(requests)]
