@@ -52,6 +52,11 @@ def openapi_validator(schema_name: str) -> Any:
     return Draft202012Validator({"$ref": SCHEMAS + schema_name}, registry=registry)
 
 
+def _properties(schema_name: str) -> set[str]:
+    schemas = cast(dict[str, Any], _openapi()["components"]["schemas"])
+    return set(cast(dict[str, Any], schemas[schema_name]["properties"]))
+
+
 def _message_schema(role: str) -> dict[str, Any]:
     name = {
         "system": "System",
@@ -107,6 +112,9 @@ def test_openai_bodies_satisfy_the_openapi_document(
         for message in sent["messages"]:
             allowed = set(_message_schema(message["role"])["properties"])
             assert set(message) <= allowed, (message, allowed)
+        for tool in sent.get("tools", []):  # the document lets unknown keys through
+            assert set(tool) <= _properties("ChatCompletionTool"), tool
+            assert set(tool["function"]) <= _properties("FunctionObject"), tool
 
 
 def test_the_openapi_check_rejects_a_bad_body() -> None:
