@@ -3,19 +3,23 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, cast
 
 import pytest
 
 from evalwright.evalfile.messages import ToolCall
 from evalwright.prompts import ChatMessage
-from evalwright.providers.base import PreparedRequest, ProviderRequest
+from evalwright.providers.base import PreparedRequest, ProviderRequest, ProviderResponse
+from evalwright.providers.http import HttpPool
 from evalwright.providers.sampling import unsupported_settings
 from evalwright.targets.kinds import PROVIDER_KINDS
 from evalwright.targets.sampling import SamplingSettings
 from evalwright.targets.tools import ToolChoice, ToolChoiceName
+from evalwright.testing import FakeServer
+from evalwright.testing.recorded import ApiName
 from tests.conftest import ProjectDir, run_cli
-from tests.providers.wire_cases import AIRLINE_TOOLS, chat_provider, with_tools
+from tests.providers.wire_cases import AIRLINE_TOOLS, ask, chat_provider, with_tools
 
 ASK = ProviderRequest(case_id="c", messages=(ChatMessage(role="user", content="Book me a flight"),))
 HISTORY = ProviderRequest(
@@ -303,3 +307,24 @@ def test_prompt_target_shows_a_tool_choice_with_no_tools_not_sent(project: Proje
     shown = cast(dict[str, Any], output[0] if isinstance(output, list) else output)
     assert "tool_choice" not in shown["wire_request"]["body"]
     assert shown["delivery_notes"] == [{"rule": "setting_unsupported", "detail": NO_TOOL_CHOICE}]
+
+
+@pytest.mark.parametrize("api", ["openai", "azure", "mistral", "anthropic", "gemini"])
+def test_the_server_receives_the_tools_the_wire_records(api: str) -> None:
+    async def scenario() -> tuple[dict[str, Any], ProviderResponse]:
+        async with FakeServer() as fake:
+            pool = HttpPool()
+            try:
+                provider = chat_provider(api, pool, base_url=fake.url)
+                answer = await ask(provider, with_tools(ASK, choice="required"))
+            finally:
+                await pool.aclose()
+            route = "openai" if api == "mistral" else api  # Mistral's route is OpenAI's
+            (received,) = fake.requests_for(cast(ApiName, route))
+            return cast(dict[str, Any], received.json), answer
+
+    received, answer = asyncio.run(scenario())
+
+    assert received["tools"], "the tools went over HTTP"
+    assert answer.wire_request.model_dump(mode="json")["body"] == received
+    assert received == _body(api, with_tools(ASK, choice="required"))
