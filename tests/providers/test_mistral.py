@@ -26,7 +26,15 @@ from evalwright.testing import FakeServer, Fault
 from tests.conftest import ProjectDir, run_cli
 from tests.providers.test_oracles import VERDICT
 from tests.providers.test_wire import EXPECTED
-from tests.providers.wire_cases import ask, body, case_request, chat_provider, prepare, rules
+from tests.providers.wire_cases import (
+    ask,
+    body,
+    case_request,
+    chat_provider,
+    offering_each_choice,
+    prepare,
+    rules,
+)
 from tests.scenarios import write_scenarios
 
 EVERY_SETTING: dict[str, Any] = {
@@ -86,11 +94,14 @@ def cases(tmp_path_factory: pytest.TempPathFactory) -> list[LoadedCase]:
         {"structured_output": "none"},
     ],
 )
+@pytest.mark.parametrize("offered", [False, True], ids=["no-tools", "tools"])
 def test_every_body_satisfies_the_sdk_request_model(
-    tuning: dict[str, Any], cases: list[LoadedCase]
+    tuning: dict[str, Any], offered: bool, cases: list[LoadedCase]
 ) -> None:
     provider = chat_provider("mistral", **tuning)
     requests = [case_request(provider, case) for case in cases]
+    if offered:
+        requests = offering_each_choice(requests)
     judge = ProviderRequest("j", JUDGE_MESSAGES, purpose="judge", response_schema=VERDICT)
     bodies = [
         provider.prepare(request).wire.model_dump(mode="json")["body"]

@@ -17,7 +17,11 @@ from evalwright.evalfile.messages import ToolCall
 from evalwright.prompts import ChatMessage
 from evalwright.providers.base import ProviderRequest
 from tests.conftest import DATA, ProjectDir
-from tests.providers.wire_cases import case_request, chat_provider
+from tests.providers.wire_cases import (
+    case_request,
+    chat_provider,
+    offering_each_choice,
+)
 from tests.scenarios import SCENARIOS, write_scenarios
 
 OPENAPI = DATA / "openai-openapi.json"
@@ -48,6 +52,11 @@ def openapi_validator(schema_name: str) -> Any:
     return Draft202012Validator({"$ref": SCHEMAS + schema_name}, registry=registry)
 
 
+def _properties(schema_name: str) -> set[str]:
+    schemas = cast(dict[str, Any], _openapi()["components"]["schemas"])
+    return set(cast(dict[str, Any], schemas[schema_name]["properties"]))
+
+
 def _message_schema(role: str) -> dict[str, Any]:
     name = {
         "system": "System",
@@ -67,12 +76,16 @@ def cases(tmp_path_factory: pytest.TempPathFactory) -> list[LoadedCase]:
     return list(load_eval_file(write_scenarios(root)).cases)
 
 
-def _requests(cases: list[LoadedCase], api: str, tuning: dict[str, Any]) -> list[dict[str, Any]]:
+def _requests(
+    cases: list[LoadedCase], api: str, tuning: dict[str, Any], offered: bool = False
+) -> list[dict[str, Any]]:
+    """Every scenario's body and a judge's; ``offered``: each scenario offering the airline
+    tools, with each ``tool_choice`` in turn (and none)."""
     provider = chat_provider(api, **tuning)
-    bodies = [
-        provider.prepare(case_request(provider, c)).wire.model_dump(mode="json")["body"]
-        for c in cases
-    ]
+    requests = [case_request(provider, c) for c in cases]
+    if offered:
+        requests = offering_each_choice(requests)
+    bodies = [provider.prepare(r).wire.model_dump(mode="json")["body"] for r in requests]
     judge = ProviderRequest(
         case_id="judge",
         purpose="judge",
@@ -86,18 +99,22 @@ def _requests(cases: list[LoadedCase], api: str, tuning: dict[str, Any]) -> list
     return bodies
 
 
+@pytest.mark.parametrize("offered", [False, True], ids=["no-tools", "tools"])
 @pytest.mark.parametrize("tuning", TUNING)
 @pytest.mark.parametrize("api", ["openai", "azure"])
 def test_openai_bodies_satisfy_the_openapi_document(
-    api: str, tuning: dict[str, Any], cases: list[LoadedCase]
+    api: str, tuning: dict[str, Any], offered: bool, cases: list[LoadedCase]
 ) -> None:
     validator = openapi_validator("CreateChatCompletionRequest")
-    for sent in _requests(cases, api, tuning):
+    for sent in _requests(cases, api, tuning, offered):
         errors = [e.message for e in validator.iter_errors(sent)]
         assert not errors, (errors, sent)
         for message in sent["messages"]:
             allowed = set(_message_schema(message["role"])["properties"])
             assert set(message) <= allowed, (message, allowed)
+        for tool in sent.get("tools", []):  # the document lets unknown keys through
+            assert set(tool) <= _properties("ChatCompletionTool"), tool
+            assert set(tool["function"]) <= _properties("FunctionObject"), tool
 
 
 def test_the_openapi_check_rejects_a_bad_body() -> None:
@@ -116,14 +133,15 @@ def materialize(value: Any) -> Any:
     return value
 
 
+@pytest.mark.parametrize("offered", [False, True], ids=["no-tools", "tools"])
 @pytest.mark.parametrize("tuning", [{}, {"max_output_tokens": 64}])
 def test_anthropic_bodies_satisfy_the_sdk_type(
-    tuning: dict[str, Any], cases: list[LoadedCase]
+    tuning: dict[str, Any], offered: bool, cases: list[LoadedCase]
 ) -> None:
     from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
 
     adapter: TypeAdapter[Any] = TypeAdapter(MessageCreateParamsNonStreaming)
-    for sent in _requests(cases, "anthropic", tuning):
+    for sent in _requests(cases, "anthropic", tuning, offered):
         # TypedDicts drop unknown keys: an unchanged round trip means every key is known.
         assert materialize(adapter.validate_python(sent)) == sent
 
@@ -142,14 +160,20 @@ def test_the_anthropic_check_rejects_an_unknown_key() -> None:
     assert materialize(adapter.validate_python(sent)) != sent
 
 
+@pytest.mark.parametrize("offered", [False, True], ids=["no-tools", "tools"])
 @pytest.mark.parametrize("tuning", [{}, {"temperature": 0.1, "max_output_tokens": 64}])
 def test_gemini_bodies_satisfy_the_sdk_types(
-    tuning: dict[str, Any], cases: list[LoadedCase]
+    tuning: dict[str, Any], offered: bool, cases: list[LoadedCase]
 ) -> None:
     from google.genai import types
 
-    for sent in _requests(cases, "gemini", tuning):
-        assert set(sent) <= {"contents", "systemInstruction", "generationConfig"}
+    known = {"contents", "systemInstruction", "generationConfig", "tools", "toolConfig"}
+    for sent in _requests(cases, "gemini", tuning, offered):
+        assert set(sent) <= known
+        for tool in sent.get("tools", []):
+            types.Tool.model_validate(tool)
+        if "toolConfig" in sent:
+            assert gemini_tool_config_known(sent["toolConfig"]), sent["toolConfig"]
         for content in sent["contents"]:
             types.Content.model_validate(content)
         if "systemInstruction" in sent:
@@ -158,12 +182,35 @@ def test_gemini_bodies_satisfy_the_sdk_types(
             types.GenerateContentConfig.model_validate(sent["generationConfig"])
 
 
+def gemini_tool_config_known(config: dict[str, Any]) -> bool:
+    """``config`` read by the SDK's ``ToolConfig`` (unknown keys raise), its mode one the SDK
+    names: the SDK's enums take an unknown value with only a warning."""
+    import warnings
+
+    from google.genai import types
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            read = types.ToolConfig.model_validate(config)
+        except UserWarning:
+            return False
+    calling = read.function_calling_config
+    mode = calling.mode if calling is not None else None
+    return mode is None or mode.value in types.FunctionCallingConfigMode.__members__
+
+
 def test_the_gemini_check_rejects_an_unknown_key() -> None:
     from google.genai import types
     from pydantic import ValidationError
 
     with pytest.raises(ValidationError):
         types.Content.model_validate({"role": "user", "parts": [{"txt": "x"}]})
+    with pytest.raises(ValidationError):  # a tool's fields are checked too
+        types.Tool.model_validate({"functionDeclarations": [{"name": "f", "strict": True}]})
+    assert not gemini_tool_config_known({"functionCallingConfig": {"mode": "REQUIRED"}})
+    with pytest.raises(ValidationError):
+        gemini_tool_config_known({"functionCallingConfig": {"mode": "ANY", "names": ["f"]}})
 
 
 def test_scenarios_cover_tool_calls(project: ProjectDir) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,8 @@ from evalwright.targets.models import (
     MistralTarget,
     OpenAITarget,
 )
+from evalwright.targets.sampling import SamplingSettings
+from evalwright.targets.tools import ToolChoice, ToolChoiceName, ToolSpec
 
 APIS = ("openai", "azure", "anthropic", "gemini")
 """The APIs of the worked examples' tables (test_wire.py); mistral's are in test_mistral.py."""
@@ -82,3 +85,72 @@ def body(api: str, case: LoadedCase, **extra: Any) -> dict[str, Any]:
 def rules(prepared: PreparedRequest) -> list[str]:
     """The rules of the delivery notes, in order."""
     return [note.rule for note in prepared.notes]
+
+
+AIRLINE_TOOLS = (
+    ToolSpec(
+        name="get_reservation",
+        description="Look up a reservation by its code.",
+        parameters={
+            "type": "object",
+            "properties": {"code": {"type": "string", "pattern": "^[A-Z0-9]{6}$"}},
+            "required": ["code"],
+            "additionalProperties": False,
+        },
+        strict=True,
+    ),
+    ToolSpec(
+        name="search_flights",
+        description="Direct flights between two airports on a date.",
+        parameters={
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "properties": {
+                "origin": {"$ref": "#/$defs/airport"},
+                "destination": {"$ref": "#/$defs/airport"},
+                "date": {"type": "string", "format": "date"},
+                "cabin": {"enum": ["economy", "business"], "default": "economy"},
+            },
+            "required": ["origin", "destination", "date"],
+            "$defs": {"airport": {"type": "string", "minLength": 3, "maxLength": 3}},
+        },
+    ),
+    ToolSpec(
+        name="cancel-reservation",
+        parameters={
+            "type": "object",
+            "properties": {"code": {"type": "string"}, "reason": {"const": "change of plan"}},
+            "required": ["code"],
+        },
+        strict=False,
+    ),
+    ToolSpec(name="transfer_to_human"),
+)
+"""A small airline domain (tau-bench's kind): strict and loose schemas, JSON Schema keywords
+an OpenAPI subset lacks (``$ref``, ``$defs``, ``const``, ``additionalProperties``), a tool
+without a description and one with the default parameters."""
+
+TOOL_CHOICES: tuple[ToolChoice, ...] = (
+    "auto",
+    "none",
+    "required",
+    ToolChoiceName(name="search_flights"),
+)
+
+
+def with_tools(
+    request: ProviderRequest,
+    tools: tuple[ToolSpec, ...] = AIRLINE_TOOLS,
+    choice: ToolChoice | None = None,
+) -> ProviderRequest:
+    """``request`` offering ``tools``, with ``choice`` as its ``tool_choice`` (if any)."""
+    settings = request.settings or SamplingSettings()
+    if choice is not None:
+        settings = settings.model_copy(update={"tool_choice": choice})
+    return replace(request, tools=tools, settings=settings)
+
+
+def offering_each_choice(requests: list[ProviderRequest]) -> list[ProviderRequest]:
+    """``requests`` offering the airline tools, with each ``tool_choice`` in turn and none."""
+    choices: list[ToolChoice | None] = [*TOOL_CHOICES, None]
+    return [with_tools(r, choice=choices[i % len(choices)]) for i, r in enumerate(requests)]

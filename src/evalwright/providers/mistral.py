@@ -15,15 +15,22 @@ from evalwright.jsontext import JsonObject, JsonValue
 from evalwright.prompts import ChatMessage, DeliveryNote
 from evalwright.providers.base import ProviderContext, ProviderRequest
 from evalwright.providers.chat import ChatProvider, Parsed
-from evalwright.providers.openai.convert import VERDICT_SCHEMA_NAME, parse_reply, to_messages
+from evalwright.providers.openai.convert import (
+    VERDICT_SCHEMA_NAME,
+    parse_reply,
+    to_messages,
+    tool_fields,
+)
 from evalwright.providers.sampling import (
     effective_settings,
+    offered_choice,
     unsupported_notes,
     with_extra_body,
 )
 from evalwright.providers.wire import ChatWireRequest
 from evalwright.targets.models import MistralTarget
 from evalwright.targets.sampling import SamplingSettings
+from evalwright.targets.tools import ToolSpec
 
 DEFAULT_BASE_URL = "https://api.mistral.ai/v1"
 # The API's words for what the docs say to fix in the case (docs/targets.md#mistral).
@@ -56,7 +63,7 @@ class MistralProvider(ChatProvider):
         """The chat completions body."""
         settings = effective_settings(self.mistral, request)
         body, notes = request_body(
-            request.messages, self.mistral, request.response_schema, settings
+            request.messages, self.mistral, request.response_schema, settings, request.tools
         )
         path = urlsplit(self.url).path
         return ChatWireRequest.model_construct(
@@ -79,9 +86,11 @@ def request_body(
     target: MistralTarget,
     response_schema: JsonObject | None,
     settings: SamplingSettings,
+    tools: Sequence[ToolSpec] = (),
 ) -> tuple[JsonObject, list[DeliveryNote]]:
     """The whole body: OpenAI's messages, the sampling keys ``settings`` set, the verdict
-    schema a judge asks for, ``extra_body`` merged last."""
+    schema a judge asks for, the declared tools in OpenAI's form (Mistral's request takes
+    the same ``tools`` and ``tool_choice``), ``extra_body`` merged last."""
     wire, notes = to_messages(messages, "system")
     last = wire[-1] if wire else None
     if isinstance(last, dict) and last["role"] == "assistant":
@@ -96,6 +105,9 @@ def request_body(
     if response_schema is not None and target.structured_output != "none":
         body["response_format"] = _response_format(target.structured_output, response_schema)
     notes.extend(unsupported_notes(target.kind.name, settings))
+    choice, choice_notes = offered_choice(settings, tools)
+    body.update(tool_fields(tools, choice))
+    notes.extend(choice_notes)
     return with_extra_body(body, settings), notes
 
 

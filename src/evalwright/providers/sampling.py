@@ -8,6 +8,7 @@ warning from the same table.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from evalwright.jsontext import JsonObject
@@ -15,6 +16,7 @@ from evalwright.prompts import DeliveryNote
 from evalwright.targets.kinds import provider_kind
 from evalwright.targets.models import ChatTarget
 from evalwright.targets.sampling import SamplingSettings, merge_json
+from evalwright.targets.tools import ToolChoice, ToolSpec
 
 if TYPE_CHECKING:
     from evalwright.providers.base import ProviderRequest
@@ -103,3 +105,23 @@ def stop_list(settings: SamplingSettings) -> list[str] | None:
     """``stop`` as a list (APIs that take only lists)."""
     stop = settings.stop
     return [stop] if isinstance(stop, str) else stop
+
+
+def offered_choice(
+    settings: SamplingSettings, tools: Sequence[ToolSpec]
+) -> tuple[ToolChoice | None, list[DeliveryNote]]:
+    """``tool_choice`` where the request offers tools; without tools it chooses among
+    nothing, so it is not sent, with a ``setting_unsupported`` note (docs/tools.md)."""
+    choice = settings.tool_choice
+    if choice is None or tools:
+        return choice, []
+    detail = "settings.tool_choice: the request offers no tools; not sent"
+    return None, [DeliveryNote(rule="setting_unsupported", detail=detail)]
+
+
+def tool_field_note(api: str, index: int, tool: ToolSpec, field: str) -> DeliveryNote:
+    """The note for a field of declared tool ``index`` that ``api`` has no field for."""
+    return DeliveryNote(
+        rule="setting_unsupported",
+        detail=f"tools[{index}].{field} ({tool.name}): {api} has no such field; not sent",
+    )

@@ -41,7 +41,10 @@ class AnthropicProvider(ChatProvider):
     def convert(self, request: ProviderRequest) -> tuple[ChatWireRequest, list[DeliveryNote]]:
         """The Messages body (no structured output: the judge prompt asks for JSON)."""
         body, notes = request_body(
-            request.messages, self.anthropic, effective_settings(self.anthropic, request)
+            request.messages,
+            self.anthropic,
+            effective_settings(self.anthropic, request),
+            request.tools,
         )
         path = urlsplit(self.url).path
         return ChatWireRequest.model_construct(

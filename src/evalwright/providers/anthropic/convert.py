@@ -12,6 +12,7 @@ from evalwright.prompts import ChatMessage, DeliveryNote
 from evalwright.providers.chat import Parsed, usage_from
 from evalwright.providers.pairing import pair_tool_calls, with_results
 from evalwright.providers.sampling import (
+    offered_choice,
     stop_list,
     target_settings,
     unsupported_notes,
@@ -19,6 +20,7 @@ from evalwright.providers.sampling import (
 )
 from evalwright.targets.models import AnthropicTarget
 from evalwright.targets.sampling import SamplingSettings
+from evalwright.targets.tools import ToolChoice, ToolSpec
 
 DEFAULT_MAX_TOKENS = 4096
 CONVERSATION_START = "@[Conversation start]"
@@ -54,9 +56,10 @@ def request_body(
     messages: Sequence[ChatMessage],
     target: AnthropicTarget,
     settings: SamplingSettings | None = None,
+    tools: Sequence[ToolSpec] = (),
 ) -> tuple[JsonObject, list[DeliveryNote]]:
-    """The whole Messages body: top-level ``system``, the turns, declared tools, and the
-    sampling fields ``settings`` (by default the target's own) set, ``extra_body`` last."""
+    """The whole Messages body: top-level ``system``, the turns, the sampling fields
+    ``settings`` (by default the target's own) set, the tools, ``extra_body`` last."""
     settings = target_settings(target) if settings is None else settings
     paired, notes = pair_tool_calls(messages)
     system = paired[0].content if paired and paired[0].role == "system" else None
@@ -84,12 +87,57 @@ def request_body(
     if system is not None:
         body["system"] = system
     body["messages"] = list[JsonValue](wire)  # the same messages, as a JSON list
-    names = list(dict.fromkeys(c.name for m in turns for c in m.tool_calls))
-    if names:
-        body["tools"] = [{"name": n, "input_schema": {"type": "object"}} for n in names]
-        body["tool_choice"] = {"type": "none"}
     notes.extend(unsupported_notes("anthropic", settings))
+    choice, choice_notes = offered_choice(settings, tools)
+    body.update(tool_fields(tools, choice) if tools else _history_tools(turns))
+    notes.extend(choice_notes)
     return with_extra_body(body, settings), notes
+
+
+def tool_fields(tools: Sequence[ToolSpec], choice: ToolChoice | None) -> JsonObject:
+    """Messages ``tools`` (``input_schema`` the parameters) and ``tool_choice``
+    (docs/tools.md#what-each-api-is-sent)."""
+    fields: JsonObject = {"tools": [_tool(tool) for tool in tools]}
+    if choice is not None:
+        fields["tool_choice"] = (
+            _CHOICES[choice]
+            if isinstance(choice, str)
+            else {
+                "type": "tool",
+                "name": choice.name,
+            }
+        )
+    return fields
+
+
+_CHOICES: dict[str, JsonValue] = {
+    "auto": {"type": "auto"},
+    "none": {"type": "none"},
+    "required": {"type": "any"},
+}
+
+
+def _tool(tool: ToolSpec) -> JsonValue:
+    out: JsonObject = {"name": tool.name}
+    if tool.description is not None:
+        out["description"] = tool.description
+    out["input_schema"] = tool.parameters
+    if tool.strict is not None:
+        out["strict"] = tool.strict
+    return out
+
+
+def _history_tools(turns: Sequence[ChatMessage]) -> JsonObject:
+    """Without declared tools, Anthropic still wants the tools of ``tool_use`` history
+    declared: each name once with an open schema, and ``tool_choice: none`` so the model
+    answers in text rather than calling a tool the case never offered."""
+    names = list(dict.fromkeys(c.name for m in turns for c in m.tool_calls))
+    if not names:
+        return {}
+    return {
+        "tools": [{"name": n, "input_schema": {"type": "object"}} for n in names],
+        "tool_choice": {"type": "none"},
+    }
 
 
 def _sampling(settings: SamplingSettings) -> JsonObject:

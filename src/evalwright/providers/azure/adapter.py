@@ -45,6 +45,7 @@ class AzureProvider(ChatProvider):
             self.azure.deployment,
             request.response_schema,
             effective_settings(self.azure, request),
+            request.tools,
         )
         parts = urlsplit(self.url)
         path = f"{parts.path}?{parts.query}"

@@ -46,6 +46,7 @@ class GeminiProvider(ChatProvider):
             self.gemini,
             request.response_schema,
             effective_settings(self.gemini, request),
+            request.tools,
         )
         path = urlsplit(self.url).path
         return ChatWireRequest.model_construct(

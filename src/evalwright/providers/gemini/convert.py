@@ -14,13 +14,17 @@ from evalwright.providers.anthropic.convert import CONVERSATION_START, start_not
 from evalwright.providers.chat import Parsed, usage_from
 from evalwright.providers.pairing import pair_tool_calls, with_results
 from evalwright.providers.sampling import (
+    offered_choice,
     stop_list,
     target_settings,
+    tool_field_note,
     unsupported_notes,
     with_extra_body,
 )
+from evalwright.targets.kinds import provider_kind
 from evalwright.targets.models import GeminiTarget
 from evalwright.targets.sampling import SamplingSettings
+from evalwright.targets.tools import ToolChoice, ToolSpec
 
 # Google's documented signature for function calls in history the model did not produce.
 SKIP_SIGNATURE = "skip_thought_signature_validator"
@@ -28,6 +32,8 @@ BLOCK_FINISH_REASONS = frozenset(
     {"SAFETY", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII", "RECITATION", "IMAGE_SAFETY"}
 )
 
+
+GEMINI = provider_kind("gemini").chat_api.name
 
 _Content: TypeAlias = tuple[str, list[JsonValue]]  # a content's role and parts, while merging
 
@@ -78,9 +84,10 @@ def request_body(
     target: GeminiTarget,
     response_schema: JsonObject | None,
     settings: SamplingSettings | None = None,
+    tools: Sequence[ToolSpec] = (),
 ) -> tuple[JsonObject, list[DeliveryNote]]:
     """The whole generateContent body: sampling in ``generationConfig`` where ``settings``
-    (by default the target's own) set it, ``extra_body`` merged last."""
+    (by default the target's own) set it, the tools, ``extra_body`` merged last."""
     settings = target_settings(target) if settings is None else settings
     paired, notes = pair_tool_calls(messages)
     system = paired[0].content if paired and paired[0].role == "system" else None
@@ -101,7 +108,42 @@ def request_body(
     if config:
         body["generationConfig"] = config
     notes.extend(unsupported_notes("gemini", settings))
+    choice, choice_notes = offered_choice(settings, tools)
+    fields, tool_notes = tool_fields(tools, choice)
+    body.update(fields)
+    notes.extend(choice_notes + tool_notes)
     return with_extra_body(body, settings), notes
+
+
+def tool_fields(
+    tools: Sequence[ToolSpec], choice: ToolChoice | None
+) -> tuple[JsonObject, list[DeliveryNote]]:
+    """One ``functionDeclarations`` tool, each schema as written in ``parametersJsonSchema``
+    (Gemini's JSON Schema field: nothing to convert), and ``toolConfig`` for the choice;
+    ``strict`` has no field, so it is a note (docs/tools.md#what-each-api-is-sent)."""
+    if not tools:
+        return {}, []
+    declarations: list[JsonValue] = []
+    notes: list[DeliveryNote] = []
+    for index, tool in enumerate(tools):
+        declaration: JsonObject = {"name": tool.name}
+        if tool.description is not None:
+            declaration["description"] = tool.description
+        declaration["parametersJsonSchema"] = tool.parameters
+        declarations.append(declaration)
+        if tool.strict is not None:
+            notes.append(tool_field_note(GEMINI, index, tool, "strict"))
+    fields: JsonObject = {"tools": [{"functionDeclarations": declarations}]}
+    if choice is not None:
+        fields["toolConfig"] = {"functionCallingConfig": _calling_config(choice)}
+    return fields, notes
+
+
+def _calling_config(choice: ToolChoice) -> JsonObject:
+    """``required`` is ``ANY``; one named tool is ``ANY`` allowed only that name."""
+    if isinstance(choice, str):
+        return {"mode": {"auto": "AUTO", "none": "NONE", "required": "ANY"}[choice]}
+    return {"mode": "ANY", "allowedFunctionNames": [choice.name]}
 
 
 def _generation_config(settings: SamplingSettings) -> JsonObject:

@@ -75,6 +75,7 @@ class OpenAIProvider(ChatProvider):
             self.openai.model,
             request.response_schema,
             effective_settings(self.openai, request),
+            request.tools,
         )
         return ChatWireRequest.model_construct(
             api=self.api, model=self.openai.model, url_path=urlsplit(self.url).path, body=body

@@ -15,9 +15,15 @@ from evalwright.prompts import ChatMessage, DeliveryNote
 from evalwright.prompts.render import tool_arguments
 from evalwright.providers.chat import Parsed, usage_from
 from evalwright.providers.pairing import pair_tool_calls
-from evalwright.providers.sampling import target_settings, unsupported_notes, with_extra_body
+from evalwright.providers.sampling import (
+    offered_choice,
+    target_settings,
+    unsupported_notes,
+    with_extra_body,
+)
 from evalwright.targets.models import AzureTarget, OpenAITarget
 from evalwright.targets.sampling import SamplingSettings
+from evalwright.targets.tools import ToolChoice, ToolSpec
 
 VERDICT_SCHEMA_NAME = "verdict"
 
@@ -64,9 +70,10 @@ def request_body(
     model: str,
     response_schema: JsonObject | None,
     settings: SamplingSettings | None = None,
+    tools: Sequence[ToolSpec] = (),
 ) -> tuple[JsonObject, list[DeliveryNote]]:
     """The whole request body; sampling keys only where ``settings`` (by default the
-    target's own) set them, ``extra_body`` merged last."""
+    target's own) set them, the declared ``tools``, ``extra_body`` merged last."""
     settings = target_settings(target) if settings is None else settings
     wire_messages, notes = to_messages(messages, target.system_role)
     body: JsonObject = {"model": model, "messages": wire_messages}
@@ -76,7 +83,33 @@ def request_body(
         if response_format is not None:
             body["response_format"] = response_format
     notes.extend(unsupported_notes(target.kind.name, settings))
+    choice, choice_notes = offered_choice(settings, tools)
+    body.update(tool_fields(tools, choice))
+    notes.extend(choice_notes)
     return with_extra_body(body, settings), notes
+
+
+def tool_fields(tools: Sequence[ToolSpec], choice: ToolChoice | None) -> JsonObject:
+    """Chat Completions ``tools`` (each a ``function``, keys only where given) and
+    ``tool_choice`` (docs/tools.md#what-each-api-is-sent); nothing without tools."""
+    if not tools:
+        return {}
+    fields: JsonObject = {"tools": [_function(tool) for tool in tools]}
+    if isinstance(choice, str):
+        fields["tool_choice"] = choice
+    elif choice is not None:
+        fields["tool_choice"] = {"type": "function", "function": {"name": choice.name}}
+    return fields
+
+
+def _function(tool: ToolSpec) -> JsonValue:
+    function: JsonObject = {"name": tool.name}
+    if tool.description is not None:
+        function["description"] = tool.description
+    function["parameters"] = tool.parameters
+    if tool.strict is not None:
+        function["strict"] = tool.strict
+    return {"type": "function", "function": function}
 
 
 def _sampling(settings: SamplingSettings, max_tokens_field: str) -> JsonObject:
