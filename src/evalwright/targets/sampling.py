@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, JsonValue
 
 from evalwright.files.base import FileModel
+from evalwright.targets.tools import ToolChoice
 
 ReasoningEffort = Literal["minimal", "low", "medium", "high"]
 StopSequence = Annotated[str, Field(min_length=1)]
@@ -29,6 +30,9 @@ class SamplingSettings(FileModel):
     frequency_penalty: float | None = None
     reasoning_effort: ReasoningEffort | None = None
     thinking_budget_tokens: Annotated[int, Field(ge=0)] | None = None
+    tool_choice: ToolChoice | None = None
+    """Whether the model may, must not or must call one of the case's tools, or which one
+    (docs/tools.md#declaring-tools); sent only with tools."""
     extra_body: dict[str, JsonValue] | None = None
     """Merged into the request body last: mappings key by key, anything else replaced."""
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, cast
 
 from pydantic import Field, JsonValue
 
@@ -35,3 +35,27 @@ class ToolChoiceName(FileModel):
 
 ToolChoice = Literal["auto", "none", "required"] | ToolChoiceName
 """Whether the model may, must not, or must call a tool, or which one it must call."""
+
+SchemaProblem = tuple[tuple[str | int, ...], str]
+"""Where in a tool's ``parameters`` a problem is (a data path inside it), and what it is."""
+
+
+def parameters_problems(parameters: dict[str, JsonValue]) -> list[SchemaProblem]:
+    """Why ``parameters`` is not a usable arguments schema: not valid against its JSON
+    Schema meta-schema (its ``$schema``, else draft 2020-12), or not ``type: object``
+    (docs/tools.md#declaring-tools). Empty when it is fine."""
+    # Imported here: only files that declare tools need the meta-schemas.
+    from jsonschema import exceptions, validators
+
+    cls = validators.validator_for(parameters, default=validators.Draft202012Validator)
+    found = exceptions.best_match(cls(cls.META_SCHEMA).iter_errors(parameters))  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    error = cast("exceptions.ValidationError | None", found)
+    if error is not None:
+        path: tuple[str | int, ...] = tuple(error.absolute_path)
+        return [(path, f"not a valid JSON Schema: {error.message}")]
+    kind = parameters.get("type")
+    if kind != "object":
+        where: tuple[str | int, ...] = ("type",) if "type" in parameters else ()
+        got = "no 'type'" if kind is None else f"type {kind!r}"
+        return [(where, f"the arguments schema must have type 'object', got {got}")]
+    return []
