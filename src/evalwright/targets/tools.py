@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, cast
 
-from pydantic import Field, JsonValue
+from pydantic import Discriminator, Field, JsonValue, Tag
 
 from evalwright.files.base import FileModel, Pattern
 
@@ -33,8 +33,23 @@ class ToolChoiceName(FileModel):
     name: ToolName
 
 
-ToolChoice = Literal["auto", "none", "required"] | ToolChoiceName
-"""Whether the model may, must not, or must call a tool, or which one it must call."""
+def _choice_tag(value: object) -> str | None:
+    if isinstance(value, str):
+        return "mode"
+    return "name" if isinstance(value, dict | ToolChoiceName) else None
+
+
+ToolChoice = Annotated[
+    Annotated[Literal["auto", "none", "required"], Tag("mode")]
+    | Annotated[ToolChoiceName, Tag("name")],
+    Discriminator(
+        _choice_tag,
+        custom_error_type="tool_choice_type",
+        custom_error_message="expected auto, none, required or {name: TOOL}",
+    ),
+]
+"""Whether the model may, must not, or must call a tool, or which one it must call; one
+error for a wrong value, not one per form."""
 
 SchemaProblem = tuple[tuple[str | int, ...], str]
 """Where in a tool's ``parameters`` a problem is (a data path inside it), and what it is."""
