@@ -4,6 +4,8 @@ tools files in both formats, and a located error for each malformed declaration.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 from pydantic import JsonValue
@@ -325,3 +327,34 @@ def test_a_tool_named_twice_through_files_is_a_duplicate(project: ProjectDir) ->
     assert errors(project) == [
         "e.yaml:7:15: error: evalcases[0].tools[1].name: duplicate tool name 't' (first at line 6)"
     ]
+
+
+# Validates a file in this interpreter, then says whether the meta-schemas were imported.
+VALIDATE = """import json, sys
+from evalwright.cli import main
+code = main(["validate", sys.argv[1]])
+print(json.dumps({"code": code, "imported": "jsonschema" in sys.modules}))
+"""
+
+
+@pytest.mark.parametrize(
+    ("tools", "imported"),
+    [
+        ("", False),
+        ("    tools: [{name: t}]", False),
+        ("    tools: [{name: t, parameters: {type: object}}]", True),
+    ],
+)
+def test_jsonschema_is_imported_only_for_a_written_schema(
+    project: ProjectDir, tools: str, imported: bool
+) -> None:
+    project.write("e.yaml", one_case(tools))
+    done = subprocess.run(
+        [sys.executable, "-c", VALIDATE, "e.yaml"],
+        cwd=project.root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert json.loads(done.stdout.splitlines()[-1]) == {"code": 0, "imported": imported}
