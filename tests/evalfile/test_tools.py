@@ -358,3 +358,20 @@ def test_jsonschema_is_imported_only_for_a_written_schema(
         check=True,
     )
     assert json.loads(done.stdout.splitlines()[-1]) == {"code": 0, "imported": imported}
+
+
+def test_a_jsonl_file_declares_tools_in_its_header_line(project: ProjectDir) -> None:
+    lines = [
+        {"tools": [{"name": "t"}]},
+        {"id": "a", "expected_outcome": "o", "input": "x", "tools": [{"name": "u"}]},
+        {
+            "id": "b",
+            "expected_outcome": "o",
+            "input": "x",
+            "settings": {"tool_choice": {"name": "v"}},
+        },
+    ]
+    project.write("e.jsonl", "".join(json.dumps(line) + "\n" for line in lines))
+    assert errors(project, "e.jsonl") == [
+        "e.jsonl:3:89: error: settings.tool_choice.name: 'v' is not one of the case's tools (t)"
+    ]
