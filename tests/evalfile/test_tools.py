@@ -375,3 +375,12 @@ def test_a_jsonl_file_declares_tools_in_its_header_line(project: ProjectDir) -> 
     assert errors(project, "e.jsonl") == [
         "e.jsonl:3:89: error: settings.tool_choice.name: 'v' is not one of the case's tools (t)"
     ]
+
+
+def test_each_case_with_a_bad_schema_gets_its_error(project: ProjectDir) -> None:
+    case = "  - {id: %s, expected_outcome: o, input: x, tools: [{name: t, parameters: {type: []}}]}"
+    project.write("e.yaml", yaml("evalcases:", case % "a", case % "b"))
+    assert [line.split(": error: ")[1][:30] for line in errors(project)] == [
+        "evalcases[0].tools[0].paramete",
+        "evalcases[1].tools[0].paramete",
+    ]

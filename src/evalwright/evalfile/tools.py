@@ -4,6 +4,7 @@ against its meta-schema, names once per list, and ``tool_choice`` against what i
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Literal
 
@@ -18,7 +19,12 @@ from evalwright.files.source import parse
 from evalwright.files.text import normalize_newlines
 from evalwright.files.validation import type_name, validate
 from evalwright.jsontext import JsonValue
-from evalwright.targets.tools import ToolChoiceName, ToolSpec, parameters_problems
+from evalwright.targets.tools import (
+    SchemaProblem,
+    ToolChoiceName,
+    ToolSpec,
+    parameters_problems,
+)
 
 Tools = tuple[ToolSpec, ...]
 _Entry = tuple[ToolSpec, Located]
@@ -149,8 +155,24 @@ def _check_tool(tool: ToolSpec, where: Located, report: Report) -> None:
     """A tool's written ``parameters`` must be a JSON Schema of an object."""
     if "parameters" not in tool.model_fields_set:
         return
-    for path, message in parameters_problems(tool.parameters):
+    for path, message in _schema_problems(tool.parameters):
         report_at(report, where.at("parameters", *path), "error", message)
+
+
+_CHECKED: dict[str, list[SchemaProblem]] = {}
+_CHECKED_SIZE = 4096
+
+
+def _schema_problems(parameters: dict[str, JsonValue]) -> list[SchemaProblem]:
+    """:func:`parameters_problems`, once per schema: a large JSONL suite repeats the same
+    inline tools in every case, and a meta-schema check takes about a millisecond."""
+    key = json.dumps(parameters, sort_keys=True, separators=(",", ":"))
+    found = _CHECKED.get(key)
+    if found is None:
+        if len(_CHECKED) >= _CHECKED_SIZE:
+            _CHECKED.clear()
+        found = _CHECKED[key] = parameters_problems(parameters)
+    return found
 
 
 def _check_names(entries: Sequence[_Entry], report: Report) -> None:
