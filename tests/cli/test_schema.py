@@ -220,3 +220,18 @@ def test_eval_schema_knows_simulated_users() -> None:
     assert problems("eval", {"evalcases": [case]}) == []
     for bad in ({**user, "max_turns": 0}, {**user, "bogus": 1}, {"target": "t"}):
         assert problems("eval", {"evalcases": [{**case, "simulated_user": bad}]}), bad
+
+
+def test_eval_schema_knows_tools() -> None:
+    tool = {"name": "weather", "parameters": {"type": "object"}, "strict": True}
+
+    def with_tools(tools: Any, **case_keys: Any) -> dict[str, Any]:
+        case = {"id": "a", "expected_outcome": "o", "input": "hi", **case_keys}
+        return {"tools": [{"file": "tools.json"}], "evalcases": [{**case, "tools": tools}]}
+
+    assert problems("eval", with_tools([tool], tools_replace=True)) == []
+    assert problems("eval", with_tools([], settings={"tool_choice": {"name": "weather"}})) == []
+    assert problems("eval", with_tools([], settings={"tool_choice": "required"})) == []
+    assert problems("eval", with_tools([{**tool, "name": "get weather"}]))
+    assert problems("eval", with_tools([{**tool, "bogus": 1}]))
+    assert problems("eval", with_tools([], settings={"tool_choice": "always"}))

@@ -145,6 +145,8 @@ EVERY_SETTING: dict[str, Any] = {
     "frequency_penalty": 0.1,
     "reasoning_effort": "low",
     "thinking_budget_tokens": 64,
+    # Sent with the case's tools by every chat API (docs/tools.md#declaring-tools).
+    "tool_choice": "required",
 }
 
 

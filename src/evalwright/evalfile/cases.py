@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 
 from evalwright.evalfile.case_spec import (
     expected_messages_of,
@@ -15,6 +14,7 @@ from evalwright.evalfile.case_spec import (
     spec_outcome,
 )
 from evalwright.evalfile.evaluator_specs import CodeSpec, EvaluatorSpec, LlmJudgeSpec, default_judge
+from evalwright.evalfile.located import Located, report_at
 from evalwright.evalfile.messages import (
     AssistantMessage,
     FilePart,
@@ -36,8 +36,9 @@ from evalwright.evalfile.resolved import (
     TextSegment,
 )
 from evalwright.evalfile.template import Template, TemplateProblem, parse_template
-from evalwright.files.diagnostics import Report, format_field
-from evalwright.files.source import DataPath, Positions
+from evalwright.evalfile.tools import ToolDeclarations, Tools
+from evalwright.files.diagnostics import Report
+from evalwright.files.source import DataPath
 from evalwright.files.text import normalize_newlines, tidy
 
 SPOOF_MARKERS = re.compile(r"@\[[A-Z][A-Za-z ]*\]:|<tool_call|<file path=|\[\[ ## ")
@@ -60,22 +61,6 @@ _LEGACY_CASE_KEYS = {
 }
 
 
-@dataclass(slots=True)
-class Located:
-    """Where the current spec sits: its data path and the positions of its file (or line)."""
-
-    path: DataPath
-    positions: Positions
-
-    def at(self, *parts: str | int) -> Located:
-        """The location of a child."""
-        return Located((*self.path, *parts), self.positions)
-
-    def line(self) -> int:
-        """The line this spec starts on."""
-        return self.positions.line(self.path)
-
-
 class CaseBuilder:
     """Builds the cases of one eval file, reporting problems into its report."""
 
@@ -90,6 +75,7 @@ class CaseBuilder:
         self.base_dir = base_dir
         self.report = report
         self.target_names = target_names
+        self.tools = ToolDeclarations(resolver, base_dir, report)
         self._spoof_checked: set[str] = set()
         # Texts repeat across cases (a system prompt, a shared question): each is tidied once
         # and its immutable segment shared.
@@ -100,13 +86,11 @@ class CaseBuilder:
 
     def error(self, where: Located, message: str, *, key: bool = False) -> None:
         """Report an error at a location (its key with ``key=True``)."""
-        line, col = (where.positions.key if key else where.positions.value)(where.path)
-        self.report.error(line, col, format_field(where.path), message)
+        report_at(self.report, where, "error", message, key=key)
 
     def warning(self, where: Located, message: str, *, key: bool = False) -> None:
         """Report a warning at a location (its key with ``key=True``)."""
-        line, col = (where.positions.key if key else where.positions.value)(where.path)
-        self.report.warning(line, col, format_field(where.path), message)
+        report_at(self.report, where, "warning", message, key=key)
 
     def check_target(self, name: str | None, where: Located) -> None:
         """An explicit target name must be defined in the project's targets file."""
@@ -172,9 +156,11 @@ class CaseBuilder:
         defaults: tuple[Evaluator, ...],
         file_target: str | None,
         file_tags: Sequence[str] | None = None,
+        file_tools: Tools = (),
     ) -> LoadedCase | None:
         """Build one case; ``None`` when it has an error (already reported). Its tags are
-        ``file_tags`` and its own."""
+        ``file_tags`` and its own; its tools ``file_tools`` with its own
+        (docs/tools.md#declaring-tools)."""
         errors_before = len(self.report.errors)
         self._legacy_warnings(spec, where)
         displays: dict[str, str] = {}
@@ -182,6 +168,7 @@ class CaseBuilder:
         expected = tuple(self._messages(expected_messages_of(spec), where, "expected", displays))
         evaluators = self._case_evaluators(spec, where, defaults)
         turns = self._turns(spec, where, displays)
+        tools = self.tools.case_tools(spec, file_tools, where)
         if spec.turns is not None or spec.simulated_user is not None:
             self._history_check(inputs, where, "turns" if spec.turns else "simulated_user")
         elif not any(m.visible for m in inputs) and len(self.report.errors) == errors_before:
@@ -213,6 +200,7 @@ class CaseBuilder:
             repeat=spec.repeat,
             turns=turns,
             simulated_user=spec.simulated_user,
+            tools=tools,
         )
 
     def _turns(

@@ -17,12 +17,14 @@ from pydantic import Field
 
 from evalwright import jsontext
 from evalwright.errors import Diagnostic, LoadError
-from evalwright.evalfile.cases import CaseBuilder, Located
+from evalwright.evalfile.cases import CaseBuilder
 from evalwright.evalfile.evaluator_specs import default_judge
+from evalwright.evalfile.located import Located
 from evalwright.evalfile.models import EvalCase, JsonlHeader, raw_field
 from evalwright.evalfile.models import _FileHeader as FileHeader  # pyright: ignore[reportPrivateUsage]
 from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.resolved import Evaluator, LoadedCase, LoadedSuite, SuiteInfo
+from evalwright.evalfile.tools import Tools
 from evalwright.files.diagnostics import Report, format_field
 from evalwright.files.project import Project, display_path, find_project_root, read_text
 from evalwright.files.reading import (
@@ -73,6 +75,7 @@ class SuiteReader:
         """Whether cases are read one by one as asked for (JSONL), not from a whole file."""
         self._defaults: tuple[Evaluator, ...] = (Evaluator(default_judge()),)
         self._target: str | None = None
+        self._tools: Tools = ()
         self._ids: dict[str, int | Located] = {}
         with collector_paused():
             items = self._open()
@@ -99,6 +102,11 @@ class SuiteReader:
     def default_target(self) -> str | None:
         """The file's own target (``execution.target``, else ``target``), if it names one."""
         return self._target
+
+    @property
+    def file_tools(self) -> Tools:
+        """The tools the file's header offers every case (docs/tools.md#declaring-tools)."""
+        return self._tools
 
     def cases(self) -> Iterator[LoadedCase]:
         """The file's valid cases, in order: a JSONL file's read and checked one by one as
@@ -151,6 +159,8 @@ class SuiteReader:
             execution.target if execution else None, where.at("execution", "target")
         )
         self._target = execution.target if execution and execution.target else header.target
+        if header.tools is not None:
+            self._tools = self.builder.tools.declared(header.tools, where.at("tools"))
         if execution and execution.evaluators is not None:
             self._defaults = self.builder.evaluators(
                 execution.evaluators, where.at("execution", "evaluators")
@@ -174,7 +184,7 @@ class SuiteReader:
             self._ids[spec.id] = kept
         errors = len(self.report.errors)
         tags = self.header.tags if self.header else None
-        case = self.builder.build(spec, where, self._defaults, self._target, tags)
+        case = self.builder.build(spec, where, self._defaults, self._target, tags, self._tools)
         return case if len(self.report.errors) == errors else None
 
 

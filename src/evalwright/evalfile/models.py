@@ -16,6 +16,7 @@ from evalwright.evalfile.messages import Content, Message
 from evalwright.files.base import FileModel, NonEmptyStr, Pattern, field_error
 from evalwright.files.config import Repeat
 from evalwright.targets.sampling import SamplingSettings
+from evalwright.targets.tools import ToolSpec
 
 CaseId = Annotated[str, Pattern(r"[A-Za-z0-9._-]+", "case id")]
 Tags = list[NonEmptyStr]
@@ -28,6 +29,32 @@ class Execution(FileModel):
 
     target: NonEmptyStr | None = None
     evaluators: EvaluatorList | None = None
+
+
+class ToolsFile(FileModel):
+    """``{file: PATH}`` in a ``tools:`` list: the tools a YAML or JSON file declares, in its
+    order (docs/tools.md#declaring-tools)."""
+
+    file: NonEmptyStr
+
+
+def _tool_tag(value: object) -> str | None:
+    if isinstance(value, ToolsFile | ToolSpec):
+        return "file" if isinstance(value, ToolsFile) else "tool"
+    if isinstance(value, dict):
+        return "file" if "file" in value else "tool"
+    return None
+
+
+ToolItem = Annotated[
+    Annotated[ToolSpec, Tag("tool")] | Annotated[ToolsFile, Tag("file")],
+    Discriminator(
+        _tool_tag,
+        custom_error_type="tool_type",
+        custom_error_message="expected a tool (a mapping with 'name') or {file: PATH}",
+    ),
+]
+"""One entry of ``tools:``: a tool, or a file of tools."""
 
 
 def _legacy(use: str) -> str:
@@ -91,6 +118,11 @@ class EvalCase(FileModel):
     metadata: dict[str, JsonValue] | None = None
     settings: SamplingSettings | None = None
     """Sampling settings for this case; they win over the target's, key by key."""
+    tools: list[ToolItem] | None = None
+    """Tools offered to the model: added to the file's, a tool of the same name replacing
+    the file's one (docs/tools.md#declaring-tools)."""
+    tools_replace: bool | None = None
+    """``true``: the case's ``tools:`` replace the file's instead of adding to them."""
     repeat: Repeat | None = None
     """How many times the case runs on each target; wins over ``--repeat`` and the config."""
     turns: Annotated[list[TurnItem], Field(min_length=1)] | None = None
@@ -154,6 +186,8 @@ class _FileHeader(FileModel):
     tags: Tags | None = None
     """Tags every case of the file has, besides its own."""
     execution: Execution | None = None
+    tools: list[ToolItem] | None = None
+    """Tools every case of the file offers the model (docs/tools.md#declaring-tools)."""
     evaluator: Literal["llm_judge"] | None = Field(
         default=None, deprecated=_legacy("execution.evaluators")
     )

@@ -17,6 +17,7 @@ from evalwright.evalfile.models import EvalCase, SimulatedUser
 from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.template import Template
 from evalwright.files.project import Project
+from evalwright.targets.tools import ToolSpec
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +117,9 @@ class LoadedCase:
     simulated_user: SimulatedUser | None = field(default=None, kw_only=True)
     """The chat target playing the user of a live conversation
     (docs/conversations.md#simulated-user)."""
+    tools: tuple[ToolSpec, ...] = field(default=(), kw_only=True)
+    """The tools offered to the model: the file's and the case's own
+    (docs/tools.md#declaring-tools)."""
     spec: EvalCase = field(repr=False)
 
     @property

@@ -15,15 +15,17 @@ from pathlib import Path
 
 from pydantic import TypeAdapter, ValidationError
 
-from evalwright.evalfile.cases import CaseBuilder, Located
+from evalwright.evalfile.cases import CaseBuilder
 from evalwright.evalfile.evaluator_specs import EvaluatorList, EvaluatorSpec, default_judge
 from evalwright.evalfile.loader import SuiteReader
+from evalwright.evalfile.located import Located
 from evalwright.evalfile.models import EvalCase, merged_tags
 from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.resolved import Evaluator, LoadedCase, SuiteInfo
 from evalwright.files.diagnostics import Report, format_field
 from evalwright.files.project import Project, display_path, find_project_root
 from evalwright.files.source import Positions
+from evalwright.targets.tools import ToolSpec
 
 DEFAULT_SUITE_NAME = "suite"
 
@@ -31,7 +33,8 @@ DEFAULT_SUITE_NAME = "suite"
 @dataclass(frozen=True, slots=True, init=False)
 class Suite:
     """Eval cases and what they share: the dataset name, a default target and evaluators,
-    and the directory their file references resolve against.
+    the tools every case offers (docs/tools.md#declaring-tools), and the directory their file
+    references resolve against.
 
     ``base_dir`` defaults to the directory of ``path`` (a loaded file), else the working
     directory. A suite built in Python has no ``path``: its rows name it by ``name``.
@@ -42,6 +45,7 @@ class Suite:
     description: str | None
     target: str | None
     evaluators: tuple[EvaluatorSpec, ...] | None
+    tools: tuple[ToolSpec, ...]
     base_dir: Path | None
     path: Path | None = field(repr=False)
 
@@ -53,6 +57,7 @@ class Suite:
         description: str | None = None,
         target: str | None = None,
         evaluators: Iterable[EvaluatorSpec] | None = None,
+        tools: Iterable[ToolSpec] = (),
         base_dir: str | os.PathLike[str] | None = None,
         path: str | os.PathLike[str] | None = None,
     ) -> None:
@@ -63,6 +68,7 @@ class Suite:
             "description": description,
             "target": target,
             "evaluators": tuple(evaluators) if evaluators is not None else None,
+            "tools": tuple(tools),
             "base_dir": Path(base_dir) if base_dir is not None else None,
             "path": Path(path) if path is not None else None,
         }
@@ -117,6 +123,7 @@ def load_suite(path: str | os.PathLike[str]) -> Suite:
         description=reader.info.description,
         target=reader.default_target,
         evaluators=evaluators,
+        tools=reader.file_tools,
         path=absolute,
     )
 
@@ -139,6 +146,7 @@ def open_suite(
     where = Located((), Positions(None))
     defaults = _defaults(suite, builder, where, report)
     builder.check_target(suite.target, where.at("target"))
+    tools = builder.tools.declared(suite.tools, where.at("tools"))
     cases: list[LoadedCase] = []
     seen: set[str] = set()
     for index, spec in enumerate(suite.cases):
@@ -146,7 +154,7 @@ def open_suite(
         if spec.id in seen:
             report.error(1, 1, format_field((*here.path, "id")), f"duplicate case id {spec.id!r}")
         seen.add(spec.id)
-        case = builder.build(spec, here, defaults, suite.target)
+        case = builder.build(spec, here, defaults, suite.target, file_tools=tools)
         if case is not None:
             cases.append(case)
     info = SuiteInfo(suite.file, shown, project, suite.dataset, suite.description, resolver)

@@ -25,7 +25,7 @@ from evalwright.orchestrator.options import RunOptions
 from evalwright.providers.batching import batch_kinds, has_batch_api
 from evalwright.providers.registry import DEFAULT_TARGET, TargetRegistry
 from evalwright.results.failed import FailedRows, read_failed
-from evalwright.targets.kinds import live_turns_refusal, simulator_refusal
+from evalwright.targets.kinds import live_turns_refusal, simulator_refusal, tools_refusal
 from evalwright.targets.models import ChatTarget
 
 
@@ -206,7 +206,8 @@ class Plan:
 
     def _check(self, case: LoadedCase, name: str, info: SuiteInfo) -> None:
         """Resolve the case's target and check each of its judges (once, in the registry);
-        a live conversation's target must be able to hold one."""
+        a live conversation's target must be able to hold one, a case's tools reach only a
+        target that takes them."""
         target = self.registry.target(name)
         self.batched(name)
         turn_evaluators = [e for turn in case.turns for e in turn.evaluators]
@@ -214,6 +215,12 @@ class Plan:
             if isinstance(evaluator.spec, LlmJudgeSpec):
                 for judge in evaluator.spec.judges or [evaluator.spec.target]:
                     self.registry.check_judge(name, judge)
+        refusal = tools_refusal(target.kind.name) if case.tools else None
+        if refusal is not None:
+            message = f"target '{name}': {refusal}"
+            raise LoadError(
+                [Diagnostic(info.display_path, case.line, 1, "error", "tools", message)]
+            )
         live = bool(case.turns) or case.simulated_user is not None
         refusal = live_turns_refusal(target.kind.name) if live else None
         key = "turns" if case.turns else "simulated_user"

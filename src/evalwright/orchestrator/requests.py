@@ -16,7 +16,8 @@ def case_prompt(case: LoadedCase, target: Target) -> BuiltPrompt:
 
 
 def candidate_request(case: LoadedCase, inputs: BuiltPrompt, attempt: int = 1) -> ProviderRequest:
-    """The request that asks a target for its answer."""
+    """The request that asks a target for its answer, with the case's tools
+    (docs/tools.md#declaring-tools)."""
     return ProviderRequest(
         case_id=case.id,
         messages=inputs.messages,
@@ -24,4 +25,5 @@ def candidate_request(case: LoadedCase, inputs: BuiltPrompt, attempt: int = 1) -
         inputs=inputs,
         attempt=attempt,
         settings=case.spec.settings,
+        tools=case.tools,
     )

@@ -252,6 +252,17 @@ def simulator_refusal(name: str) -> str | None:
     return f"a {name} target cannot play a simulated user: use a chat target ({chat_kinds()})"
 
 
+def tools_refusal(name: str) -> str | None:
+    """Why targets of kind ``name`` cannot be offered a case's tools, or ``None`` when they
+    can: chat APIs are sent them, the mock ignores them (docs/tools.md#declaring-tools)."""
+    if provider_kind(name).family in ("chat", "mock"):
+        return None
+    return (
+        f"a {name} agent works with its own tools: the tools a case declares (tools:) reach "
+        f"chat targets only ({chat_kinds()})"
+    )
+
+
 def prefill_vendors() -> tuple[str, ...]:
     """The vendors whose APIs continue a conversation's last assistant turn, in table order."""
     apis = (kind.chat for kind in _TABLE if kind.chat is not None)

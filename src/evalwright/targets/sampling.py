@@ -31,7 +31,8 @@ class SamplingSettings(FileModel):
     reasoning_effort: ReasoningEffort | None = None
     thinking_budget_tokens: Annotated[int, Field(ge=0)] | None = None
     tool_choice: ToolChoice | None = None
-    """Whether the model may, must not, or must call one of the case's tools (docs/tools.md)."""
+    """Whether the model may, must not or must call one of the case's tools, or which one
+    (docs/tools.md#declaring-tools); sent only with tools."""
     extra_body: dict[str, JsonValue] | None = None
     """Merged into the request body last: mappings key by key, anything else replaced."""
 

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, cast
 
-from pydantic import Field, JsonValue
+from pydantic import Discriminator, Field, JsonValue, Tag
 
 from evalwright.files.base import FileModel, Pattern
 
@@ -33,5 +33,44 @@ class ToolChoiceName(FileModel):
     name: ToolName
 
 
-ToolChoice = Literal["auto", "none", "required"] | ToolChoiceName
-"""Whether the model may, must not, or must call a tool, or which one it must call."""
+def _choice_tag(value: object) -> str | None:
+    if isinstance(value, str):
+        return "mode"
+    return "name" if isinstance(value, dict | ToolChoiceName) else None
+
+
+ToolChoice = Annotated[
+    Annotated[Literal["auto", "none", "required"], Tag("mode")]
+    | Annotated[ToolChoiceName, Tag("name")],
+    Discriminator(
+        _choice_tag,
+        custom_error_type="tool_choice_type",
+        custom_error_message="expected auto, none, required or {name: TOOL}",
+    ),
+]
+"""Whether the model may, must not, or must call a tool, or which one it must call; one
+error for a wrong value, not one per form."""
+
+SchemaProblem = tuple[tuple[str | int, ...], str]
+"""Where in a tool's ``parameters`` a problem is (a data path inside it), and what it is."""
+
+
+def parameters_problems(parameters: dict[str, JsonValue]) -> list[SchemaProblem]:
+    """Why ``parameters`` is not a usable arguments schema: not valid against its JSON
+    Schema meta-schema (its ``$schema``, else draft 2020-12), or not ``type: object``
+    (docs/tools.md#declaring-tools). Empty when it is fine."""
+    # Imported here: only files that declare tools need the meta-schemas.
+    from jsonschema import exceptions, validators
+
+    cls = validators.validator_for(parameters, default=validators.Draft202012Validator)
+    found = exceptions.best_match(cls(cls.META_SCHEMA).iter_errors(parameters))  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    error = cast("exceptions.ValidationError | None", found)
+    if error is not None:
+        path: tuple[str | int, ...] = tuple(error.absolute_path)
+        return [(path, f"not a valid JSON Schema: {error.message}")]
+    kind = parameters.get("type")
+    if kind != "object":
+        where: tuple[str | int, ...] = ("type",) if "type" in parameters else ()
+        got = "no 'type'" if kind is None else f"type {kind!r}"
+        return [(where, f"the arguments schema must have type 'object', got {got}")]
+    return []

@@ -1,0 +1,185 @@
+"""The tools an eval file and its cases offer the model, read and checked
+(docs/tools.md#declaring-tools): inline tools and tools files, each parameters schema
+against its meta-schema, names once per list, and ``tool_choice`` against what is offered."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Literal
+
+from evalwright.evalfile.located import Located, report_at
+from evalwright.evalfile.models import EvalCase, ToolItem, ToolsFile
+from evalwright.evalfile.references import FileResolver, ReferenceProblem
+from evalwright.files.base import FileModel
+from evalwright.files.diagnostics import Report
+from evalwright.files.project import display_path
+from evalwright.files.reading import UnreadableFile, read_limited
+from evalwright.files.source import parse
+from evalwright.files.text import normalize_newlines
+from evalwright.files.validation import type_name, validate
+from evalwright.jsontext import JsonValue
+from evalwright.targets.tools import (
+    SchemaProblem,
+    ToolChoiceName,
+    ToolSpec,
+    parameters_problems,
+)
+
+Tools = tuple[ToolSpec, ...]
+_Entry = tuple[ToolSpec, Located]
+"""A tool and where the list names it: its own ``name``, or the ``file`` it came from."""
+
+
+class _FunctionTool(FileModel):
+    """OpenAI's form of a tool in a tools file: ``{type: function, function: {...}}``."""
+
+    type: Literal["function"]
+    function: ToolSpec
+
+
+def offered(inherited: Tools, own: Sequence[ToolSpec], *, replace: bool) -> Tools:
+    """A case's tools: the inherited ones (none with ``replace``) in their order, a tool of the
+    same name replaced where it stands, then the case's new ones in order."""
+    merged = {tool.name: tool for tool in (() if replace else inherited)}
+    merged.update((tool.name, tool) for tool in own)
+    return tuple(merged.values())
+
+
+class ToolDeclarations:
+    """Reads ``tools:`` lists of one eval file, reporting problems into its report; each tools
+    file is read once."""
+
+    def __init__(self, resolver: FileResolver, base_dir: str, report: Report) -> None:
+        self.resolver = resolver
+        self.base_dir = base_dir
+        self.report = report
+        self._files: dict[str, Tools | None] = {}
+
+    def declared(self, items: Sequence[ToolItem], where: Located) -> Tools:
+        """The tools of one ``tools:`` list, files expanded in place; problems reported."""
+        entries: list[_Entry] = []
+        for index, item in enumerate(items):
+            here = where.at(index)
+            if isinstance(item, ToolsFile):
+                tools = self._file(item.file, here.at("file"))
+                entries.extend((tool, here.at("file")) for tool in tools or ())
+            else:
+                _check_tool(item, here, self.report)
+                entries.append((item, here.at("name")))
+        _check_names(entries, self.report)
+        return tuple(tool for tool, _ in entries)
+
+    def case_tools(self, spec: EvalCase, inherited: Tools, where: Located) -> Tools:
+        """A case's effective tools, its ``tool_choice`` checked against them."""
+        own = self.declared(spec.tools, where.at("tools")) if spec.tools is not None else ()
+        tools = offered(inherited, own, replace=bool(spec.tools_replace))
+        choice = spec.settings.tool_choice if spec.settings else None
+        at = where.at("settings", "tool_choice")
+        if choice is not None and not tools:
+            severity = "warning" if choice in ("auto", "none") else "error"
+            report_at(self.report, at, severity, "the case offers no tools (give 'tools:')")
+        elif isinstance(choice, ToolChoiceName) and choice.name not in {t.name for t in tools}:
+            names = ", ".join(t.name for t in tools)
+            message = f"{choice.name!r} is not one of the case's tools ({names})"
+            report_at(self.report, at.at("name"), "error", message)
+        return tools
+
+    def _file(self, reference: str, where: Located) -> Tools | None:
+        try:
+            resolved = self.resolver.resolve(reference, self.base_dir, classify=False)
+        except ReferenceProblem as exc:
+            report_at(self.report, where, "error", str(exc))
+            return None
+        if resolved.path not in self._files:
+            errors = len(self.report.errors)
+            tools = self._read(resolved.path, where)
+            self._files[resolved.path] = tools if len(self.report.errors) == errors else None
+        tools = self._files[resolved.path]
+        if tools is None:
+            # Its own errors are reported once, in it; each list using it says so here.
+            message = f"the tools file {reference!r} has errors (each reported in it)"
+            report_at(self.report, where, "error", message)
+        return tools
+
+    def _read(self, real: str, where: Located) -> Tools | None:
+        """A tools file's tools; its problems reported at their place in it."""
+        limit = self.resolver.project.config.max_file_bytes
+        try:
+            # Read again as written (the resolver's copy is tidied): lines stay exact.
+            text = read_limited(real, limit, "max_file_bytes").decode("utf-8")
+        except (UnreadableFile, UnicodeDecodeError) as exc:
+            report_at(self.report, where, "error", f"cannot read the tools file: {exc}")
+            return None
+        own = Report(display_path(real))
+        tools = _file_tools(normalize_newlines(text.removeprefix("\ufeff")), own)
+        self.report.items.extend(own.items)
+        return tools
+
+
+def _file_tools(text: str, report: Report) -> Tools | None:
+    """The tools of a tools file's text: a list of tools, each as evalwright writes one or in
+    OpenAI's ``{type: function, function: ...}`` form."""
+    parsed = parse(text, report)
+    if parsed is None:
+        return None
+    data, positions = parsed
+    if not isinstance(data, list):
+        report.error(1, 1, "", f"expected a list of tools, got {type_name(data)}")
+        return None
+    entries: list[_Entry] = []
+    for index, item in enumerate(data):
+        here = Located((index,), positions)
+        tool = _file_tool(item, here, report)
+        if tool is not None:
+            entries.append(tool)
+    _check_names(entries, report)
+    return tuple(tool for tool, _ in entries)
+
+
+def _file_tool(item: JsonValue, where: Located, report: Report) -> _Entry | None:
+    if isinstance(item, dict) and ("function" in item or item.get("type") == "function"):
+        wrapped = validate(_FunctionTool, item, where.positions, report, where.path)
+        if wrapped is None:
+            return None
+        tool, where = wrapped.function, where.at("function")
+    else:
+        tool = validate(ToolSpec, item, where.positions, report, where.path)
+        if tool is None:
+            return None
+    _check_tool(tool, where, report)
+    return tool, where.at("name")
+
+
+def _check_tool(tool: ToolSpec, where: Located, report: Report) -> None:
+    """A tool's written ``parameters`` must be a JSON Schema of an object."""
+    if "parameters" not in tool.model_fields_set:
+        return
+    for path, message in _schema_problems(tool.parameters):
+        report_at(report, where.at("parameters", *path), "error", message)
+
+
+_CHECKED: dict[str, list[SchemaProblem]] = {}
+_CHECKED_SIZE = 4096
+
+
+def _schema_problems(parameters: dict[str, JsonValue]) -> list[SchemaProblem]:
+    """:func:`parameters_problems`, once per schema: a large JSONL suite repeats the same
+    inline tools in every case, and a meta-schema check takes about a millisecond."""
+    key = json.dumps(parameters, sort_keys=True, separators=(",", ":"))
+    found = _CHECKED.get(key)
+    if found is None:
+        if len(_CHECKED) >= _CHECKED_SIZE:
+            _CHECKED.clear()
+        found = _CHECKED[key] = parameters_problems(parameters)
+    return found
+
+
+def _check_names(entries: Sequence[_Entry], report: Report) -> None:
+    first: dict[str, Located] = {}
+    for tool, where in entries:
+        seen = first.setdefault(tool.name, where)
+        if seen is not where:
+            line = seen.positions.line(seen.path)
+            message = f"duplicate tool name {tool.name!r} (first at line {line})"
+            report_at(report, where, "error", message)
