@@ -188,3 +188,46 @@ def test_a_row_without_calls_has_no_tool_calls_key(e2e: E2E) -> None:
     rows = _run(e2e, "oa")
 
     assert all("tool_calls" not in row for row in rows.values())
+
+
+TALK = """execution:
+  evaluators:
+    - {name: thanked, type: contains, value: welcome}
+evalcases:
+  - id: talk
+    expected_outcome: Keeps track of the conversation.
+    turns:
+      - Weather in Paris?
+      - Thanks.
+"""
+
+
+def test_a_live_conversation_s_turn_records_its_calls(e2e: E2E) -> None:
+    e2e.project.write(EVAL_FILE, TALK)
+    e2e.server.enqueue(ToolCalls((FunctionCall("get_weather", WEATHER, "c1"),), "Checking."))
+    e2e.server.enqueue(Text("You're welcome."))
+
+    result = e2e.run("eval", EVAL_FILE, "--target", "oa", "--out", "results.jsonl")
+
+    assert result.code == 0, result.err
+    (row,) = e2e.rows()
+    first, second = row["turns"]
+    assert first["reply"] == "Checking."
+    assert first["tool_calls"] == [_expected("oa", FunctionCall("get_weather", WEATHER, "c1"), 0)]
+    assert list(first).index("tool_calls") == list(first).index("reply") + 1
+    assert "tool_calls" not in second
+    (read,) = e2e.results()
+    assert read.turns is not None
+    assert read.turns[0].tool_calls is not None
+    assert read.turns[0].tool_calls[0].arguments == WEATHER
+
+
+def test_the_results_schema_describes_the_calls(e2e: E2E) -> None:
+    result = e2e.run("schema", "results")
+
+    assert result.code == 0, result.err
+    schema = json.loads(result.out)
+    assert "tool_calls" in schema["properties"]
+    assert "tool_calls" not in schema["required"]
+    call = schema["$defs"]["AnswerToolCall"]
+    assert call["required"] == ["id", "name", "raw_arguments", "arguments"]
