@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from evalwright.results.cache import CACHE_FILE
+from evalwright.results.cache_schema import SCHEMA_VERSION
 from evalwright.testing import ReceivedRequest, Text
 from tests.conftest import CliResult
 from tests.e2e.harness import E2E, is_judge
@@ -161,7 +162,7 @@ def _old_schema(directory: Path) -> None:
 
 def _newer_schema(directory: Path) -> None:
     db = sqlite3.connect(directory / CACHE_FILE, isolation_level=None)
-    db.execute("PRAGMA user_version = 2")
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     db.close()
 
 
@@ -220,8 +221,8 @@ LAYOUTS = {
     "newer-schema": Layout(
         _newer_schema,
         True,
-        DAMAGED + " (written by a newer evalwright: schema 2, this one reads 1): the run went on "
-        "without it" + CLEAR_HINT,
+        DAMAGED + f" (written by a newer evalwright: schema {SCHEMA_VERSION + 1}, this one reads "
+        f"{SCHEMA_VERSION}): the run went on without it" + CLEAR_HINT,
         ("off", "off"),
         (1, "evalwright: error: " + DAMAGED + " (written by a newer evalwright"),
         (0, REMOVED + " (written by a newer evalwright"),

@@ -19,6 +19,7 @@ import pytest
 
 from evalwright.providers.base import ProviderResponse
 from evalwright.results.cache import CACHE_FILE, ResponseCache
+from evalwright.results.cache_schema import SCHEMA_VERSION
 from tests.results.test_cache import PREPARED, answer, open_and_write
 
 ENTRIES = 200
@@ -277,11 +278,15 @@ def test_many_processes_bring_an_old_file_up_to_date_at_once(tmp_path: Path) -> 
 @pytest.mark.parametrize(
     ("change", "reason"),
     [
-        ("PRAGMA user_version = 2", "written by a newer evalwright: schema 2, this one reads 1"),
+        (
+            f"PRAGMA user_version = {SCHEMA_VERSION + 1}",
+            f"written by a newer evalwright: schema {SCHEMA_VERSION + 1}, "
+            f"this one reads {SCHEMA_VERSION}",
+        ),
         (
             "ALTER TABLE responses RENAME COLUMN text TO answer",
             "its table has columns ['key', 'namespace', 'created', 'answer', 'finish_reason', "
-            "'usage', 'checksum']",
+            "'usage', 'checksum', 'tool_calls']",
         ),
     ],
 )

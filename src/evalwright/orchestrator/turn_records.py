@@ -67,6 +67,7 @@ class Recorder:
             wire_added=wire_added,
             delivery_notes=tuple(response.delivery_notes),
             reply=response.text,
+            tool_calls=response.tool_calls or None,
             finish_reason=response.finish_reason,
             usage=response.usage,
             cost_usd=response.cost_usd,

@@ -22,7 +22,7 @@ from evalwright.providers.base import (
 )
 from evalwright.providers.http import Endpoint, HttpResult
 from evalwright.providers.ratelimits import read_quota, retry_info_delay
-from evalwright.providers.wire import ChatWireRequest, Usage
+from evalwright.providers.wire import AnswerToolCall, ChatWireRequest, Usage
 from evalwright.redact import clip
 from evalwright.targets.models import ChatTarget, RetrySettings
 
@@ -102,6 +102,11 @@ class ChatProvider(Provider):
     def parse(self, data: Any) -> Parsed:
         """The answer from the native response body (pure); raise on a blocked prompt."""
 
+    def tool_calls(self, data: Any) -> tuple[AnswerToolCall, ...]:  # noqa: ARG002 - overridden
+        """The answer's tool calls in the API's order, none where the adapter reads none
+        (pure; docs/tools.md#tool-calls-in-the-answer)."""
+        return ()
+
     @staticmethod
     def output_limit(body: JsonObject) -> int | None:
         """The most output tokens (thinking included) the API may bill for ``body``, from the
@@ -158,12 +163,15 @@ class ChatProvider(Provider):
         assert isinstance(wire, ChatWireRequest)
         try:
             text, finish_reason, usage = self.parse(data)
+            calls = self.tool_calls(data)
         except (KeyError, IndexError, TypeError, AttributeError) as exc:
             raise ProviderError(
                 f"unexpected response shape ({type(exc).__name__}: {exc})", retryable=True
             ) from None
         notes = (*prepared.notes, *self.answer_notes(wire, usage))
-        return ProviderResponse(text, finish_reason, usage, latency_ms, wire, notes)
+        return ProviderResponse(
+            text, finish_reason, usage, latency_ms, wire, notes, tool_calls=calls
+        )
 
 
 def count_of(value: object) -> int | None:

@@ -27,7 +27,8 @@ from evalwright.providers.sampling import (
     unsupported_notes,
     with_extra_body,
 )
-from evalwright.providers.wire import ChatWireRequest
+from evalwright.providers.tool_calls import chat_completions_calls
+from evalwright.providers.wire import AnswerToolCall, ChatWireRequest
 from evalwright.targets.models import MistralTarget
 from evalwright.targets.sampling import SamplingSettings
 from evalwright.targets.tools import ToolSpec
@@ -79,6 +80,10 @@ class MistralProvider(ChatProvider):
     def parse(self, data: object) -> Parsed:
         """The chat.completion answer (a reasoning model's thinking chunks left out)."""
         return parse_reply(data)
+
+    def tool_calls(self, data: object) -> tuple[AnswerToolCall, ...]:
+        """The message's ``tool_calls``."""
+        return chat_completions_calls(data)
 
 
 def request_body(

@@ -31,9 +31,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
+from pydantic import TypeAdapter
+
 from evalwright import logs
 from evalwright.providers.base import PreparedRequest, ProviderResponse
-from evalwright.providers.wire import Usage
+from evalwright.providers.wire import AnswerToolCall, Usage
 from evalwright.redact import Redactor
 from evalwright.results.cache_schema import (
     CACHE_FILE,
@@ -247,10 +249,11 @@ class ResponseCache:
             self.unstored += 1
             return
         usage = json.dumps(response.usage.model_dump(mode="json")) if response.usage else None
-        # The two columns of a server's words (usage holds only numbers).
+        # The three columns of a server's words (usage holds only numbers).
         text = self.redact(response.text)
         reason = None if response.finish_reason is None else self.redact(response.finish_reason)
-        stored = (namespace, text, reason, usage)
+        calls = _calls_json(response.tool_calls)
+        stored = (namespace, text, reason, usage, None if calls is None else self.redact(calls))
         try:
             insert(self._db, key, time.time(), stored)
         except UnicodeEncodeError:  # an answer SQLite cannot hold as text: asked again next time
@@ -340,15 +343,35 @@ class ResponseCache:
 
 
 def _replayed(stored: StoredAnswer, prepared: PreparedRequest) -> ProviderResponse | None:
-    """A sound entry as the response to ``prepared`` (None if its usage does not parse)."""
-    _, text, finish_reason, usage = stored
+    """A sound entry as the response to ``prepared`` (None if its usage or tool calls do
+    not parse)."""
+    _, text, finish_reason, usage, tool_calls = stored
     try:
         parsed = Usage.model_validate(json.loads(usage)) if usage else None
+        calls = _TOOL_CALLS.validate_json(tool_calls) if tool_calls else ()
     except ValueError:
         return None
     return ProviderResponse(
-        text, finish_reason, parsed, 0.0, prepared.wire, prepared.notes, attempts=0
+        text,
+        finish_reason,
+        parsed,
+        0.0,
+        prepared.wire,
+        prepared.notes,
+        attempts=0,
+        tool_calls=calls,
     )
+
+
+_TOOL_CALLS = TypeAdapter(tuple[AnswerToolCall, ...])
+
+
+def _calls_json(calls: tuple[AnswerToolCall, ...]) -> str | None:
+    """An answer's tool calls as the JSON its entry stores, ``None`` when it has none."""
+    if not calls:
+        return None
+    # json.dumps, not pydantic's: a lone surrogate then fails in ``insert`` as any text does.
+    return json.dumps([call.model_dump(mode="json") for call in calls], ensure_ascii=False)
 
 
 def _entries(count: int, kind: str = "") -> str:

@@ -15,10 +15,20 @@ from pathlib import Path
 from typing import Any, Literal
 
 CACHE_FILE = "responses.sqlite3"
-SCHEMA_VERSION = 1
-"""``PRAGMA user_version`` of a cache whose entries carry checksums; 0 is a new file, or one
-written before checksums."""
-_COLUMNS = ("key", "namespace", "created", "text", "finish_reason", "usage", "checksum")
+SCHEMA_VERSION = 2
+"""``PRAGMA user_version`` of a cache whose entries carry checksums and tool calls; 1 is one
+whose entries carry checksums but no tool calls (brought up to date, every entry kept); 0 is
+a new file, or one written before checksums."""
+_COLUMNS = (
+    "key",
+    "namespace",
+    "created",
+    "text",
+    "finish_reason",
+    "usage",
+    "checksum",
+    "tool_calls",
+)
 _TABLE = """
 CREATE TABLE responses (
     key TEXT PRIMARY KEY,
@@ -27,14 +37,18 @@ CREATE TABLE responses (
     text TEXT NOT NULL,
     finish_reason TEXT,
     usage TEXT,
-    checksum TEXT NOT NULL
+    checksum TEXT NOT NULL,
+    tool_calls TEXT
 )
 """
+# Schema 1's entries, kept: they read as answers without tool calls.
+_ADD_TOOL_CALLS = "ALTER TABLE responses ADD COLUMN tool_calls TEXT"
 # The files SQLite keeps beside the database (WAL mode, and a rollback journal after a crash).
 _COMPANIONS = ("", "-wal", "-shm", "-journal")
 
-StoredAnswer = tuple[str, str, str | None, str | None]
-"""What an entry stores for its key: namespace, text, finish reason, usage as JSON."""
+StoredAnswer = tuple[str, str, str | None, str | None, str | None]
+"""What an entry stores for its key: namespace, text, finish reason, usage as JSON, and the
+answer's tool calls as JSON (``None`` when it has none)."""
 
 FaultKind = Literal["damaged", "read-only", "unavailable"]
 
@@ -65,20 +79,27 @@ def checksum(key: str, values: Sequence[bytes | None]) -> str:
     return digest.hexdigest()
 
 
+def _summed(values: Sequence[bytes | None]) -> Sequence[bytes | None]:
+    """What an entry's checksum covers of its stored values: the tool calls, last, only when
+    there are some, so an entry without them keeps the checksum schema 1 gave it."""
+    return values[:-1] if values[-1] is None else values
+
+
 def insert(db: sqlite3.Connection, key: str, created: float, stored: StoredAnswer) -> None:
     """Store an entry with its checksum, in place of any entry under the same key. Raises
     UnicodeEncodeError for a text SQLite cannot store (a lone surrogate)."""
     encoded = [None if value is None else value.encode("utf-8") for value in stored]
-    namespace, text, finish_reason, usage = stored
+    namespace, text, finish_reason, usage, tool_calls = stored
+    values = (key, namespace, created, text, finish_reason, usage, checksum(key, _summed(encoded)))
     db.execute(
-        f"INSERT OR REPLACE INTO responses ({', '.join(_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (key, namespace, created, text, finish_reason, usage, checksum(key, encoded)),
+        f"INSERT OR REPLACE INTO responses ({', '.join(_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (*values, tool_calls),
     )
 
 
 STORED = ", ".join(
     f"CAST({column} AS BLOB)"
-    for column in ("namespace", "text", "finish_reason", "usage", "checksum")
+    for column in ("namespace", "text", "finish_reason", "usage", "tool_calls", "checksum")
 )
 """The columns :func:`sound` checks, in its order, as the bytes in the file: a flipped byte
 that leaves a text invalid UTF-8 is a damaged entry, not an error of the whole read."""
@@ -90,51 +111,54 @@ def sound(key: str, row: tuple[Any, ...]) -> StoredAnswer | None:
     *values, digest = row
     if not isinstance(digest, bytes) or not all(v is None or isinstance(v, bytes) for v in values):
         return None
-    if checksum(key, values).encode("ascii") != digest:
+    if checksum(key, _summed(values)).encode("ascii") != digest:
         return None
     try:
-        namespace, text, finish_reason, usage = (
+        namespace, text, finish_reason, usage, tool_calls = (
             None if value is None else value.decode("utf-8") for value in values
         )
     except UnicodeDecodeError:  # the checksum matched: only if it was written so
         return None
     if namespace is None or text is None:
         return None
-    return (namespace, text, finish_reason, usage)
+    return (namespace, text, finish_reason, usage, tool_calls)
 
 
 def prepare(db: sqlite3.Connection, path: Path) -> int:
     """Make the file a cache of this version; returns how many entries written before
     checksums were dropped (they cannot be checked). Raises :class:`CacheFault` for a file
     of a newer evalwright, or a table that is not ours."""
-    version = db.execute("PRAGMA user_version").fetchone()[0]
+    version, dropped = db.execute("PRAGMA user_version").fetchone()[0], 0
     if version < SCHEMA_VERSION:
         version, dropped = _upgrade(db)
-        if dropped is not None:
-            return dropped
     if version > SCHEMA_VERSION:
         reason = f"written by a newer evalwright: schema {version}, this one reads {SCHEMA_VERSION}"
         raise CacheFault("damaged", path, reason)
     columns = tuple(row[1] for row in db.execute("PRAGMA table_info(responses)"))
     if columns != _COLUMNS:
         raise CacheFault("damaged", path, f"its table has columns {list(columns)}")
-    return 0
+    return dropped
 
 
-def _upgrade(db: sqlite3.Connection) -> tuple[int, int | None]:
-    """Under the write lock (two runs may start at once): create the table, first dropping
-    one written before checksums. The version found, and the entries dropped (None when
-    another run had already brought the file up to date)."""
+def _upgrade(db: sqlite3.Connection) -> tuple[int, int]:
+    """Under the write lock (two runs may start at once): add schema 1's column of tool
+    calls, or create the table, first dropping one written before checksums. The version
+    found, and the entries dropped (0 when another run had already brought the file up to
+    date)."""
     db.execute("BEGIN IMMEDIATE")
     try:
         version = db.execute("PRAGMA user_version").fetchone()[0]
         if version >= SCHEMA_VERSION:
             db.execute("COMMIT")
-            return version, None
+            return version, 0
         old = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'responses'").fetchone()
-        dropped = db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] if old else 0
-        db.execute("DROP TABLE IF EXISTS responses")
-        db.execute(_TABLE)
+        dropped = 0
+        if version == 1 and old:
+            db.execute(_ADD_TOOL_CALLS)
+        else:
+            dropped = db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] if old else 0
+            db.execute("DROP TABLE IF EXISTS responses")
+            db.execute(_TABLE)
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         db.execute("COMMIT")
     except BaseException:

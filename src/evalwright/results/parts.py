@@ -11,7 +11,7 @@ from pydantic import Field, JsonValue, StrictInt, StrictStr
 from evalwright.evalfile.evaluator_specs import Aggregate
 from evalwright.evalfile.messages import Role
 from evalwright.prompts.chat import DeliveryNote
-from evalwright.providers.wire import Usage, WireRequest
+from evalwright.providers.wire import AnswerToolCall, Usage, WireRequest
 from evalwright.records import RecordModel
 
 ErrorType = Literal[
@@ -230,6 +230,9 @@ class TurnRecord(RecordModel):
     delivery_notes: tuple[DeliveryNote, ...]
     reply: str | None
     """The target's reply (``null`` for the turn that failed)."""
+    tool_calls: Annotated[tuple[AnswerToolCall, ...] | None, Field(exclude_if=absent)] = None
+    """The reply's tool calls in the API's order (docs/tools.md#tool-calls-in-the-answer);
+    left out of a turn whose reply has none."""
     finish_reason: str | None
     usage: Usage | None
     cost_usd: Usd | None

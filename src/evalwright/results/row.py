@@ -15,7 +15,7 @@ from typing import Annotated, Any
 from pydantic import Field, JsonValue, ValidationError
 
 from evalwright.prompts.chat import DeliveryNote
-from evalwright.providers.wire import TraceEntry, Usage, WireRequest
+from evalwright.providers.wire import AnswerToolCall, TraceEntry, Usage, WireRequest
 from evalwright.records import RecordModel
 from evalwright.results import turn_requests
 from evalwright.results.parts import (
@@ -54,6 +54,9 @@ class ResultRow(RecordModel):
     misses: tuple[str, ...] | None
     reasoning: str | None
     candidate_answer: str | None
+    tool_calls: Annotated[tuple[AnswerToolCall, ...] | None, Field(exclude_if=absent)] = None
+    """The answer's tool calls in the API's order (docs/tools.md#tool-calls-in-the-answer);
+    left out of a row whose answer has none."""
     finish_reason: str | None
     expected_outcome: str | None
     reference_answer: str | None
@@ -95,9 +98,11 @@ class ResultRow(RecordModel):
         return turn_requests.full_results(self.evaluator_results or (), self.turns or ())
 
 
-ROW_KEYS = tuple(key for key in ResultRow.model_fields if key not in ("node", "turns"))
-"""Every key of a row, in the order it is written (a live conversation's row adds ``turns``
-last)."""
+OPTIONAL_KEYS = ("tool_calls", "node", "turns")
+"""The keys written only where a row has them: an answer's tool calls, a cluster's node and a
+live conversation's turns."""
+ROW_KEYS = tuple(key for key in ResultRow.model_fields if key not in OPTIONAL_KEYS)
+"""Every key of a row, in the order it is written (but :data:`OPTIONAL_KEYS`)."""
 
 
 def results_schema() -> dict[str, Any]:

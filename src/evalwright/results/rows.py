@@ -14,9 +14,9 @@ from pydantic import JsonValue
 
 from evalwright.prompts import BuiltPrompt, DeliveryNote
 from evalwright.providers.base import ProviderResponse
-from evalwright.providers.wire import TraceEntry, Usage, WireRequest
+from evalwright.providers.wire import AnswerToolCall, TraceEntry, Usage, WireRequest
 from evalwright.results.parts import CacheState, ErrorInfo, ErrorType, EvaluatorResult, RawRequest
-from evalwright.results.row import ROW_KEYS, ResultRow
+from evalwright.results.row import OPTIONAL_KEYS, ROW_KEYS, ResultRow
 
 
 def utc_now() -> str:
@@ -88,6 +88,7 @@ def answered_row(
         misses=misses,
         reasoning=reasoning,
         answer=response.text,
+        tool_calls=response.tool_calls or None,
         finish_reason=response.finish_reason,
         reference=reference,
         raw=raw,
@@ -129,6 +130,7 @@ def _row(
     misses: tuple[str, ...] = (),
     reasoning: str = "",
     answer: str = "",
+    tool_calls: tuple[AnswerToolCall, ...] | None = None,
     finish_reason: str | None = None,
     reference: str = "",
     raw: RawRequest | None = None,
@@ -163,6 +165,7 @@ def _row(
         misses=misses,
         reasoning=reasoning,
         candidate_answer=answer,
+        tool_calls=tool_calls,
         finish_reason=finish_reason,
         expected_outcome=who.expected_outcome,
         reference_answer=reference,
@@ -225,8 +228,8 @@ def unwritable_row(row: ResultRow, problem: Exception) -> ResultRow:
     """The error row written instead of a row that cannot be serialized: each field that
     can be written is kept, the others are ``null``."""
     dumped = row.model_dump(mode="json")
-    # ``turns`` is left out of a row that has none, and kept (or nulled) in one that has.
-    keys = (*ROW_KEYS, *(("turns",) if "turns" in dumped else ()))
+    # An optional key is left out of a row that has none, and kept (or nulled) in one that has.
+    keys = (*ROW_KEYS, *(key for key in OPTIONAL_KEYS if key in dumped))
     data: dict[str, Any] = {key: dumped.get(key) for key in keys}
     safe = {key: data[key] if _writable(data[key]) else None for key in keys}
     for key in _IDENTITY:

@@ -16,6 +16,7 @@ from evalwright.testing.actions import (
     Malformed,
     Stall,
     Text,
+    ToolCalls,
     Verdict,
 )
 from evalwright.testing.fake_server import JUDGE_PROMPT_PREFIX, FakeServer, Responder
@@ -40,5 +41,6 @@ __all__ = [
     "Stall",
     "Storm",
     "Text",
+    "ToolCalls",
     "Verdict",
 ]

@@ -90,6 +90,32 @@ class FunctionCall:
 
 
 @dataclass(frozen=True)
+class ToolCalls:
+    """Answer with the tool calls ``calls`` in this order (parallel calls when there are
+    several), beside ``text`` when it is not empty, in every API's own form.
+
+    A call without a ``call_id`` is given a fresh one, except on Gemini, which then sends
+    none (as Gemini may). ``finish_reason`` defaults to the API's value for tool calls.
+    """
+
+    calls: tuple[FunctionCall, ...]
+    text: str = ""
+    finish_reason: str | None = None
+    latency_ms: float | None = None
+
+    @classmethod
+    def of(cls, answer: FunctionCall | ToolCalls) -> ToolCalls:
+        """``answer`` as tool calls: a single :class:`FunctionCall` is one call, no text."""
+        if isinstance(answer, ToolCalls):
+            return answer
+        return cls((answer,), latency_ms=answer.latency_ms)
+
+    def output_text(self) -> str:
+        """What the answer carries, for a token estimate."""
+        return self.text + "".join(call.name + call.arguments_json() for call in self.calls)
+
+
+@dataclass(frozen=True)
 class Fault:
     """Fail with HTTP ``status``: an API-shaped JSON error body unless ``body`` is given.
 
@@ -146,11 +172,11 @@ class Blocked:
     latency_ms: float | None = None
 
 
-Answer: TypeAlias = Text | FunctionCall | Fault | Malformed | Blocked
+Answer: TypeAlias = Text | FunctionCall | ToolCalls | Fault | Malformed | Blocked
 """An action that sends a response (after the latency)."""
 
 Action: TypeAlias = (
-    Text | Verdict | FunctionCall | Fault | Stall | Drop | Flood | Malformed | Blocked
+    Text | Verdict | FunctionCall | ToolCalls | Fault | Stall | Drop | Flood | Malformed | Blocked
 )
 """Anything a test can queue for a request."""
 

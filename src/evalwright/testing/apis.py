@@ -9,13 +9,23 @@ from typing import TypeAlias
 
 from evalwright.jsontext import JsonObject, JsonValue
 from evalwright.testing import responses_api
-from evalwright.testing.actions import Answer, Blocked, Fault, FunctionCall, Malformed, Text
+from evalwright.testing.actions import (
+    Answer,
+    Blocked,
+    Fault,
+    FunctionCall,
+    Malformed,
+    Text,
+    ToolCalls,
+)
 from evalwright.testing.common import dumps, new_id, usage_of
 from evalwright.testing.http11 import Reply, StreamReply
 from evalwright.testing.recorded import ApiName, ReceivedRequest
 
 Body: TypeAlias = JsonObject
-Renderer: TypeAlias = Callable[[Text | FunctionCall | Blocked, ReceivedRequest], Body]
+Said: TypeAlias = Text | FunctionCall | ToolCalls | Blocked
+"""An answer a 200 response carries."""
+Renderer: TypeAlias = Callable[[Said, ReceivedRequest], Body]
 
 MALFORMED_BODIES: dict[ApiName, bytes] = {
     "openai": b'{"choices": [',
@@ -83,16 +93,16 @@ def error_body(api: ApiName, status: int, message: str) -> Body:
     return {"error": {"message": message, "type": kind, "param": None, "code": code}}
 
 
-def _openai_chat(answer: Text | FunctionCall | Blocked, request: ReceivedRequest) -> Body:
+def _openai_chat(answer: Said, request: ReceivedRequest) -> Body:
     message: Body = {"role": "assistant", "content": None, "refusal": None}
     if isinstance(answer, Text):
         message["content"] = answer.text
         finish = answer.finish_reason or "stop"
-    elif isinstance(answer, FunctionCall):
-        call: Body = {"name": answer.name, "arguments": answer.arguments_json()}
-        call_id = answer.call_id or new_id("call_")
-        message["tool_calls"] = [{"id": call_id, "type": "function", "function": call}]
-        finish = "tool_calls"
+    elif isinstance(answer, FunctionCall | ToolCalls):
+        calls = ToolCalls.of(answer)
+        message["content"] = calls.text or None
+        message["tool_calls"] = [_openai_call(call) for call in calls.calls]
+        finish = calls.finish_reason or "tool_calls"
     else:
         finish = "content_filter"
     prompt, completion = usage_of(answer, request)
@@ -112,16 +122,25 @@ def _openai_chat(answer: Text | FunctionCall | Blocked, request: ReceivedRequest
     }
 
 
-def _anthropic(answer: Text | FunctionCall | Blocked, request: ReceivedRequest) -> Body:
+def _openai_call(call: FunctionCall) -> Body:
+    function: Body = {"name": call.name, "arguments": call.arguments_json()}
+    return {"id": call.call_id or new_id("call_"), "type": "function", "function": function}
+
+
+def _anthropic(answer: Said, request: ReceivedRequest) -> Body:
     content: list[JsonValue] = []
     if isinstance(answer, Text):
         content.append({"type": "text", "text": answer.text})
         stop = answer.finish_reason or "end_turn"
-    elif isinstance(answer, FunctionCall):
-        call_id = answer.call_id or new_id("toolu_")
-        block = {"type": "tool_use", "id": call_id, "name": answer.name}
-        content.append({**block, "input": answer.arguments_object()})
-        stop = "tool_use"
+    elif isinstance(answer, FunctionCall | ToolCalls):
+        calls = ToolCalls.of(answer)
+        if calls.text:
+            content.append({"type": "text", "text": calls.text})
+        for call in calls.calls:
+            call_id = call.call_id or new_id("toolu_")
+            block = {"type": "tool_use", "id": call_id, "name": call.name}
+            content.append({**block, "input": call.arguments_object()})
+        stop = calls.finish_reason or "tool_use"
     else:
         stop = "refusal"
     input_tokens, output_tokens = usage_of(answer, request)
@@ -143,7 +162,7 @@ def _anthropic(answer: Text | FunctionCall | Blocked, request: ReceivedRequest) 
     }
 
 
-def _gemini(answer: Text | FunctionCall | Blocked, request: ReceivedRequest) -> Body:
+def _gemini(answer: Said, request: ReceivedRequest) -> Body:
     prompt, candidates = usage_of(answer, request)
     body: Body = {
         "usageMetadata": {
@@ -158,18 +177,27 @@ def _gemini(answer: Text | FunctionCall | Blocked, request: ReceivedRequest) -> 
     if isinstance(answer, Blocked):
         body["promptFeedback"] = {"blockReason": "SAFETY"}
         return body
+    parts: list[JsonValue] = []
     if isinstance(answer, Text):
-        part: Body = {"text": answer.text}
+        parts.append({"text": answer.text})
         finish = answer.finish_reason or "STOP"
     else:
-        call: Body = {"name": answer.name, "args": answer.arguments_object()}
-        if answer.call_id is not None:
-            call["id"] = answer.call_id
-        part = {"functionCall": call}
-        finish = "STOP"
-    content: Body = {"role": "model", "parts": [part]}
+        calls = ToolCalls.of(answer)
+        if calls.text:
+            parts.append({"text": calls.text})
+        parts.extend(_gemini_call(call) for call in calls.calls)
+        finish = calls.finish_reason or "STOP"
+    content: Body = {"role": "model", "parts": parts}
     body["candidates"] = [{"content": content, "finishReason": finish, "index": 0}]
     return body
+
+
+def _gemini_call(call: FunctionCall) -> Body:
+    """A ``functionCall`` part: its id only when the call has one (Gemini may send none)."""
+    function: Body = {"name": call.name, "args": call.arguments_object()}
+    if call.call_id is not None:
+        function["id"] = call.call_id
+    return {"functionCall": function}
 
 
 _RENDERERS: dict[ApiName, Renderer] = {
@@ -246,7 +274,7 @@ def _google_status(status: int) -> str:
 
 
 def _cache_counts(
-    answer: Text | FunctionCall | Blocked,
+    answer: Said,
     *,
     read: str | tuple[str, str],
     write: str | None = None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import uuid
 
-from evalwright.testing.actions import Blocked, FunctionCall, Text
+from evalwright.testing.actions import Blocked, FunctionCall, Text, ToolCalls
 from evalwright.testing.recorded import ReceivedRequest
 
 
@@ -19,7 +19,9 @@ def estimate_tokens(text: str) -> int:
     return max(1, (len(text) + 3) // 4)
 
 
-def usage_of(answer: Text | FunctionCall | Blocked, request: ReceivedRequest) -> tuple[int, int]:
+def usage_of(
+    answer: Text | FunctionCall | ToolCalls | Blocked, request: ReceivedRequest
+) -> tuple[int, int]:
     """Input and output token counts to report for ``answer``."""
     estimated_input = estimate_tokens(request.body.decode("utf-8", "replace"))
     if isinstance(answer, Text):
@@ -27,8 +29,8 @@ def usage_of(answer: Text | FunctionCall | Blocked, request: ReceivedRequest) ->
             estimated_input if answer.input_tokens is None else answer.input_tokens,
             estimate_tokens(answer.text) if answer.output_tokens is None else answer.output_tokens,
         )
-    if isinstance(answer, FunctionCall):
-        return estimated_input, estimate_tokens(answer.name + answer.arguments_json())
+    if isinstance(answer, FunctionCall | ToolCalls):
+        return estimated_input, estimate_tokens(ToolCalls.of(answer).output_text())
     return estimated_input, 0
 
 

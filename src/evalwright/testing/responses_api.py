@@ -12,7 +12,7 @@ import time
 from typing import TypeAlias
 
 from evalwright.jsontext import JsonObject, JsonValue
-from evalwright.testing.actions import Blocked, FunctionCall, Malformed, Text
+from evalwright.testing.actions import Blocked, FunctionCall, Malformed, Text, ToolCalls
 from evalwright.testing.common import dumps, new_id, usage_of
 from evalwright.testing.http11 import Reply, StreamReply
 from evalwright.testing.recorded import ReceivedRequest
@@ -27,7 +27,7 @@ _MALFORMED_EVENT = b'event: response.created\ndata: {"type": "response.created",
 
 
 def render(
-    answer: Text | FunctionCall | Blocked | Malformed, request: ReceivedRequest
+    answer: Text | FunctionCall | ToolCalls | Blocked | Malformed, request: ReceivedRequest
 ) -> Reply | StreamReply:
     """The Responses API answer, streamed when the request asked for ``stream``."""
     if isinstance(answer, Malformed):
@@ -40,7 +40,9 @@ def render(
     return StreamReply(tuple(encode_event(event) for event in stream_events(final)))
 
 
-def response_object(answer: Text | FunctionCall | Blocked, request: ReceivedRequest) -> Body:
+def response_object(
+    answer: Text | FunctionCall | ToolCalls | Blocked, request: ReceivedRequest
+) -> Body:
     """The finished Response object for ``answer``."""
     input_tokens, output_tokens = usage_of(answer, request)
     status = "completed"
@@ -51,8 +53,11 @@ def response_object(answer: Text | FunctionCall | Blocked, request: ReceivedRequ
         output.append(message_item(new_id("msg_"), answer.text))
         if status == "incomplete":
             incomplete = {"reason": "max_output_tokens"}
-    elif isinstance(answer, FunctionCall):
-        output.append(function_call_item(new_id("fc_"), answer))
+    elif isinstance(answer, FunctionCall | ToolCalls):
+        calls = ToolCalls.of(answer)
+        if calls.text:
+            output.append(message_item(new_id("msg_"), calls.text))
+        output.extend(function_call_item(new_id("fc_"), call) for call in calls.calls)
     else:
         status = "incomplete"
         incomplete = {"reason": "content_filter"}

@@ -11,7 +11,8 @@ from evalwright.providers.anthropic.convert import parse_reply, request_body
 from evalwright.providers.base import ProviderContext, ProviderRequest
 from evalwright.providers.chat import ChatProvider, Parsed, count_of
 from evalwright.providers.sampling import effective_settings
-from evalwright.providers.wire import ChatWireRequest
+from evalwright.providers.tool_calls import anthropic_calls
+from evalwright.providers.wire import AnswerToolCall, ChatWireRequest
 from evalwright.targets.models import AnthropicTarget
 
 if TYPE_CHECKING:
@@ -65,3 +66,7 @@ class AnthropicProvider(ChatProvider):
     def parse(self, data: object) -> Parsed:
         """The message's text."""
         return parse_reply(data)
+
+    def tool_calls(self, data: object) -> tuple[AnswerToolCall, ...]:
+        """The ``tool_use`` blocks."""
+        return anthropic_calls(data)

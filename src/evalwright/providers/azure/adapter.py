@@ -10,7 +10,8 @@ from evalwright.providers.base import ProviderContext, ProviderRequest
 from evalwright.providers.chat import ChatProvider, Parsed
 from evalwright.providers.openai.convert import parse_reply, request_body
 from evalwright.providers.sampling import effective_settings
-from evalwright.providers.wire import ChatWireRequest
+from evalwright.providers.tool_calls import chat_completions_calls
+from evalwright.providers.wire import AnswerToolCall, ChatWireRequest
 from evalwright.targets.models import AzureTarget
 
 if TYPE_CHECKING:
@@ -62,3 +63,7 @@ class AzureProvider(ChatProvider):
     def parse(self, data: object) -> Parsed:
         """The chat.completion answer."""
         return parse_reply(data)
+
+    def tool_calls(self, data: object) -> tuple[AnswerToolCall, ...]:
+        """The message's ``tool_calls``."""
+        return chat_completions_calls(data)

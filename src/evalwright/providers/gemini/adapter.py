@@ -11,7 +11,8 @@ from evalwright.providers.base import ProviderContext, ProviderRequest
 from evalwright.providers.chat import ChatProvider, Parsed, count_of
 from evalwright.providers.gemini.convert import parse_reply, request_body
 from evalwright.providers.sampling import effective_settings
-from evalwright.providers.wire import ChatWireRequest
+from evalwright.providers.tool_calls import gemini_calls
+from evalwright.providers.wire import AnswerToolCall, ChatWireRequest
 from evalwright.targets.models import GeminiTarget
 
 if TYPE_CHECKING:
@@ -78,3 +79,7 @@ class GeminiProvider(ChatProvider):
     def parse(self, data: object) -> Parsed:
         """The first candidate's text."""
         return parse_reply(data)
+
+    def tool_calls(self, data: object) -> tuple[AnswerToolCall, ...]:
+        """The first candidate's ``functionCall`` parts."""
+        return gemini_calls(data)

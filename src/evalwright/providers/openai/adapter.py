@@ -21,7 +21,8 @@ from evalwright.providers.openai.template import (
     render_template,
 )
 from evalwright.providers.sampling import effective_settings
-from evalwright.providers.wire import ChatWireRequest, Usage, WireRequest
+from evalwright.providers.tool_calls import chat_completions_calls
+from evalwright.providers.wire import AnswerToolCall, ChatWireRequest, Usage, WireRequest
 from evalwright.targets.models import OpenAITarget
 
 if TYPE_CHECKING:
@@ -128,3 +129,7 @@ class OpenAIProvider(ChatProvider):
     def parse(self, data: object) -> Parsed:
         """The chat.completion answer."""
         return parse_reply(data)
+
+    def tool_calls(self, data: object) -> tuple[AnswerToolCall, ...]:
+        """The message's ``tool_calls``."""
+        return chat_completions_calls(data)
