@@ -86,6 +86,7 @@ class EvalContext:
             "expected_messages": self.expected_messages,
             "guideline_paths": self.guideline_paths,
             "input_files": self.input_files,
+            "tool_calls": [call.model_dump(mode="json") for call in self.tool_calls],
         }
 
 
