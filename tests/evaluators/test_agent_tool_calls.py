@@ -73,7 +73,7 @@ def test_a_cli_agents_reported_calls_are_scored(e2e: E2E, tmp_path: Path) -> Non
     assert twice["f1"] == pytest.approx(0.5)  # precision 1/2, recall 1/2
     assert scores(rows["silent"]) == {"booked": 0.0, "order": 0.0, "f1": 0.0, "no-cancel": 1.0}
     garbled = rows["garbled"]
-    assert garbled["status"] == "error"
+    assert (garbled["status"], garbled["error"]["type"]) == ("error", "target_error")
     assert garbled["error"]["message"] == (
         "$EVALWRIGHT_TOOL_CALLS_FILE line 2: 'arguments' must be a JSON object"
     )

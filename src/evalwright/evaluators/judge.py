@@ -44,8 +44,8 @@ def _compact(value: Any) -> str:
 def answer_block(text: str, calls: Sequence[AnswerToolCall]) -> str:
     """The answer as the judge reads it: its text, then one ``<tool_call id name>ARGUMENTS
     </tool_call>`` line per call, as an assistant turn's block reads in a transcript
-    (docs/judges.md#tool-calls). Arguments that are no JSON object are shown as the API
-    returned them, as a JSON string."""
+    (docs/tools.md#where-the-calls-come-from). Arguments that are no JSON object are shown
+    as the API returned them, as a JSON string."""
     if not calls:
         return text
     lines = [text] if text else []
