@@ -100,3 +100,33 @@ def test_codex_commands_are_calls_of_shell(e2e: E2E, tmp_path: Path) -> None:
     assert scores(rows["c"]) == {"ran": 1.0, "once": 1.0, "no-rm": 1.0}
     negated = rows["c"]["evaluator_results"][2]["reasoning"]
     assert negated.startswith("negated (score 1 = 1 - 0): 0 matching call(s) of 'shell'")
+
+
+TURN_AGENT = """\
+import json, os
+# The last user turn names the tool to call (the messages a chat API would get).
+with open(os.environ["EVALWRIGHT_MESSAGES_FILE"], encoding="utf-8") as f:
+    last = json.load(f)[-1]["content"]
+with open(os.environ["EVALWRIGHT_TOOL_CALLS_FILE"], "w", encoding="utf-8") as out:
+    out.write(json.dumps({"name": last, "arguments": {}}) + "\\n")
+print("done " + last)
+"""
+
+
+def test_each_turn_of_a_live_conversation_sees_its_own_calls(e2e: E2E, tmp_path: Path) -> None:
+    agent = write_script(tmp_path / "turns.py", TURN_AGENT)
+    add_targets(e2e, target_block("agent", "cli", command=[str(agent)]))
+
+    def turn(tool: str) -> dict[str, Any]:
+        only = [{"name": f"{tool}-only", "type": "tool_sequence", "calls": [tool], "mode": "exact"}]
+        return {"content": tool, "evaluators": only}
+
+    case = {"id": "t", "turns": [turn("search_flights"), turn("book")]}
+    whole = [{"name": "last", "type": "tool_called", "tool": "book"}]
+    write_cases(e2e.project, "evals/t.jsonl", [case], whole)
+
+    row = run_eval(e2e, "evals/t.jsonl", "--target", "agent")[0]
+
+    turns = [{r["name"]: r["score"] for r in t["evaluator_results"]} for t in row["turns"]]
+    assert turns == [{"search_flights-only": 1.0}, {"book-only": 1.0}]
+    assert scores(row) == {"last": 1.0}
