@@ -173,6 +173,7 @@ def _check_row(
             "expected_messages",
             "guideline_paths",
             "input_files",
+            "tool_calls",
         ]
     )
     judge_row = results["judge"]

@@ -604,7 +604,7 @@ BROKEN: tuple[Broken, ...] = (
         {"e.yaml": evaluators("        - name: r", "          type: bleu")},
         f"8:17 {EVALUATOR_FIELD}.type",
         "unsupported evaluator type 'bleu' (supported: llm_judge, code, contains, regex, "
-        "equals, is_json)",
+        "equals, is_json, tool_called, tool_sequence, tool_call_f1, trajectory_match)",
     ),
     Broken(
         "evaluator-type-mapping",
@@ -666,6 +666,146 @@ BROKEN: tuple[Broken, ...] = (
         },
         f"9:18 {EVALUATOR_FIELD}.value",
         "invalid regular expression: missing )",
+    ),
+    Broken(
+        "negate-on-a-judge",
+        {
+            "e.yaml": evaluators(
+                "        - name: r", "          type: llm_judge", "          negate: true"
+            )
+        },
+        f"9:19 {EVALUATOR_FIELD}.negate",
+        "'negate' is only for deterministic evaluators",
+    ),
+    Broken(
+        "negate-on-a-script",
+        {
+            "e.yaml": evaluators(
+                "        - name: r",
+                "          type: code",
+                "          script: [x]",
+                "          negate: true",
+            )
+        },
+        f"10:19 {EVALUATOR_FIELD}.negate",
+        "'negate' is only for deterministic evaluators",
+    ),
+    Broken(
+        "negate-not-a-boolean",
+        {
+            "e.yaml": evaluators(
+                "        - name: r", "          type: is_json", "          negate: 1x"
+            )
+        },
+        f"9:19 {EVALUATOR_FIELD}.negate",
+        "expected true or false, got string",
+    ),
+    Broken(
+        "tool-called-without-tool",
+        {"e.yaml": evaluators("        - name: r", "          type: tool_called")},
+        f"7:11 {EVALUATOR_FIELD}.tool",
+        "missing required key 'tool'",
+    ),
+    Broken(
+        "tool-called-arguments-and-schema",
+        {
+            "e.yaml": evaluators(
+                "        - name: r",
+                "          type: tool_called",
+                "          tool: book",
+                "          arguments: {flight: UA1}",
+                "          arguments_schema: {type: object}",
+            )
+        },
+        f"11:11 {EVALUATOR_FIELD}.arguments_schema",
+        "give either 'arguments' (a partial match) or 'arguments_schema'",
+    ),
+    Broken(
+        "tool-called-invalid-schema",
+        {
+            "e.yaml": evaluators(
+                "        - name: r",
+                "          type: tool_called",
+                "          tool: book",
+                "          arguments_schema: {type: objekt}",
+            )
+        },
+        f"10:29 {EVALUATOR_FIELD}.arguments_schema",
+        "not a valid JSON Schema: 'objekt' is not valid under any of the given schemas",
+    ),
+    Broken(
+        "tool-called-min-above-max",
+        {
+            "e.yaml": evaluators(
+                "        - name: r",
+                "          type: tool_called",
+                "          tool: book",
+                "          min: 3",
+                "          max: 2",
+            )
+        },
+        f"10:11 {EVALUATOR_FIELD}.min",
+        "'min' (3) exceeds 'max' (2)",
+    ),
+    Broken(
+        "tool-called-negative-count",
+        {
+            "e.yaml": evaluators(
+                "        - name: r",
+                "          type: tool_called",
+                "          tool: book",
+                "          max: -1",
+            )
+        },
+        f"10:16 {EVALUATOR_FIELD}.max",
+        "expected a number at least 0, got -1",
+    ),
+    Broken(
+        "tool-sequence-no-calls",
+        {
+            "e.yaml": evaluators(
+                "        - name: r", "          type: tool_sequence", "          calls: []"
+            )
+        },
+        f"9:18 {EVALUATOR_FIELD}.calls",
+        "expected at least one call",
+    ),
+    Broken(
+        "tool-sequence-bad-mode",
+        {
+            "e.yaml": evaluators(
+                "        - name: r",
+                "          type: tool_sequence",
+                "          calls: [a]",
+                "          mode: strict",
+            )
+        },
+        f"10:17 {EVALUATOR_FIELD}.mode",
+        "expected one of exact, in_order, any_order",
+    ),
+    Broken(
+        "tool-call-f1-call-without-name",
+        {
+            "e.yaml": evaluators(
+                "        - name: r",
+                "          type: tool_call_f1",
+                "          calls: [{arguments: {a: 1}}]",
+            )
+        },
+        f"9:19 {EVALUATOR_FIELD}.calls[0].name",
+        "missing required key 'name'",
+    ),
+    Broken(
+        "trajectory-match-bad-arguments",
+        {
+            "e.yaml": evaluators(
+                "        - name: r",
+                "          type: trajectory_match",
+                "          arguments: loose",
+            )
+        },
+        f"9:22 {EVALUATOR_FIELD}.arguments",
+        "expected one of exact, partial, ignore",
     ),
     Broken(
         "weight-zero",

@@ -15,6 +15,7 @@ from evalwright.evalfile.evaluator_specs import (
     RegexSpec,
 )
 from evalwright.evaluators.builtin import BuiltinSpec, check
+from evalwright.evaluators.tools import Call
 
 
 def test_contains_needs_every_value() -> None:
@@ -74,12 +75,17 @@ def test_is_json_of_an_answer_too_deep_to_read_is_a_miss_not_a_crash() -> None:
     assert deep.misses == ["is not valid JSON (JSON nested too deeply to read)"]
 
 
-# Each built-in type's verdict on the answer "x" with the value "x": its own first hit or miss.
-OWN_VERDICTS = {
-    "contains": "contains 'x'",
-    "regex": "matches /x/",
-    "equals": "equals the expected text",
-    "is_json": "is not valid JSON (Expecting value: line 1 column 1 (char 0))",
+# Each built-in type's verdict on the answer "x" with one call of "x", given "x" (its own
+# fields): its own hits and misses.
+OWN_VERDICTS: dict[str, tuple[dict[str, object], list[str]]] = {
+    "contains": ({"value": "x"}, ["contains 'x'"]),
+    "regex": ({"value": "x"}, ["matches /x/"]),
+    "equals": ({"value": "x"}, ["equals the expected text"]),
+    "is_json": ({}, ["is not valid JSON (Expecting value: line 1 column 1 (char 0))"]),
+    "tool_called": ({"tool": "x"}, ["1 matching call(s) of 'x' (at least 1 wanted)"]),
+    "tool_sequence": ({"calls": ["x"]}, ["the 1 expected call(s) in order"]),
+    "tool_call_f1": ({"calls": ["x"]}, ["called 'x'"]),
+    "trajectory_match": ({"arguments": "ignore"}, ["exactly the 1 expected call(s)"]),
 }
 
 
@@ -87,11 +93,17 @@ def test_every_declared_built_in_type_is_checked_as_itself() -> None:
     declared = set(EVALUATOR_TYPES) - {"llm_judge", "code"}  # the judge and the script
     assert {cls.model_fields["type"].default for cls in get_args(BuiltinSpec)} == declared
     assert set(OWN_VERDICTS) == declared
+    expected = [{"role": "assistant", "tool_calls": [{"id": "1", "name": "x"}]}]
     for cls in get_args(BuiltinSpec):
         kind = cls.model_fields["type"].default
-        fields = {"name": "n", "type": kind} | ({} if kind == "is_json" else {"value": "x"})
-        verdict = check(cls.model_validate(fields), "x")
-        assert [*verdict.hits, *verdict.misses] == [OWN_VERDICTS[kind]]
+        own, said = OWN_VERDICTS[kind]
+        verdict = check(
+            cls.model_validate({"name": "n", "type": kind} | own),
+            "x",
+            [Call("x", {})],
+            lambda: expected,
+        )
+        assert [*verdict.hits, *verdict.misses] == said
 
 
 def test_a_spec_of_no_built_in_type_is_refused_not_scored_as_json() -> None:

@@ -76,6 +76,7 @@ def test_the_script_reads_the_case_and_its_verdict_is_kept(tmp_path: Path) -> No
             "expected_messages",
             "guideline_paths",
             "input_files",
+            "tool_calls",
         ]
     )
     assert verdict.misses == ["Add a lock ✓"], "the case arrives as UTF-8"
@@ -89,6 +90,7 @@ def test_the_script_reads_the_case_and_its_verdict_is_kept(tmp_path: Path) -> No
         "expected_messages": [{"role": "assistant", "content": "Use a lock."}],
         "guideline_paths": ["/p/style.instructions.md"],
         "input_files": ["/p/code.js"],
+        "tool_calls": [],
     }
     assert raw == ScriptRequest(argv=[PYTHON, "check.py"], cwd=str(tmp_path))
 

@@ -124,7 +124,7 @@ from pathlib import Path
 names = [n for n in os.environ if n.startswith("EVALWRIGHT_")]
 seen = {n: os.environ[n] for n in names}
 for n in names:
-    if n.endswith("_FILE") and n != "EVALWRIGHT_OUTPUT_FILE":
+    if n.endswith("_FILE") and n not in ("EVALWRIGHT_OUTPUT_FILE", "EVALWRIGHT_TOOL_CALLS_FILE"):
         seen[n + ":content"] = Path(os.environ[n]).read_text(encoding="utf-8")
 Path(os.environ["EVALWRIGHT_OUTPUT_FILE"]).write_text(json.dumps(seen), encoding="utf-8")
 """
@@ -175,7 +175,7 @@ def test_every_placeholder_is_an_environment_variable(e2e: E2E, tmp_path: Path) 
     assert sorted(set(seen) - inherited) == sorted(
         [
             *(f"EVALWRIGHT_{n}" for n in ("PROMPT", "GUIDELINES", "EVAL_ID", "ATTEMPT")),
-            *(f"EVALWRIGHT_{n}" for n in ("TARGET", "FILES", "OUTPUT_FILE")),
+            *(f"EVALWRIGHT_{n}" for n in ("TARGET", "FILES", "OUTPUT_FILE", "TOOL_CALLS_FILE")),
             *(
                 f"EVALWRIGHT_{n}_FILE{c}"
                 for n in ("PROMPT", "GUIDELINES", "MESSAGES")

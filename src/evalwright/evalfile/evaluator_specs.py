@@ -6,7 +6,15 @@ import functools
 import re
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, ConfigDict, Field, Tag, model_validator
+from pydantic import (
+    AfterValidator,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    JsonValue,
+    Tag,
+    model_validator,
+)
 
 from evalwright.files.base import (
     EnvName,
@@ -18,7 +26,18 @@ from evalwright.files.base import (
     variant,
 )
 
-EVALUATOR_TYPES = ("llm_judge", "code", "contains", "regex", "equals", "is_json")
+EVALUATOR_TYPES = (
+    "llm_judge",
+    "code",
+    "contains",
+    "regex",
+    "equals",
+    "is_json",
+    "tool_called",
+    "tool_sequence",
+    "tool_call_f1",
+    "trajectory_match",
+)
 # AgentV evaluator types we recognise but do not implement: a clear error, not "unknown".
 AGENTV_EVALUATOR_TYPES = frozenset(
     {
@@ -46,6 +65,27 @@ class _Evaluator(FileModel):
     required: bool = False
     """The case fails when this evaluator scores below the pass mark, whatever the weighted
     score (docs/eval-files.md#required-evaluators)."""
+
+
+def _refuse_negate(value: bool) -> bool:
+    if value:
+        raise field_error(
+            "negate",
+            "'negate' is only for deterministic evaluators (a judge's or a script's score is "
+            "not a pass/fail to flip)",
+        )
+    return value
+
+
+NoNegate = Annotated[bool, AfterValidator(_refuse_negate), Field(exclude=True)]
+"""``negate`` on a judge or a script: accepted only as ``false``, refused with a located
+error otherwise (docs/tools.md#negate)."""
+
+
+class _Check(_Evaluator):
+    negate: bool = False
+    """Score ``1 - score``: the check passes when its condition does not hold
+    (docs/tools.md#negate)."""
 
 
 Aggregate = Literal["mean", "median", "majority"]
@@ -81,6 +121,7 @@ class LlmJudgeSpec(_Evaluator):
     model: str | None = Field(
         default=None, deprecated="AgentV's llm_judge model is ignored; set the judge's target"
     )
+    negate: NoNegate = False
 
     @model_validator(mode="after")
     def _check(self) -> LlmJudgeSpec:
@@ -111,6 +152,7 @@ class CodeSpec(_Evaluator):
     cwd: str | None = None
     timeout_seconds: Annotated[float, Field(gt=0)] = 60.0
     pass_env: list[EnvName] = Field(default_factory=list[str])
+    negate: NoNegate = False
 
 
 def _values(value: list[str] | str) -> list[str] | str:
@@ -119,7 +161,7 @@ def _values(value: list[str] | str) -> list[str] | str:
     return value
 
 
-class ContainsSpec(_Evaluator):
+class ContainsSpec(_Check):
     """Scores 1 when every value occurs in the answer."""
 
     type: Literal["contains"] = "contains"
@@ -135,7 +177,7 @@ def _regex(value: str) -> str:
     return value
 
 
-class RegexSpec(_Evaluator):
+class RegexSpec(_Check):
     """Scores 1 when ``re.search(value, answer)`` finds a match."""
 
     type: Literal["regex"] = "regex"
@@ -143,7 +185,7 @@ class RegexSpec(_Evaluator):
     case_sensitive: bool = True
 
 
-class EqualsSpec(_Evaluator):
+class EqualsSpec(_Check):
     """Scores 1 when the answer equals ``value``, both sides tidied."""
 
     type: Literal["equals"] = "equals"
@@ -151,10 +193,119 @@ class EqualsSpec(_Evaluator):
     case_sensitive: bool = True
 
 
-class IsJsonSpec(_Evaluator):
+class IsJsonSpec(_Check):
     """Scores 1 when the answer parses as JSON."""
 
     type: Literal["is_json"] = "is_json"
+
+
+Arguments = dict[str, JsonValue]
+"""A call's arguments, as a JSON object."""
+
+
+class ExpectedCall(FileModel):
+    """A call an evaluator expects: its tool's name and, optionally, arguments that must match
+    (docs/tools.md#scoring-tool-calls)."""
+
+    name: NonEmptyStr
+    arguments: Arguments | None = None
+    """Keys the call's arguments must have, with equal values (a partial match)."""
+
+
+def _names_as_calls(value: object) -> object:
+    # A bare name is the call ``{name}``; anything else is left for the model to judge.
+    if isinstance(value, list):
+        items: list[object] = value  # pyright: ignore[reportUnknownVariableType]
+        return [{"name": item} if isinstance(item, str) else item for item in items]
+    return value
+
+
+def _some_calls(value: list[ExpectedCall]) -> list[ExpectedCall]:
+    if not value:
+        raise field_error("empty", "expected at least one call")
+    return value
+
+
+ExpectedCalls = Annotated[
+    list[ExpectedCall],
+    BeforeValidator(_names_as_calls, json_schema_input_type=list[str | ExpectedCall]),
+    AfterValidator(_some_calls),
+]
+"""Expected calls, each a tool name or ``{name, arguments}``; at least one."""
+Order = Literal["exact", "in_order", "any_order"]
+"""``exact``: the calls are exactly these; ``in_order``: these in this order, others may come
+between; ``any_order``: each of these, in any order (docs/tools.md#tool_sequence)."""
+Count = Annotated[int, Field(ge=0)]
+
+
+def _json_schema(value: Arguments) -> Arguments:
+    # Lazily: only eval files with a schema check need it.
+    from jsonschema.exceptions import SchemaError
+    from jsonschema.validators import validator_for
+
+    try:
+        validator_for(value).check_schema(value)
+    except SchemaError as exc:
+        raise field_error("schema", f"not a valid JSON Schema: {exc.message}") from None
+    return value
+
+
+class ToolCalledSpec(_Check):
+    """Scores 1 when the answer calls tool ``name`` (with matching arguments) between ``min``
+    and ``max`` times (docs/tools.md#tool_called)."""
+
+    type: Literal["tool_called"] = "tool_called"
+    tool: NonEmptyStr
+    arguments: Arguments | None = None
+    """Keys the arguments must have, with equal values (mappings compared the same way)."""
+    arguments_schema: Annotated[Arguments, AfterValidator(_json_schema)] | None = None
+    """A JSON Schema the arguments must satisfy."""
+    min: Count | None = None
+    """At least this many matching calls; 1 unless ``max`` is 0."""
+    max: Count | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> ToolCalledSpec:
+        if self.arguments is not None and self.arguments_schema is not None:
+            message = "give either 'arguments' (a partial match) or 'arguments_schema'"
+            raise field_error("exclusive", message, "arguments_schema")
+        if self.max is not None and self.min is not None and self.min > self.max:
+            raise field_error("range", f"'min' ({self.min}) exceeds 'max' ({self.max})", "min")
+        return self
+
+    @property
+    def least(self) -> int:
+        """The fewest matching calls that pass."""
+        if self.min is not None:
+            return self.min
+        return 1 if self.max is None else min(1, self.max)
+
+
+class ToolSequenceSpec(_Check):
+    """Scores 1 when the answer's calls follow ``calls`` in the way ``mode`` says
+    (docs/tools.md#tool_sequence)."""
+
+    type: Literal["tool_sequence"] = "tool_sequence"
+    calls: ExpectedCalls
+    mode: Order = "in_order"
+
+
+class ToolCallF1Spec(_Check):
+    """Scores the F1 of the expected calls against the answer's, each call matched at most
+    once (docs/tools.md#tool_call_f1)."""
+
+    type: Literal["tool_call_f1"] = "tool_call_f1"
+    calls: ExpectedCalls
+
+
+class TrajectoryMatchSpec(_Check):
+    """Scores 1 when the answer's calls follow the assistant tool calls of the case's
+    ``expected_messages`` (docs/tools.md#trajectory_match)."""
+
+    type: Literal["trajectory_match"] = "trajectory_match"
+    mode: Order = "exact"
+    arguments: Literal["exact", "partial", "ignore"] = "exact"
+    """How arguments are compared: equal, the expected keys only, or not at all."""
 
 
 _evaluator_tag = field_tag("type", {kind: kind for kind in EVALUATOR_TYPES})
@@ -166,7 +317,11 @@ EvaluatorSpec = Annotated[
     | Annotated[ContainsSpec, Tag("contains")]
     | Annotated[RegexSpec, Tag("regex")]
     | Annotated[EqualsSpec, Tag("equals")]
-    | Annotated[IsJsonSpec, Tag("is_json")],
+    | Annotated[IsJsonSpec, Tag("is_json")]
+    | Annotated[ToolCalledSpec, Tag("tool_called")]
+    | Annotated[ToolSequenceSpec, Tag("tool_sequence")]
+    | Annotated[ToolCallF1Spec, Tag("tool_call_f1")]
+    | Annotated[TrajectoryMatchSpec, Tag("trajectory_match")],
     variant(
         _evaluator_tag,
         "type",

@@ -16,6 +16,7 @@ from evalwright.evaluators.base import (
 from evalwright.evaluators.builtin import check
 from evalwright.evaluators.code import run_script
 from evalwright.evaluators.panel import judge_result
+from evalwright.evaluators.tools import Call
 from evalwright.results.parts import EvaluatorRequest
 
 __all__ = [
@@ -52,7 +53,8 @@ async def _run(evaluator: Evaluator, ctx: EvalContext) -> EvaluatorResult:
         if isinstance(spec, CodeSpec):
             verdict, raw = await run_script(spec, evaluator.cwd or ".", ctx)
         else:
-            verdict = check(spec, ctx.candidate_answer)
+            calls = [Call(c.name, c.arguments) for c in ctx.tool_calls]
+            verdict = check(spec, ctx.candidate_answer, calls, lambda: ctx.expected_messages)
     except EvaluatorFailure as exc:
         return EvaluatorResult(
             name=spec.name,

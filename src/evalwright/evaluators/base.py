@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 from evalwright.providers.base import ProviderRequest, ProviderResponse
 from evalwright.providers.process import ChildEnvironment
+from evalwright.providers.wire import AnswerToolCall
 from evalwright.results.parts import EvaluatorRequest, EvaluatorResult
 
 __all__ = ["EvalContext", "EvaluatorFailure", "EvaluatorResult", "JudgeCaller", "Verdict"]
@@ -55,6 +56,9 @@ class EvalContext:
     pass_mark: float = 0.5
     """The run's pass mark: a panel judge's ``passed`` and the ``majority`` aggregate use it."""
     child_env: ChildEnvironment = field(default_factory=ChildEnvironment.current, repr=False)
+    tool_calls: tuple[AnswerToolCall, ...] = ()
+    """The answer's tool calls: a chat API's, an agent's reported ones, Codex's commands as
+    calls of ``shell`` (docs/tools.md#where-the-calls-come-from)."""
 
     @cached_property
     def _messages(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -82,6 +86,7 @@ class EvalContext:
             "expected_messages": self.expected_messages,
             "guideline_paths": self.guideline_paths,
             "input_files": self.input_files,
+            "tool_calls": [call.model_dump(mode="json") for call in self.tool_calls],
         }
 
 

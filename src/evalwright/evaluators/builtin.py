@@ -1,21 +1,61 @@
-"""Built-in checks: ``contains``, ``regex``, ``equals``, ``is_json``; each scores 1 or 0."""
+"""Built-in checks: ``contains``, ``regex``, ``equals``, ``is_json`` on the answer's text and
+the tool-call checks on its calls; each may be negated (docs/tools.md#negate)."""
 
 from __future__ import annotations
 
 import re
-from typing import assert_never
+from collections.abc import Callable, Sequence
+from typing import Any, assert_never
 
 from evalwright import jsontext
-from evalwright.evalfile.evaluator_specs import ContainsSpec, EqualsSpec, IsJsonSpec, RegexSpec
-from evalwright.evaluators.base import Verdict
+from evalwright.evalfile.evaluator_specs import (
+    ContainsSpec,
+    EqualsSpec,
+    IsJsonSpec,
+    RegexSpec,
+    ToolCalledSpec,
+    ToolCallF1Spec,
+    ToolSequenceSpec,
+    TrajectoryMatchSpec,
+)
+from evalwright.evaluators import tools
+from evalwright.evaluators.base import EvaluatorFailure, Verdict
+from evalwright.evaluators.tools import Call
 from evalwright.files.text import normalize_newlines, tidy
 
-BuiltinSpec = ContainsSpec | RegexSpec | EqualsSpec | IsJsonSpec
+BuiltinSpec = (
+    ContainsSpec
+    | RegexSpec
+    | EqualsSpec
+    | IsJsonSpec
+    | ToolCalledSpec
+    | ToolSequenceSpec
+    | ToolCallF1Spec
+    | TrajectoryMatchSpec
+)
+Messages = Callable[[], Sequence[dict[str, Any]]]
 
 
-def check(spec: BuiltinSpec, answer: str) -> Verdict:
-    """Score ``answer`` with a built-in check (a spec of no built-in type is a bug: pyright
-    fails on a type left out here, and it raises rather than be scored as another)."""
+def check(
+    spec: BuiltinSpec, answer: str, calls: Sequence[Call] = (), expected: Messages = list
+) -> Verdict:
+    """Score ``answer`` and its tool ``calls`` with a built-in check, negated when the spec
+    says so; ``expected`` gives the case's expected messages (read by ``trajectory_match``
+    only)."""
+    verdict = _score(spec, answer, calls, expected)
+    if not spec.negate:
+        return verdict
+    return Verdict(
+        1.0 - verdict.score,
+        [f"not: {miss}" for miss in verdict.misses],
+        [f"not: {hit}" for hit in verdict.hits],
+        f"negated (score {1.0 - verdict.score:g} = 1 - {verdict.score:g}): {verdict.reasoning}",
+    )
+
+
+def _score(spec: BuiltinSpec, answer: str, calls: Sequence[Call], expected: Messages) -> Verdict:
+    # A spec of no built-in type is a bug: pyright fails on a type left out here, and it
+    # raises rather than be scored as another.
     match spec:
         case ContainsSpec():
             return _contains(spec, answer)
@@ -27,8 +67,25 @@ def check(spec: BuiltinSpec, answer: str) -> Verdict:
             return _equals(spec, answer)
         case IsJsonSpec():
             return _is_json(answer)
+        case ToolCalledSpec():
+            return tools.tool_called(spec, calls)
+        case ToolSequenceSpec():
+            return tools.tool_sequence(spec, calls)
+        case ToolCallF1Spec():
+            return tools.tool_call_f1(spec, calls)
+        case TrajectoryMatchSpec():
+            return tools.trajectory_match(spec, calls, _trajectory(expected()))
         case _:
             assert_never(spec)
+
+
+def _trajectory(messages: Sequence[dict[str, Any]]) -> list[Call]:
+    if not any(m.get("role") == "assistant" for m in messages):
+        raise EvaluatorFailure(
+            "trajectory_match needs the expected trajectory: the case's expected_messages "
+            "have no assistant turn (write its tool_calls there)"
+        )
+    return tools.expected_trajectory(messages)
 
 
 def _equals(spec: EqualsSpec, answer: str) -> Verdict:

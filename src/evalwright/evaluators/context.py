@@ -10,7 +10,9 @@ from evalwright.evalfile.references import FileResolver, ReferenceProblem
 from evalwright.evalfile.resolved import LoadedCase, SuiteInfo
 from evalwright.evaluators.base import EvalContext, JudgeCaller
 from evalwright.prompts import BuiltPrompt, reference_answer
+from evalwright.providers.base import ProviderResponse
 from evalwright.providers.process import ChildEnvironment
+from evalwright.providers.wire import AnswerToolCall
 
 
 def authored_messages(
@@ -64,6 +66,7 @@ def eval_context(
     reference: str | None = None,
     *,
     pass_mark: float = 0.5,
+    tool_calls: tuple[AnswerToolCall, ...] = (),
 ) -> EvalContext:
     """The context every evaluator of ``case`` sees for ``answer`` (``reference``: the
     case's reference answer, when the caller has already rendered it)."""
@@ -84,4 +87,22 @@ def eval_context(
         judge=judge,
         pass_mark=pass_mark,
         child_env=child_env or ChildEnvironment.current(),
+        tool_calls=tool_calls,
     )
+
+
+def answer_tool_calls(response: ProviderResponse) -> tuple[AnswerToolCall, ...]:
+    """The calls the trajectory checks score: the answer's own tool calls (a chat API's, or
+    a ``cli`` agent's report), then each shell command in an agent's trace as a call of
+    ``shell`` with ``{command}`` (docs/tools.md#where-the-calls-come-from)."""
+    commands = [
+        AnswerToolCall(
+            id=f"command-{n}",
+            name="shell",
+            raw_arguments={"command": entry.command},
+            arguments={"command": entry.command},
+        )
+        for n, entry in enumerate(response.trace, 1)
+        if entry.type == "command" and entry.command is not None
+    ]
+    return (*response.tool_calls, *commands)

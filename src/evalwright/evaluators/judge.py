@@ -5,18 +5,21 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from evalwright import jsontext
 from evalwright.errors import ProviderError
+from evalwright.evalfile.messages import ToolCall
 from evalwright.evalfile.template import Template, parse_template
 from evalwright.evaluators.base import EvalContext, Verdict, parse_verdict
 from evalwright.evaluators.texts import DEFAULT_TEMPLATE, JUDGE_SYSTEM_PROMPT, VERDICT_SCHEMA
 from evalwright.jsontext import JsonValue
 from evalwright.prompts import ChatMessage
+from evalwright.prompts.render import tool_call_line
 from evalwright.providers.base import ProviderRequest, ProviderResponse
-from evalwright.providers.wire import WireRequest
+from evalwright.providers.wire import AnswerToolCall, WireRequest
 from evalwright.redact import clip
 from evalwright.results.parts import JudgeTry
 from evalwright.targets.kinds import PROVIDER_KINDS
@@ -38,6 +41,22 @@ def _compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+def answer_block(text: str, calls: Sequence[AnswerToolCall]) -> str:
+    """The answer as the judge reads it: its text, then one ``<tool_call id name>ARGUMENTS
+    </tool_call>`` line per call, as an assistant turn's block reads in a transcript
+    (docs/tools.md#where-the-calls-come-from). Arguments that are no JSON object are shown
+    as the API returned them, as a JSON string."""
+    if not calls:
+        return text
+    lines = [text] if text else []
+    for call in calls:
+        arguments = call.arguments if call.arguments is not None else call.raw_arguments
+        # Built unchecked: a call's id or name need not be what an eval file may author.
+        shown = ToolCall.model_construct(id=call.id, name=call.name, arguments=arguments)
+        lines.append(tool_call_line(shown))
+    return "\n".join(lines)
+
+
 def judge_prompt(template: Template | None, ctx: EvalContext) -> str:
     """The filled template: ``{{question}}`` is exactly the row's ``raw_request.question``."""
     template = template or DEFAULT
@@ -45,7 +64,7 @@ def judge_prompt(template: Template | None, ctx: EvalContext) -> str:
         "question": ctx.question,
         "expected_outcome": ctx.expected_outcome,
         "reference_answer": ctx.reference_answer,
-        "candidate_answer": ctx.candidate_answer,
+        "candidate_answer": answer_block(ctx.candidate_answer, ctx.tool_calls),
         "guidelines": ctx.guidelines,
     }
     # The authored messages (every attached file read again) only for a template that

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from evalwright.errors import ProviderError, internal_error
 from evalwright.evaluators import case_score, evaluate, required_failures
 from evalwright.evaluators.base import JudgeCaller
-from evalwright.evaluators.context import eval_context
+from evalwright.evaluators.context import answer_tool_calls, eval_context
 from evalwright.orchestrator import conversation
 from evalwright.orchestrator.calls import TargetCaller
 from evalwright.orchestrator.plan import Plan, WorkItem
@@ -104,6 +104,7 @@ class CaseRunner:
             self.plan.registry.child_env,
             reference,
             pass_mark=self.plan.options.pass_mark,
+            tool_calls=answer_tool_calls(response),
         )
         results = await evaluate(item.case.evaluators, context)
         score, problem = case_score(results)

@@ -20,7 +20,7 @@ from evalwright.evalfile.models import SimulatedUser
 from evalwright.evalfile.resolved import Evaluator, LoadedCase
 from evalwright.evaluators import case_score, evaluate, required_failures
 from evalwright.evaluators.base import EvalContext
-from evalwright.evaluators.context import eval_context
+from evalwright.evaluators.context import answer_tool_calls, eval_context
 from evalwright.orchestrator.plan import WorkItem
 from evalwright.orchestrator.requests import candidate_request, case_prompt
 from evalwright.orchestrator.simulator import SimulatorFailure, ask_simulator, simulator_request
@@ -28,6 +28,7 @@ from evalwright.orchestrator.turn_records import Recorder, judged, with_turns
 from evalwright.prompts import BuiltPrompt, reference_answer
 from evalwright.prompts.turns import simulated_case, turn_case
 from evalwright.providers.base import ProviderResponse
+from evalwright.providers.wire import AnswerToolCall
 from evalwright.results.parts import CacheState, EvaluatorResult, SimulatorRecord, TurnRecord
 from evalwright.results.row import ResultRow
 from evalwright.results.rows import answered_row, error_info
@@ -71,6 +72,8 @@ class TurnAnswer:
 
     case: LoadedCase
     record: TurnRecord
+    tool_calls: tuple[AnswerToolCall, ...] = ()
+    """The turn's tool calls, for its evaluators (docs/tools.md#where-the-calls-come-from)."""
 
     @property
     def reply(self) -> str:
@@ -130,7 +133,7 @@ class _Talk:
             return self.ended(internal_error(exc), inputs, failed_simulator=simulator)
         number = len(self.answers) + 1
         record = self.recorder.answered(number, inputs, response, cache, simulator)
-        self.answers.append(TurnAnswer(at, record))
+        self.answers.append(TurnAnswer(at, record, answer_tool_calls(response)))
         self.replies.append(response.text)
         self.last = response
         return None
@@ -225,6 +228,7 @@ async def finish(runner: CaseRunner, item: WorkItem, held: Conversation) -> Resu
             runner.caller.judge_for(item.repeat),
             plan.registry.child_env,
             reference,
+            tool_calls=turn.tool_calls,
         )
 
     replies = [(n, turn.reply) for n, turn in enumerate(turns, 1)]

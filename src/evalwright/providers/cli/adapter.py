@@ -29,6 +29,8 @@ from evalwright.providers.cli.placeholders import (
     split_command,
     uses,
 )
+from evalwright.providers.cli.tool_calls import FILE_NAME as TOOL_CALLS_FILE_NAME
+from evalwright.providers.cli.tool_calls import read_tool_calls
 from evalwright.providers.process import ChildEnvironment, OutputTooLarge, run_command
 from evalwright.providers.wire import AgentWireRequest
 from evalwright.targets.commands import scripted_placeholders
@@ -132,8 +134,11 @@ class CliProvider(Provider):
                     + (f"; stderr: {tail}" if tail else "")
                 )
             answer = self._answer(files["OUTPUT_FILE"], finished.stdout)
+            calls = read_tool_calls(files["TOOL_CALLS_FILE"], limit)
         wire = self._wire(argv)
-        return ProviderResponse(answer, None, None, latency, wire, prepared.notes, node=ran.node)
+        return ProviderResponse(
+            answer, None, None, latency, wire, prepared.notes, node=ran.node, tool_calls=calls
+        )
 
     def _answer(self, output_file: str, stdout: bytes) -> str:
         if self.answers_in_file:
@@ -205,6 +210,8 @@ def _write_files(scratch: Path, request: ProviderRequest) -> dict[str, str]:
     inputs = _inputs(request)
     files = {name: str(scratch / f"{name.lower()}.txt") for name in PREVIEW_FILES}
     files["MESSAGES_FILE"] = str(scratch / "messages.json")
+    # Not written: the agent creates it to report its calls, as $EVALWRIGHT_TOOL_CALLS_FILE.
+    files["TOOL_CALLS_FILE"] = str(scratch / TOOL_CALLS_FILE_NAME)
     Path(files["PROMPT_FILE"]).write_text(inputs.question, encoding="utf-8")
     Path(files["GUIDELINES_FILE"]).write_text(inputs.guidelines, encoding="utf-8")
     messages: list[dict[str, Any]] = [m.to_json() for m in request.messages]
