@@ -160,3 +160,24 @@ def start(project: ProjectDir, **server_options: Any) -> Iterator[E2E]:
     with FakeServer.in_thread(**server_options) as server:
         project.write(".evalwright/targets.yaml", targets_yaml(server.url))
         yield E2E(project, server, base_env())
+
+
+CHAT_TARGETS = ("oa", "az", "mi", "an", "ge")
+"""A target of each chat API, once :func:`with_more_targets` added ``az`` and ``mi``."""
+MORE = """  - name: az
+    provider: azure
+    endpoint: {url}
+    deployment: dep-test
+  - name: mi
+    provider: mistral
+    model: mistral-test
+    base_url: {url}/v1
+"""
+
+
+def with_more_targets(e2e: E2E) -> None:
+    """Add an Azure and a Mistral target (``az``, ``mi``) on the fake server, with keys."""
+    targets = e2e.root / ".evalwright/targets.yaml"
+    text = targets.read_text(encoding="utf-8")
+    targets.write_text(text + MORE.format(url=e2e.server.url), encoding="utf-8")
+    e2e.env.update(AZURE_OPENAI_API_KEY="az-test-key-0123456789", MISTRAL_API_KEY="mi-test-0123")

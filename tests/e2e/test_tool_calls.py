@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from evalwright.testing import FunctionCall, ReceivedRequest, Text, ToolCalls
-from tests.e2e.harness import E2E, OPENAI_KEY
+from tests.e2e.harness import CHAT_TARGETS as TARGETS
+from tests.e2e.harness import E2E, OPENAI_KEY, with_more_targets
 
 EVAL_FILE = "evals/tools.yaml"
 EVAL = """execution:
@@ -25,15 +26,6 @@ evalcases:
     expected_outcome: Calls both tools.
     input: Weather and time in Paris?
 """
-MORE = """  - name: az
-    provider: azure
-    endpoint: {url}
-    deployment: dep-test
-  - name: mi
-    provider: mistral
-    model: mistral-test
-    base_url: {url}/v1
-"""
 WEATHER = {"city": "Paris", "unit": "c"}
 TIME = {"zone": "CET"}
 TWO = ToolCalls(
@@ -41,7 +33,6 @@ TWO = ToolCalls(
     text="Checking both.",
 )
 ONE = ToolCalls((FunctionCall("get_weather", WEATHER, "c1"),))
-TARGETS = ("oa", "az", "mi", "an", "ge")
 
 
 def _answer(request: ReceivedRequest) -> Text | ToolCalls:
@@ -49,13 +40,6 @@ def _answer(request: ReceivedRequest) -> Text | ToolCalls:
     if "time" in request.body.decode():
         return TWO
     return ONE
-
-
-def _with_more_targets(e2e: E2E) -> None:
-    targets = e2e.root / ".evalwright/targets.yaml"
-    text = targets.read_text(encoding="utf-8")
-    targets.write_text(text + MORE.format(url=e2e.server.url), encoding="utf-8")
-    e2e.env.update(AZURE_OPENAI_API_KEY="az-test-key-0123456789", MISTRAL_API_KEY="mi-test-0123")
 
 
 def _run(e2e: E2E, target: str, *options: str, out: str = "results.jsonl") -> dict[str, Any]:
@@ -81,7 +65,7 @@ def _expected(target: str, call: FunctionCall, index: int) -> dict[str, Any]:
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_one_and_two_parallel_calls_are_recorded_exactly(e2e: E2E, target: str) -> None:
-    _with_more_targets(e2e)
+    with_more_targets(e2e)
     e2e.project.write(EVAL_FILE, EVAL)
     e2e.server.responder = _answer
 

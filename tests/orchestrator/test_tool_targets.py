@@ -41,3 +41,17 @@ def test_the_mock_runs_a_case_with_tools(project: ProjectDir) -> None:
     assert ran.code == 0, ran.err
     (row,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert (row["eval_id"], row["status"], row["score"]) == ("a", "ok", 1.0)
+
+
+def test_validate_refuses_tools_offered_to_an_agent(project: ProjectDir) -> None:
+    targets = TARGETS.replace(
+        "{name: m, provider: mock}", '{name: default, provider: cli, command: [echo, "{PROMPT}"]}'
+    )
+    project.write(".evalwright/targets.yaml", targets)
+    project.write("evals/e.yaml", EVAL)
+    checked = run_cli("validate", project.root / "evals/e.yaml")
+    assert checked.code == 1, checked.out + checked.err
+    output = checked.out + checked.err
+    assert (
+        "e.yaml:5:1: error: tools: case 'a': target 'default': a cli agent works with its own tools"
+    ) in output

@@ -8,6 +8,10 @@ from typing import Any
 
 import pytest
 
+from evalwright.errors import BlockedError
+from evalwright.providers.anthropic import convert as anthropic_convert
+from evalwright.providers.gemini import convert as gemini_convert
+from evalwright.providers.openai import convert as openai_convert
 from evalwright.providers.tool_calls import anthropic_calls, chat_completions_calls, gemini_calls
 from evalwright.providers.wire import AnswerToolCall
 
@@ -79,3 +83,61 @@ def test_a_call_of_another_shape_is_a_shape_error(read: Any, body: dict[str, Any
     # The errors ChatProvider.response_from reports as an unexpected response shape.
     with pytest.raises((KeyError, TypeError, AttributeError)):
         read(body)
+
+
+BLOCKED_WITH_CALLS: list[tuple[Any, dict[str, Any]]] = [
+    (
+        openai_convert.parse_reply,
+        {
+            "choices": [
+                {
+                    "finish_reason": "content_filter",
+                    "message": {
+                        "content": None,
+                        "tool_calls": [{"id": "c", "function": {"name": "f", "arguments": "{}"}}],
+                    },
+                }
+            ]
+        },
+    ),
+    (
+        anthropic_convert.parse_reply,
+        {
+            "stop_reason": "refusal",
+            "content": [{"type": "tool_use", "id": "c", "name": "f", "input": {}}],
+        },
+    ),
+    (
+        gemini_convert.parse_reply,
+        {
+            "candidates": [
+                {
+                    "finishReason": "SAFETY",
+                    "content": {"parts": [{"functionCall": {"name": "f", "args": {}}}]},
+                }
+            ]
+        },
+    ),
+]
+
+
+def _without_calls(body: dict[str, Any]) -> dict[str, Any]:
+    """The same answer with its calls taken out (and no text left)."""
+    if "choices" in body:
+        message = body["choices"][0]["message"]
+        return {"choices": [{**body["choices"][0], "message": {**message, "tool_calls": None}}]}
+    if "content" in body:
+        return {**body, "content": []}
+    candidate = body["candidates"][0]
+    return {"candidates": [{**candidate, "content": {"parts": []}}]}
+
+
+@pytest.mark.parametrize(
+    ("parse", "body"), BLOCKED_WITH_CALLS, ids=["openai", "anthropic", "gemini"]
+)
+def test_an_answer_of_calls_alone_is_no_block(parse: Any, body: dict[str, Any]) -> None:
+    # Without text a filtered or refused answer is a block; with tool calls it is an answer.
+    text, _, _ = parse(body)
+    assert text == ""
+    with pytest.raises(BlockedError):
+        parse(_without_calls(body))

@@ -99,6 +99,20 @@ class _ProjectCheck:
             found.append(Diagnostic(display, case.line, 1, "warning", "settings", message))
         return found
 
+    def tools_errors(self, display: str, case: LoadedCase) -> list[Diagnostic]:
+        """Tools offered to a target that cannot take them (docs/tools.md#declaring-tools)."""
+        if self.targets is None or not case.tools:
+            return []
+        from evalwright.orchestrator.plan import DEFAULT_TARGET
+        from evalwright.targets.kinds import tools_refusal
+
+        target = self.targets.get(case.target or DEFAULT_TARGET)
+        refusal = tools_refusal(target.kind.name) if target is not None else None
+        if refusal is None or target is None:
+            return []
+        message = f"case {case.id!r}: target '{target.name}': {refusal}"
+        return [Diagnostic(display, case.line, 1, "error", "tools", message)]
+
     def live_errors(self, display: str, case: LoadedCase) -> list[Diagnostic]:
         """A live conversation (``turns:`` or ``simulated_user:``) on a target that cannot
         hold one, or played by a simulator that is not a chat target
@@ -157,6 +171,7 @@ class _CaseWarnings:
     live: list[Diagnostic] = field(default_factory=list[Diagnostic])
 
     def __call__(self, case: LoadedCase) -> None:
+        self.live.extend(self.check.tools_errors(self.display, case))
         self.live.extend(self.check.live_errors(self.display, case))
         self.prompt.extend(self.check.prompt_warnings(self.display, case))
         self.settings.extend(self.check.settings_warnings(self.display, case))

@@ -172,7 +172,8 @@ def parse_reply(data: Any) -> Parsed:
     blocks = cast(list[dict[str, Any]], body["content"])
     text = "".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text")
     stop = body.get("stop_reason")
-    if stop == "refusal" and not text:
+    calls = any(b.get("type") == "tool_use" for b in blocks)  # no block (docs/tools.md)
+    if stop == "refusal" and not text and not calls:
         raise BlockedError("the model refused to answer (stop_reason: refusal)")
     usage = usage_from(
         body.get("usage"),

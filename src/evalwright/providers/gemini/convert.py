@@ -180,7 +180,8 @@ def parse_reply(data: Any) -> Parsed:
     parts = cast(list[dict[str, Any]], content.get("parts") or [])
     text = "".join(str(p["text"]) for p in parts if "text" in p and not p.get("thought"))
     finish = candidate.get("finishReason")
-    if finish in BLOCK_FINISH_REASONS and not text:
+    calls = any("functionCall" in p for p in parts)  # no block (docs/tools.md)
+    if finish in BLOCK_FINISH_REASONS and not text and not calls:
         raise BlockedError(f"the API blocked the answer (finishReason: {finish})")
     usage = usage_from(
         body.get("usageMetadata"),

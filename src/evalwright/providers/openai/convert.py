@@ -153,9 +153,11 @@ def parse_reply(data: Any) -> Parsed:
     content = message.get("content")
     text = content if isinstance(content, str) else _text_parts(content)
     finish = choice.get("finish_reason")
-    if finish == "content_filter" and not text:
+    # An answer of tool calls alone has no text and is no block (docs/tools.md).
+    calls = message.get("tool_calls")
+    if finish == "content_filter" and not text and not calls:
         raise BlockedError("the API filtered the answer (finish_reason: content_filter)")
-    if not text and message.get("refusal"):
+    if not text and not calls and message.get("refusal"):
         raise BlockedError(f"the model refused: {message['refusal']}")
     usage = usage_from(
         body.get("usage"),
