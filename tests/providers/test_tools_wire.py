@@ -292,12 +292,13 @@ def test_prompt_target_shows_a_tool_choice_with_no_tools_not_sent(project: Proje
     project.write(
         ".evalwright/targets.yaml",
         "targets:\n  - name: claude\n    provider: anthropic\n    model: claude-test\n"
-        "    api_key: test-key-123456\n",
+        "    api_key: test-key-123456\n    settings: {tool_choice: required}\n",
     )
+    # On a case, a tool_choice without tools is a validate error; a target's applies to cases
+    # with tools and without.
     path = project.write(
         "evals/choice.yaml",
-        "evalcases:\n  - id: picks\n    expected_outcome: Answers.\n    input: Hello\n"
-        "    settings: {tool_choice: {name: lookup}}\n",
+        "evalcases:\n  - id: picks\n    expected_outcome: Answers.\n    input: Hello\n",
     )
 
     result = run_cli("prompt", path, "--target", "claude", "--json")
