@@ -119,6 +119,19 @@ def offered_choice(
     return None, [DeliveryNote(rule="setting_unsupported", detail=detail)]
 
 
+def tool_declaration(tool: ToolSpec, schema_key: str, *, strict: bool = True) -> JsonObject:
+    """A declared tool in the fields every chat API shares: ``name``, ``description`` where
+    written, its parameters schema under ``schema_key``, and ``strict`` where written and the
+    API has it (docs/tools.md#what-each-api-is-sent)."""
+    out: JsonObject = {"name": tool.name}
+    if tool.description is not None:
+        out["description"] = tool.description
+    out[schema_key] = tool.parameters
+    if strict and tool.strict is not None:
+        out["strict"] = tool.strict
+    return out
+
+
 def tool_field_note(api: str, index: int, tool: ToolSpec, field: str) -> DeliveryNote:
     """The note for a field of declared tool ``index`` that ``api`` has no field for."""
     return DeliveryNote(

@@ -15,6 +15,7 @@ from evalwright.providers.sampling import (
     offered_choice,
     stop_list,
     target_settings,
+    tool_declaration,
     unsupported_notes,
     with_extra_body,
 )
@@ -118,13 +119,7 @@ _CHOICES: dict[str, JsonValue] = {
 
 
 def _tool(tool: ToolSpec) -> JsonValue:
-    out: JsonObject = {"name": tool.name}
-    if tool.description is not None:
-        out["description"] = tool.description
-    out["input_schema"] = tool.parameters
-    if tool.strict is not None:
-        out["strict"] = tool.strict
-    return out
+    return tool_declaration(tool, "input_schema")
 
 
 def _history_tools(turns: Sequence[ChatMessage]) -> JsonObject:

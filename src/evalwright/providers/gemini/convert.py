@@ -17,6 +17,7 @@ from evalwright.providers.sampling import (
     offered_choice,
     stop_list,
     target_settings,
+    tool_declaration,
     tool_field_note,
     unsupported_notes,
     with_extra_body,
@@ -126,11 +127,7 @@ def tool_fields(
     declarations: list[JsonValue] = []
     notes: list[DeliveryNote] = []
     for index, tool in enumerate(tools):
-        declaration: JsonObject = {"name": tool.name}
-        if tool.description is not None:
-            declaration["description"] = tool.description
-        declaration["parametersJsonSchema"] = tool.parameters
-        declarations.append(declaration)
+        declarations.append(tool_declaration(tool, "parametersJsonSchema", strict=False))
         if tool.strict is not None:
             notes.append(tool_field_note(GEMINI, index, tool, "strict"))
     fields: JsonObject = {"tools": [{"functionDeclarations": declarations}]}

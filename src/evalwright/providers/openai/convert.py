@@ -18,6 +18,7 @@ from evalwright.providers.pairing import pair_tool_calls
 from evalwright.providers.sampling import (
     offered_choice,
     target_settings,
+    tool_declaration,
     unsupported_notes,
     with_extra_body,
 )
@@ -103,13 +104,7 @@ def tool_fields(tools: Sequence[ToolSpec], choice: ToolChoice | None) -> JsonObj
 
 
 def _function(tool: ToolSpec) -> JsonValue:
-    function: JsonObject = {"name": tool.name}
-    if tool.description is not None:
-        function["description"] = tool.description
-    function["parameters"] = tool.parameters
-    if tool.strict is not None:
-        function["strict"] = tool.strict
-    return {"type": "function", "function": function}
+    return {"type": "function", "function": tool_declaration(tool, "parameters")}
 
 
 def _sampling(settings: SamplingSettings, max_tokens_field: str) -> JsonObject:
