@@ -101,6 +101,7 @@ class ProviderError(EvalwrightError):
         "blocked",
         "target_unreachable",
         "over_budget",
+        "tool_error",
     ] = "target_error"
     """The row's ``error.type`` (docs/running.md#the-results-file)."""
 
@@ -189,3 +190,15 @@ class OverBudget(ProviderError):
         super().__init__(message, retryable=False)
         self.sent = False
         self.attempts = 0
+
+
+class ToolServerError(ProviderError):
+    """An MCP server a case offers tools from could not be started, listed or reached
+    (docs/tools.md#mcp-servers), or its tools clash with the case's own: the case cannot be
+    asked. Never retried."""
+
+    error_type = "tool_error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, retryable=False)
+        self.sent = False

@@ -44,3 +44,23 @@ def loads(text: str | bytes) -> JsonValue:
         return value
     except RecursionError:
         raise ValueError("JSON nested too deeply to read") from None
+
+
+def same(expected: JsonValue, actual: JsonValue, *, partial: bool = False) -> bool:
+    """JSON equality where ``true`` is not ``1``; with ``partial``, a mapping matches one that
+    has at least its keys, each value matching the same way."""
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict):
+            return False
+        if not partial and expected.keys() != actual.keys():
+            return False
+        return all(k in actual and same(v, actual[k], partial=partial) for k, v in expected.items())
+    if isinstance(expected, list):
+        return (
+            isinstance(actual, list)
+            and len(expected) == len(actual)
+            and all(same(e, a, partial=partial) for e, a in zip(expected, actual, strict=True))
+        )
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return type(expected) is type(actual) and expected == actual
+    return expected == actual

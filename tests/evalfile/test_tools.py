@@ -227,7 +227,7 @@ MALFORMED = [
         one_case("    tools: [3]"),
         [
             "e.yaml:5:13: error: evalcases[0].tools[0]: expected a tool (a mapping with "
-            "'name') or {file: PATH}"
+            "'name'), {file: PATH} or {mcp: SERVER}"
         ],
         id="item",
     ),

@@ -168,7 +168,7 @@ class CaseBuilder:
         expected = tuple(self._messages(expected_messages_of(spec), where, "expected", displays))
         evaluators = self._case_evaluators(spec, where, defaults)
         turns = self._turns(spec, where, displays)
-        tools = self.tools.case_tools(spec, file_tools, where)
+        offered = self.tools.case_tools(spec, file_tools, where)
         if spec.turns is not None or spec.simulated_user is not None:
             self._history_check(inputs, where, "turns" if spec.turns else "simulated_user")
         elif not any(m.visible for m in inputs) and len(self.report.errors) == errors_before:
@@ -200,7 +200,8 @@ class CaseBuilder:
             repeat=spec.repeat,
             turns=turns,
             simulated_user=spec.simulated_user,
-            tools=tools,
+            tools=offered.tools,
+            tool_servers=offered.servers,
         )
 
     def _turns(

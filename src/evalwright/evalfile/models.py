@@ -16,7 +16,7 @@ from evalwright.evalfile.messages import Content, Message
 from evalwright.files.base import FileModel, NonEmptyStr, Pattern, field_error
 from evalwright.files.config import Repeat
 from evalwright.targets.sampling import SamplingSettings
-from evalwright.targets.tools import ToolSpec
+from evalwright.targets.tools import McpTools, ToolSpec
 
 CaseId = Annotated[str, Pattern(r"[A-Za-z0-9._-]+", "case id")]
 Tags = list[NonEmptyStr]
@@ -39,22 +39,26 @@ class ToolsFile(FileModel):
 
 
 def _tool_tag(value: object) -> str | None:
-    if isinstance(value, ToolsFile | ToolSpec):
-        return "file" if isinstance(value, ToolsFile) else "tool"
+    if isinstance(value, ToolsFile | ToolSpec | McpTools):
+        return {ToolsFile: "file", ToolSpec: "tool", McpTools: "mcp"}[type(value)]
     if isinstance(value, dict):
-        return "file" if "file" in value else "tool"
+        return "file" if "file" in value else "mcp" if "mcp" in value else "tool"
     return None
 
 
 ToolItem = Annotated[
-    Annotated[ToolSpec, Tag("tool")] | Annotated[ToolsFile, Tag("file")],
+    Annotated[ToolSpec, Tag("tool")]
+    | Annotated[ToolsFile, Tag("file")]
+    | Annotated[McpTools, Tag("mcp")],
     Discriminator(
         _tool_tag,
         custom_error_type="tool_type",
-        custom_error_message="expected a tool (a mapping with 'name') or {file: PATH}",
+        custom_error_message=(
+            "expected a tool (a mapping with 'name'), {file: PATH} or {mcp: SERVER}"
+        ),
     ),
 ]
-"""One entry of ``tools:``: a tool, or a file of tools."""
+"""One entry of ``tools:``: a tool, a file of tools, or an MCP server's tools."""
 
 
 def _legacy(use: str) -> str:
@@ -123,6 +127,8 @@ class EvalCase(FileModel):
     the file's one (docs/tools.md#declaring-tools)."""
     tools_replace: bool | None = None
     """``true``: the case's ``tools:`` replace the file's instead of adding to them."""
+    max_steps: Annotated[int, Field(ge=1, le=1000)] = 10
+    """How many requests the tool loop may make for one answer (docs/tools.md#the-tool-loop)."""
     repeat: Repeat | None = None
     """How many times the case runs on each target; wins over ``--repeat`` and the config."""
     turns: Annotated[list[TurnItem], Field(min_length=1)] | None = None

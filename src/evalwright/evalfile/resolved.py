@@ -17,7 +17,7 @@ from evalwright.evalfile.models import EvalCase, SimulatedUser
 from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.template import Template
 from evalwright.files.project import Project
-from evalwright.targets.tools import ToolSpec
+from evalwright.targets.tools import McpTools, ToolSpec
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +57,8 @@ class CaseMessage:
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
     name: str | None = None
+    is_error: bool = False
+    """A tool result that reports the tool's failure (docs/tools.md#failures)."""
     visible: bool = field(init=False)
     """Whether it has a text or file segment, or (assistant) a tool call."""
 
@@ -120,6 +122,8 @@ class LoadedCase:
     tools: tuple[ToolSpec, ...] = field(default=(), kw_only=True)
     """The tools offered to the model: the file's and the case's own
     (docs/tools.md#declaring-tools)."""
+    tool_servers: tuple[McpTools, ...] = field(default=(), kw_only=True)
+    """The MCP servers whose tools join them when the run starts (docs/tools.md#mcp-servers)."""
     spec: EvalCase = field(repr=False)
 
     @property

@@ -25,7 +25,7 @@ from evalwright.evalfile.resolved import Evaluator, LoadedCase, SuiteInfo
 from evalwright.files.diagnostics import Report, format_field
 from evalwright.files.project import Project, display_path, find_project_root
 from evalwright.files.source import Positions
-from evalwright.targets.tools import ToolSpec
+from evalwright.targets.tools import McpTools, ToolSpec
 
 DEFAULT_SUITE_NAME = "suite"
 
@@ -45,7 +45,7 @@ class Suite:
     description: str | None
     target: str | None
     evaluators: tuple[EvaluatorSpec, ...] | None
-    tools: tuple[ToolSpec, ...]
+    tools: tuple[ToolSpec | McpTools, ...]
     base_dir: Path | None
     path: Path | None = field(repr=False)
 
@@ -57,7 +57,7 @@ class Suite:
         description: str | None = None,
         target: str | None = None,
         evaluators: Iterable[EvaluatorSpec] | None = None,
-        tools: Iterable[ToolSpec] = (),
+        tools: Iterable[ToolSpec | McpTools] = (),
         base_dir: str | os.PathLike[str] | None = None,
         path: str | os.PathLike[str] | None = None,
     ) -> None:

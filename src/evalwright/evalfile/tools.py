@@ -5,7 +5,9 @@ against its meta-schema, names once per list, and ``tool_choice`` against what i
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 from evalwright.evalfile.located import Located, report_at
@@ -20,13 +22,15 @@ from evalwright.files.text import normalize_newlines
 from evalwright.files.validation import type_name, validate
 from evalwright.jsontext import JsonValue
 from evalwright.targets.tools import (
+    McpTools,
     SchemaProblem,
     ToolChoiceName,
     ToolSpec,
     parameters_problems,
 )
 
-Tools = tuple[ToolSpec, ...]
+Tools = tuple[ToolSpec | McpTools, ...]
+"""A ``tools:`` list read: tools, and MCP servers whose tools are listed when the run starts."""
 _Entry = tuple[ToolSpec, Located]
 """A tool and where the list names it: its own ``name``, or the ``file`` it came from."""
 
@@ -38,12 +42,25 @@ class _FunctionTool(FileModel):
     function: ToolSpec
 
 
-def offered(inherited: Tools, own: Sequence[ToolSpec], *, replace: bool) -> Tools:
+@dataclass(frozen=True, slots=True)
+class Offered:
+    """What a case offers: its declared tools, and the MCP servers whose tools join them."""
+
+    tools: tuple[ToolSpec, ...] = ()
+    servers: tuple[McpTools, ...] = ()
+
+
+def offered(inherited: Tools, own: Tools, *, replace: bool) -> Offered:
     """A case's tools: the inherited ones (none with ``replace``) in their order, a tool of the
-    same name replaced where it stands, then the case's new ones in order."""
-    merged = {tool.name: tool for tool in (() if replace else inherited)}
-    merged.update((tool.name, tool) for tool in own)
-    return tuple(merged.values())
+    same name replaced where it stands, then the case's new ones in order; the inherited MCP
+    servers, then the case's."""
+    both = (*(() if replace else inherited), *own)
+    merged: dict[str, ToolSpec] = {}
+    for tool in both:
+        if isinstance(tool, ToolSpec):
+            merged[tool.name] = tool
+    servers = tuple(server for server in both if isinstance(server, McpTools))
+    return Offered(tuple(merged.values()), servers)
 
 
 class ToolDeclarations:
@@ -54,38 +71,71 @@ class ToolDeclarations:
         self.resolver = resolver
         self.base_dir = base_dir
         self.report = report
-        self._files: dict[str, Tools | None] = {}
+        self._files: dict[str, tuple[ToolSpec, ...] | None] = {}
 
-    def declared(self, items: Sequence[ToolItem], where: Located) -> Tools:
-        """The tools of one ``tools:`` list, files expanded in place; problems reported."""
+    def declared(self, items: Sequence[ToolItem | McpTools], where: Located) -> Tools:
+        """The tools of one ``tools:`` list, files expanded in place, each command's directory
+        resolved; problems reported."""
         entries: list[_Entry] = []
+        servers: list[McpTools] = []
         for index, item in enumerate(items):
             here = where.at(index)
             if isinstance(item, ToolsFile):
                 tools = self._file(item.file, here.at("file"))
                 entries.extend((tool, here.at("file")) for tool in tools or ())
+            elif isinstance(item, McpTools):
+                servers.append(self._server(item, here))
             else:
                 _check_tool(item, here, self.report)
-                entries.append((item, here.at("name")))
+                tool = self._placed(item, self.base_dir, here)
+                entries.append((tool, here.at("name")))
         _check_names(entries, self.report)
-        return tuple(tool for tool, _ in entries)
+        return (*(tool for tool, _ in entries), *servers)
 
-    def case_tools(self, spec: EvalCase, inherited: Tools, where: Located) -> Tools:
-        """A case's effective tools, its ``tool_choice`` checked against them."""
+    def case_tools(self, spec: EvalCase, inherited: Tools, where: Located) -> Offered:
+        """A case's effective tools, its ``tool_choice`` checked against them (a name only
+        when no MCP server may list it)."""
         own = self.declared(spec.tools, where.at("tools")) if spec.tools is not None else ()
-        tools = offered(inherited, own, replace=bool(spec.tools_replace))
+        found = offered(inherited, own, replace=bool(spec.tools_replace))
+        tools = found.tools
         choice = spec.settings.tool_choice if spec.settings else None
         at = where.at("settings", "tool_choice")
-        if choice is not None and not tools:
+        if choice is not None and not tools and not found.servers:
             severity = "warning" if choice in ("auto", "none") else "error"
             report_at(self.report, at, severity, "the case offers no tools (give 'tools:')")
-        elif isinstance(choice, ToolChoiceName) and choice.name not in {t.name for t in tools}:
+        elif (
+            isinstance(choice, ToolChoiceName)
+            and not found.servers
+            and choice.name not in {t.name for t in tools}
+        ):
             names = ", ".join(t.name for t in tools)
             message = f"{choice.name!r} is not one of the case's tools ({names})"
             report_at(self.report, at.at("name"), "error", message)
-        return tools
+        return found
 
-    def _file(self, reference: str, where: Located) -> Tools | None:
+    def _placed(self, tool: ToolSpec, base_dir: str, where: Located) -> ToolSpec:
+        """A tool whose command runs in its resolved directory (docs/tools.md#commands)."""
+        if tool.command is None:
+            return tool
+        return tool.model_copy(update={"cwd": self._directory(tool.cwd, base_dir, where)})
+
+    def _server(self, item: McpTools, where: Located) -> McpTools:
+        """An MCP server entry whose command runs in its resolved directory."""
+        if item.mcp.command is None:
+            return item
+        cwd = self._directory(item.mcp.cwd, self.base_dir, where.at("mcp"))
+        return item.model_copy(update={"mcp": item.mcp.model_copy(update={"cwd": cwd})})
+
+    def _directory(self, cwd: str | None, base_dir: str, where: Located) -> str:
+        if cwd is None:
+            return base_dir
+        try:
+            return self.resolver.resolve_dir(cwd, base_dir)
+        except ReferenceProblem as exc:
+            report_at(self.report, where.at("cwd"), "error", str(exc))
+            return base_dir
+
+    def _file(self, reference: str, where: Located) -> tuple[ToolSpec, ...] | None:
         try:
             resolved = self.resolver.resolve(reference, self.base_dir, classify=False)
         except ReferenceProblem as exc:
@@ -94,6 +144,9 @@ class ToolDeclarations:
         if resolved.path not in self._files:
             errors = len(self.report.errors)
             tools = self._read(resolved.path, where)
+            if tools is not None:
+                here = os.path.dirname(resolved.path)
+                tools = tuple(self._placed(tool, here, where) for tool in tools)
             self._files[resolved.path] = tools if len(self.report.errors) == errors else None
         tools = self._files[resolved.path]
         if tools is None:
@@ -102,7 +155,7 @@ class ToolDeclarations:
             report_at(self.report, where, "error", message)
         return tools
 
-    def _read(self, real: str, where: Located) -> Tools | None:
+    def _read(self, real: str, where: Located) -> tuple[ToolSpec, ...] | None:
         """A tools file's tools; its problems reported at their place in it."""
         limit = self.resolver.project.config.max_file_bytes
         try:
@@ -117,7 +170,7 @@ class ToolDeclarations:
         return tools
 
 
-def _file_tools(text: str, report: Report) -> Tools | None:
+def _file_tools(text: str, report: Report) -> tuple[ToolSpec, ...] | None:
     """The tools of a tools file's text: a list of tools, each as evalwright writes one or in
     OpenAI's ``{type: function, function: ...}`` form."""
     parsed = parse(text, report)

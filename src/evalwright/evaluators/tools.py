@@ -16,7 +16,7 @@ from evalwright.evalfile.evaluator_specs import (
     TrajectoryMatchSpec,
 )
 from evalwright.evaluators.base import Verdict
-from evalwright.jsontext import JsonValue
+from evalwright.jsontext import JsonValue, same
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,26 +29,6 @@ class Call:
 
 
 Matches = Callable[[ExpectedCall, Call], bool]
-
-
-def same(expected: JsonValue, actual: JsonValue, *, partial: bool = False) -> bool:
-    """JSON equality where ``true`` is not ``1``; with ``partial``, a mapping matches one that
-    has at least its keys, each value matching the same way."""
-    if isinstance(expected, dict):
-        if not isinstance(actual, dict):
-            return False
-        if not partial and expected.keys() != actual.keys():
-            return False
-        return all(k in actual and same(v, actual[k], partial=partial) for k, v in expected.items())
-    if isinstance(expected, list):
-        return (
-            isinstance(actual, list)
-            and len(expected) == len(actual)
-            and all(same(e, a, partial=partial) for e, a in zip(expected, actual, strict=True))
-        )
-    if isinstance(expected, bool) or isinstance(actual, bool):
-        return type(expected) is type(actual) and expected == actual
-    return expected == actual
 
 
 def matcher(arguments: Literal["exact", "partial", "ignore"] = "partial") -> Matches:

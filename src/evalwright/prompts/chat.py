@@ -40,6 +40,8 @@ class ChatMessage:
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
     name: str | None = None
+    is_error: bool = False
+    """A tool result reporting the tool's failure (docs/tools.md#failures)."""
 
     def to_json(self) -> JsonObject:
         """``{"role", "content"}`` plus ``tool_calls``, ``tool_call_id``, ``name`` where present."""
@@ -52,6 +54,8 @@ class ChatMessage:
             out["tool_call_id"] = self.tool_call_id
         if self.name is not None:
             out["name"] = self.name
+        if self.is_error:
+            out["is_error"] = True
         return out
 
 
@@ -107,6 +111,7 @@ def chat_prompt(
                     content=content_text(message),
                     tool_call_id=message.tool_call_id,
                     name=message.name,
+                    is_error=message.is_error,
                 )
             )
         elif not message.visible:

@@ -30,8 +30,18 @@ def render_segment(segment: Segment, mode: Mode) -> str:
     return f"<Attached: {segment.display}>"
 
 
+class ReturnedCall(ToolCall):
+    """A call the model made in this run, sent back in the tool loop's next request with its
+    arguments' text exactly as the API returned it (docs/tools.md#the-tool-loop)."""
+
+    raw_arguments: str
+
+
 def tool_arguments(call: ToolCall) -> str:
-    """A call's arguments as the canonical compact JSON string."""
+    """A call's arguments as a JSON string: as the model wrote them for a call it made in
+    this run, else the canonical compact form."""
+    if isinstance(call, ReturnedCall):
+        return call.raw_arguments
     return json.dumps(call.arguments, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 
 

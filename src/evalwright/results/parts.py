@@ -21,6 +21,8 @@ ErrorType = Literal[
     "response_too_large",
     "target_unreachable",
     "over_budget",
+    "tool_error",
+    "max_steps",
     "evaluator_error",
     "config_error",
 ]
@@ -211,6 +213,45 @@ class SimulatorRecord(RecordModel):
     cache: CacheState
 
 
+class ToolResult(RecordModel):
+    """The answer the tool loop gave one call (docs/tools.md#the-row): which call, what was
+    sent back, and whether it reports a failure."""
+
+    tool_call_id: str
+    name: str
+    content: str
+    """The text sent back to the model."""
+    is_error: bool
+    """Whether it reports the tool's failure (an unknown tool, a failed command, ...)."""
+    source: Literal["result", "results", "command", "mcp", "none"]
+    """What answered: a fixed result, a scripted one, a command, an MCP server, or nothing
+    (the call could not be answered)."""
+    latency_ms: float
+
+
+class StepRecord(RecordModel):
+    """One request of a tool loop (docs/tools.md#the-row): what it sent, what the model
+    answered, and the results its calls got."""
+
+    step: int
+    """The step's number, from 1."""
+    wire_request: WireRequest | None
+    """What the step sent, whole; ``null`` when ``wire_added`` gives it."""
+    wire_added: Annotated[tuple[Addition, ...] | None, Field(exclude_if=absent)] = None
+    """What the step sent, as what it adds to the previous step's request."""
+    delivery_notes: tuple[DeliveryNote, ...]
+    reply: str
+    tool_calls: Annotated[tuple[AnswerToolCall, ...] | None, Field(exclude_if=absent)] = None
+    tool_results: Annotated[tuple[ToolResult, ...] | None, Field(exclude_if=absent)] = None
+    """The answers to the step's calls, in the calls' order; left out when none ran."""
+    finish_reason: str | None
+    usage: Usage | None
+    cost_usd: Usd | None
+    latency_ms: float
+    attempts: int
+    cache: CacheState
+
+
 class TurnRecord(RecordModel):
     """One turn of a live conversation: what was sent, the reply, and its own evaluators'
     verdicts (docs/conversations.md#the-row)."""
@@ -247,3 +288,6 @@ class TurnRecord(RecordModel):
     and of a ``first_message``."""
     simulator_done: Annotated[SimulatorRecord | None, Field(exclude_if=absent)] = None
     """The simulated user's call after this turn that ended the conversation (``done``)."""
+    steps: Annotated[tuple[StepRecord, ...] | None, Field(exclude_if=absent)] = None
+    """The tool loop's requests for this turn's reply, when it ran one (docs/tools.md#the-row);
+    the turn's own request fields then hold its first."""

@@ -25,6 +25,7 @@ from evalwright.results.parts import (
     RawRequest,
     Score,
     Status,
+    StepRecord,
     TurnRecord,
     Usd,
     absent,
@@ -57,6 +58,10 @@ class ResultRow(RecordModel):
     tool_calls: Annotated[tuple[AnswerToolCall, ...] | None, Field(exclude_if=absent)] = None
     """The answer's tool calls in the API's order (docs/tools.md#tool-calls-in-the-answer);
     left out of a row whose answer has none."""
+    steps: Annotated[tuple[StepRecord, ...] | None, Field(exclude_if=absent)] = None
+    """Every request of the tool loop, when the case ran one (docs/tools.md#the-row): the row's
+    ``wire_request`` is then null, ``candidate_answer`` the last step's reply and
+    ``tool_calls`` every step's calls; left out of a row without a tool loop."""
     finish_reason: str | None
     expected_outcome: str | None
     reference_answer: str | None

@@ -5,17 +5,36 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, cast
 
-from pydantic import Discriminator, Field, JsonValue, Tag
+from pydantic import Discriminator, Field, JsonValue, Tag, model_validator
 
-from evalwright.files.base import FileModel, Pattern
+from evalwright.files.base import EnvName, FileModel, NonEmptyStr, Pattern, field_error
 
 ToolName = Annotated[str, Pattern(r"[A-Za-z_][A-Za-z0-9_-]{0,63}", "tool name")]
 """A name every chat API accepts: a letter or ``_`` first, then letters, digits, ``_`` and
 ``-``, 64 characters at most."""
 
 
+class ScriptedResult(FileModel):
+    """One entry of a tool's ``results:``: what the tool answers when the call's arguments
+    hold every key of ``when`` with its value (docs/tools.md#scripted-results)."""
+
+    when: dict[str, JsonValue] | None = None
+    """The arguments to match (a partial match, nested objects too); none matches any call."""
+    result: JsonValue = None
+    """What the tool answers: a text as it is, anything else as its JSON text."""
+    error: NonEmptyStr | None = None
+    """Fail the call with this message instead (an error result, docs/tools.md#failures)."""
+
+    @model_validator(mode="after")
+    def _one_answer(self) -> ScriptedResult:
+        if "result" in self.model_fields_set and self.error is not None:
+            raise field_error("exclusive", "give 'result' or 'error', not both", "error")
+        return self
+
+
 class ToolSpec(FileModel):
-    """One tool: its name, what it does, and its arguments' JSON Schema."""
+    """One tool: its name, what it does, its arguments' JSON Schema and, when the tool loop
+    runs it, its implementation (docs/tools.md#the-tool-loop)."""
 
     name: ToolName
     description: str | None = None
@@ -25,6 +44,61 @@ class ToolSpec(FileModel):
     """A JSON Schema of the arguments object (``type: object``)."""
     strict: bool | None = None
     """Ask the API to hold the model's arguments to the schema, where it can."""
+    result: JsonValue = None
+    """A fixed answer to every call (only when written: ``result: null`` answers ``null``)."""
+    results: list[ScriptedResult] | None = None
+    """Answers chosen by the call's arguments: the first entry that matches."""
+    command: Annotated[list[NonEmptyStr], Field(min_length=1)] | None = None
+    """A program (argv, never a shell) given the arguments as JSON on stdin; its stdout is the
+    answer."""
+    cwd: NonEmptyStr | None = None
+    """The command's directory (default: that of the file declaring the tool)."""
+    timeout_seconds: Annotated[float, Field(gt=0)] = 30.0
+    """How long the command may run before it is killed and the call fails."""
+    pass_env: list[EnvName] = Field(default_factory=list[str])
+    """Secret-named variables the command may see (none by default)."""
+
+    @model_validator(mode="after")
+    def _one_implementation(self) -> ToolSpec:
+        given = [key for key in ("result", "results", "command") if key in self.model_fields_set]
+        if len(given) > 1:
+            message = "give one implementation: 'result', 'results' or 'command'"
+            raise field_error("exclusive", message, given[1])
+        return self
+
+    @property
+    def implemented(self) -> bool:
+        """Whether the tool loop can answer a call of this tool."""
+        return bool({"result", "results", "command"} & self.model_fields_set)
+
+
+class McpServer(FileModel):
+    """An MCP server whose tools a case offers (docs/tools.md#mcp-servers): started as a
+    command over stdio, or reached at a streamable HTTP ``url``."""
+
+    command: Annotated[list[NonEmptyStr], Field(min_length=1)] | None = None
+    url: Annotated[str, Pattern(r"https?://\S+", "http(s) URL")] | None = None
+    cwd: NonEmptyStr | None = None
+    """The command's directory (default: the eval file's)."""
+    pass_env: list[EnvName] = Field(default_factory=list[str])
+    """Secret-named variables the command may see (none by default)."""
+    timeout_seconds: Annotated[float, Field(gt=0)] = 30.0
+    """How long starting, listing, and each call may take."""
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> McpServer:
+        if (self.command is None) == (self.url is None):
+            message = "give 'command' (stdio) or 'url' (streamable HTTP), one of them"
+            raise field_error("transport", message)
+        return self
+
+
+class McpTools(FileModel):
+    """``{mcp: SERVER, include: [NAMES]}`` in a ``tools:`` list: the tools an MCP server lists,
+    all of them or those ``include`` names."""
+
+    mcp: McpServer
+    include: list[ToolName] | None = None
 
 
 class ToolChoiceName(FileModel):

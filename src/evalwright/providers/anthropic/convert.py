@@ -50,6 +50,8 @@ def _tool_result(result: ChatMessage) -> JsonValue:
     block: JsonObject = {"type": "tool_result", "tool_use_id": result.tool_call_id}
     if result.content:
         block["content"] = result.content
+    if result.is_error:
+        block["is_error"] = True
     return block
 
 

@@ -68,7 +68,8 @@ def _function_response(call: ToolCall, result: ChatMessage) -> JsonValue:
     response: JsonObject = {
         "id": call.id,
         "name": call.name,
-        "response": {"output": result.content},
+        # Gemini reads an "error" key as the function's failure, "output" as its result.
+        "response": {"error" if result.is_error else "output": result.content},
     }
     return {"functionResponse": response}
 
