@@ -316,7 +316,8 @@ def test_a_tools_files_errors_are_located_in_it(project: ProjectDir) -> None:
         "not of type 'array'",
         "tools/bad.yaml:5:9: error: [1].name: duplicate tool name 'q' (first at line 1)",
         "tools/bad.yaml:7:23: error: [2].function.extra: unknown key 'extra' (expected one of: "
-        "name, description, parameters, strict)",
+        "name, description, parameters, strict, result, results, command, cwd, timeout_seconds, "
+        "pass_env)",
         "tools/list.json:1:1: error: expected a list of tools, got mapping",
     ]
 
