@@ -59,6 +59,9 @@ class EvalContext:
     tool_calls: tuple[AnswerToolCall, ...] = ()
     """The answer's tool calls: a chat API's, an agent's reported ones, Codex's commands as
     calls of ``shell`` (docs/tools.md#where-the-calls-come-from)."""
+    trajectory: str | None = None
+    """A tool loop's every answer, call and result in the ``@[Role]:`` form, for judges
+    (docs/tools.md#judging-a-trajectory); None without a loop."""
 
     @cached_property
     def _messages(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

@@ -67,6 +67,7 @@ def eval_context(
     *,
     pass_mark: float = 0.5,
     tool_calls: tuple[AnswerToolCall, ...] = (),
+    trajectory: str | None = None,
 ) -> EvalContext:
     """The context every evaluator of ``case`` sees for ``answer`` (``reference``: the
     case's reference answer, when the caller has already rendered it)."""
@@ -88,6 +89,7 @@ def eval_context(
         pass_mark=pass_mark,
         child_env=child_env or ChildEnvironment.current(),
         tool_calls=tool_calls,
+        trajectory=trajectory,
     )
 
 

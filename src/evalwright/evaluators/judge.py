@@ -64,7 +64,11 @@ def judge_prompt(template: Template | None, ctx: EvalContext) -> str:
         "question": ctx.question,
         "expected_outcome": ctx.expected_outcome,
         "reference_answer": ctx.reference_answer,
-        "candidate_answer": answer_block(ctx.candidate_answer, ctx.tool_calls),
+        "candidate_answer": (
+            ctx.trajectory
+            if ctx.trajectory is not None
+            else answer_block(ctx.candidate_answer, ctx.tool_calls)
+        ),
         "guidelines": ctx.guidelines,
     }
     # The authored messages (every attached file read again) only for a template that

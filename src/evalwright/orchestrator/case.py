@@ -11,13 +11,15 @@ import contextlib
 from dataclasses import dataclass
 
 from evalwright.errors import ProviderError, internal_error
+from evalwright.evalfile.resolved import LoadedCase
 from evalwright.evaluators import case_score, evaluate, required_failures
 from evalwright.evaluators.base import JudgeCaller
 from evalwright.evaluators.context import answer_tool_calls, eval_context
-from evalwright.orchestrator import conversation
+from evalwright.orchestrator import conversation, steps
 from evalwright.orchestrator.calls import TargetCaller
 from evalwright.orchestrator.plan import Plan, WorkItem
 from evalwright.orchestrator.requests import candidate_request, case_prompt
+from evalwright.orchestrator.turn_records import Recorder
 from evalwright.prompts import BuiltPrompt, reference_answer
 from evalwright.prompts.turns import first_turn
 from evalwright.providers.base import ProviderResponse
@@ -30,6 +32,7 @@ from evalwright.results.rows import (
     error_row,
     raw_request,
 )
+from evalwright.tools.base import ToolServers
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +49,8 @@ class AnsweredCase:
     judge: JudgeCaller | None = None
     """How its judges are called, when not live (a batched run's judges batches,
     docs/batch.md#judges)."""
+    stepped: steps.Stepped | None = None
+    """The tool loop's steps, when one ran (docs/tools.md#the-tool-loop)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +60,8 @@ class CaseRunner:
     plan: Plan
     caller: TargetCaller
     run_id: str
+    tool_servers: ToolServers | None = None
+    """The run's MCP servers (docs/tools.md#mcp-servers)."""
 
     async def ask(self, item: WorkItem) -> AnsweredCase:
         """Send the case to its target and wait for the answer.
@@ -66,13 +73,16 @@ class CaseRunner:
         inputs: BuiltPrompt | None = None
         try:
             inputs = case_prompt(item.case, self.plan.registry.target(item.target))
-            request = candidate_request(item.case, inputs)
-            response, cache = await self.caller.call(item.target, request, repeat=item.repeat)
+            stepped = await steps.answer(self, item, item.case)
         except ProviderError as exc:
             return AnsweredCase(item, inputs, None, "off", exc)
         except Exception as exc:  # a case that cannot be sent costs its row an error
             return AnsweredCase(item, inputs, None, "off", internal_error(exc))
-        return AnsweredCase(item, inputs, response, cache)
+        if not stepped.steps:
+            return AnsweredCase(item, inputs, stepped.response, stepped.cache)
+        return AnsweredCase(
+            item, inputs, stepped.response, stepped.cache, stepped.failure, stepped=stepped
+        )
 
     async def _converse(self, item: WorkItem) -> AnsweredCase:
         """Hold a live conversation: the answer is its last turn's."""
@@ -90,6 +100,8 @@ class CaseRunner:
             if asked.conversation.failure is not None:
                 return conversation.failed(self, item, asked.conversation)
             return await conversation.finish(self, item, asked.conversation)
+        if asked.stepped is not None and asked.failure is not None:
+            return self._failed_loop(item, asked.stepped, asked.failure, inputs)
         if response is None or inputs is None:
             assert asked.failure is not None
             return self.failed_row(item, asked.failure, inputs)
@@ -105,11 +117,12 @@ class CaseRunner:
             reference,
             pass_mark=self.plan.options.pass_mark,
             tool_calls=answer_tool_calls(response),
+            trajectory=asked.stepped.trajectory if asked.stepped else None,
         )
         results = await evaluate(item.case.evaluators, context)
         score, problem = case_score(results)
         failures = required_failures(item.case.evaluators, results, self.plan.options.pass_mark)
-        return answered_row(
+        row = answered_row(
             self._identity(item, self.plan.registry.provider(item.target).kind),
             response,
             cache,
@@ -119,6 +132,16 @@ class CaseRunner:
             failed_required=failures,
             reference=reference,
             error=error_info("evaluator_error", problem) if problem else None,
+        )
+        return row if asked.stepped is None else with_steps(row, asked.stepped, item.case)
+
+    def _failed_loop(
+        self, item: WorkItem, stepped: steps.Stepped, exc: ProviderError, inputs: BuiltPrompt | None
+    ) -> ResultRow:
+        """The error row of a tool loop a step of which failed: the steps before it kept."""
+        row = self.failed_row(item, exc, inputs)
+        return with_steps(row, stepped, item.case).model_copy(
+            update={"status": "error", "score": None, "error": error_info(exc.error_type, str(exc))}
         )
 
     def failed_row(
@@ -182,3 +205,18 @@ class CaseRunner:
             return self.plan.registry.provider(target).kind
         except Exception:  # a provider that cannot be made has no kind to record
             return None
+
+
+def with_steps(row: ResultRow, stepped: steps.Stepped, case: LoadedCase) -> ResultRow:
+    """``row`` with its tool loop's steps (docs/tools.md#the-row), its request the first
+    step's, and, when the loop was cut at ``max_steps``, an error saying so (its evaluators'
+    results kept, its score null)."""
+    records = Recorder().steps(stepped.steps)
+    update: dict[str, object] = {"steps": records}
+    if stepped.exhausted:
+        message = (
+            f"the model still called tools after {case.spec.max_steps} requests (max_steps); "
+            "its last calls were not answered"
+        )
+        update.update(status="error", score=None, error=error_info("max_steps", message))
+    return row.model_copy(update=update)

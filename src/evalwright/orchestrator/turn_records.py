@@ -5,6 +5,7 @@ previous one of its kind, so that a long conversation never holds every turn's r
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
@@ -18,11 +19,15 @@ from evalwright.results.parts import (
     EvaluatorResult,
     RawRequest,
     SimulatorRecord,
+    StepRecord,
     TurnRecord,
 )
 from evalwright.results.row import ResultRow
 from evalwright.results.rows import judge_cost, raw_request, total_usage
 from evalwright.results.turn_requests import Compactor, Kind
+
+if TYPE_CHECKING:
+    from evalwright.orchestrator.steps import Step
 
 
 class Recorder:
@@ -78,6 +83,39 @@ class Recorder:
             score=None,
             simulator=stored_simulator,
         )
+
+    def steps(self, steps: Sequence[Step], *, first_stored: bool = False) -> tuple[StepRecord, ...]:
+        """The records of a tool loop's steps (docs/tools.md#the-row): the first step's
+        request is its row's or turn's (``first_stored``: already stored there), each later
+        one stored as what it adds to the one before."""
+        records: list[StepRecord] = []
+        for number, step in enumerate(steps, 1):
+            response = step.response
+            wire: WireRequest | None = None
+            added = None
+            if number > 1 or not first_stored:
+                added = self._adds("wire", response.wire_request)
+                wire = response.wire_request if added is None else None
+            if number == 1:
+                wire, added = None, None  # the row's (or turn's) own request
+            records.append(
+                StepRecord(
+                    step=number,
+                    wire_request=wire,
+                    wire_added=added,
+                    delivery_notes=(*response.delivery_notes, *step.notes),
+                    reply=response.text,
+                    tool_calls=response.tool_calls or None,
+                    tool_results=step.results or None,
+                    finish_reason=response.finish_reason,
+                    usage=response.usage,
+                    cost_usd=response.cost_usd,
+                    latency_ms=round(response.latency_ms, 3),
+                    attempts=response.attempts,
+                    cache=step.cache,
+                )
+            )
+        return tuple(records)
 
     def failed(
         self,

@@ -24,6 +24,7 @@ NoteRule = Literal[
     "template_dropped_content",
     "template_not_checked",
     "setting_unsupported",
+    "unknown_tool",
 ]
 
 

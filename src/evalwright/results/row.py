@@ -103,9 +103,9 @@ class ResultRow(RecordModel):
         return turn_requests.full_results(self.evaluator_results or (), self.turns or ())
 
 
-OPTIONAL_KEYS = ("tool_calls", "node", "turns")
-"""The keys written only where a row has them: an answer's tool calls, a cluster's node and a
-live conversation's turns."""
+OPTIONAL_KEYS = ("tool_calls", "steps", "node", "turns")
+"""The keys written only where a row has them: an answer's tool calls, a tool loop's steps, a
+cluster's node and a live conversation's turns."""
 ROW_KEYS = tuple(key for key in ResultRow.model_fields if key not in OPTIONAL_KEYS)
 """Every key of a row, in the order it is written (but :data:`OPTIONAL_KEYS`)."""
 

@@ -29,6 +29,7 @@ from evalwright.results.parts import (
     ReplyText,
     ScriptRequest,
     SimulatorRecord,
+    StepRecord,
     TurnRecord,
 )
 
@@ -323,7 +324,40 @@ def _full_turn(turn: TurnRecord, rebuilder: _Rebuilder) -> TurnRecord:
             update[key] = _with_wire(record, value)
     results = turn.evaluator_results
     update["evaluator_results"] = tuple(_full_result(r, rebuilder.replies) for r in results)
-    return _with_wire(turn.model_copy(update=update), wire)
+    whole = _with_wire(turn.model_copy(update=update), wire)
+    if turn.steps and whole.wire_request is not None:
+        steps = _full_steps(whole.wire_request, turn.steps, rebuilder)
+        whole = whole.model_copy(update={"steps": steps})
+    return whole
+
+
+def _full_steps(
+    first: WireRequest, steps: Sequence[StepRecord], rebuilder: _Rebuilder
+) -> tuple[StepRecord, ...]:
+    """A tool loop's steps with each request whole: the first is ``first`` (its row's or
+    turn's), each later one rebuilt from what it adds to the one before."""
+    out: list[StepRecord] = []
+    for step in steps:
+        if step.step == 1:
+            out.append(step.model_copy(update={"wire_request": first, "wire_added": None}))
+            continue
+        value = rebuilder.whole("wire", step.wire_request, step.wire_added)
+        if value is not None:
+            wire = _wire_adapter().validate_python(value)
+            step = step.model_copy(update={"wire_request": wire, "wire_added": None})
+        out.append(step)
+    return tuple(out)
+
+
+def full_steps(first: WireRequest, steps: Sequence[StepRecord]) -> tuple[StepRecord, ...]:
+    """A row's tool-loop steps with each request whole (docs/tools.md#the-row): ``first`` is
+    the row's ``wire_request``. A damaged row raises ``ValueError`` naming the step."""
+    rebuilder = _Rebuilder({})
+    rebuilder.last["wire"] = first
+    try:
+        return _full_steps(first, steps, rebuilder)
+    except ValueError as exc:
+        raise ValueError(f"a tool-loop step's request cannot be rebuilt: {_first(exc)}") from None
 
 
 def full_turns(turns: Sequence[TurnRecord]) -> Iterator[TurnRecord]:
