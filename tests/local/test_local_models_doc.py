@@ -13,7 +13,15 @@ from pathlib import Path
 
 from tests.conftest import REPO
 from tests.e2e.harness import base_env
-from tests.local.llama import BINARY, INSTALL, MODEL_PACKAGE, free_port, package_file, unavailable
+from tests.local.llama import (
+    BINARY,
+    INSTALL,
+    MODEL_PACKAGE,
+    OPTIONS,
+    free_port,
+    package_file,
+    unavailable,
+)
 
 PAGE = REPO / "docs" / "local-models.md"
 MARK = "<!-- local-models: run -->"
@@ -35,7 +43,7 @@ def test_the_block_installs_and_starts_what_the_tests_use() -> None:
     commands, _ = marked_block()
     assert commands[0] == INSTALL
     (start,) = [c for c in commands if c.startswith(PREBUILT)]
-    assert " -c 8192 -np 4 -t 2" in start
+    assert " " + " ".join(OPTIONS) in start
     assert f"--host 127.0.0.1 --port {DOC_PORT}" in start
     targets = (REPO / "examples" / "local" / ".evalwright" / "targets.yaml").read_text()
     assert f"base_url: http://127.0.0.1:{DOC_PORT}/v1" in targets.split("- name:")[1]

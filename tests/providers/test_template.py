@@ -225,3 +225,101 @@ def test_templates_may_trim_respace_and_escape() -> None:
     )
     (note,) = dropped_content(wire, "assistant: write 'say \"hi\"' 3")
     assert note.detail.startswith("messages[0] (user): its text is not in the rendered prompt")
+
+
+def _tool_wire(*tools: dict[str, Any]) -> ChatWireRequest:
+    wire = _wire([{"role": "user", "content": "Fly me to Lisbon."}])
+    wire.body["tools"] = [{"type": "function", "function": tool} for tool in tools]
+    return wire
+
+
+SEARCH_TOOL: dict[str, Any] = {
+    "name": "search_flights",
+    "description": 'Flights on one "day", in UTC ±0.',
+    "parameters": {
+        "type": "object",
+        "properties": {"origin": {"type": "string"}, "day": {"type": "string"}},
+    },
+}
+
+
+def test_a_template_that_writes_the_tools_out_keeps_them() -> None:
+    ping: dict[str, Any] = {"name": "ping", "parameters": {"type": "object"}}
+    wire = _tool_wire(SEARCH_TOOL, ping)
+    # As tojson writes them (the description JSON-escaped, non-ASCII as \u escapes)...
+    listed = "\n".join(json.dumps({"type": "function", "function": t}) for t in (SEARCH_TOOL, ping))
+    assert dropped_content(wire, f"user: Fly me to Lisbon.\n<tools>{listed}</tools>") == []
+    # ... or in a layout of the template's own.
+    own = 'search_flights(origin, day): Flights on one "day", in UTC ±0.\nping()\nFly me to Lisbon.'
+    assert dropped_content(wire, own) == []
+
+
+def test_a_template_that_drops_tools_is_noted_per_tool() -> None:
+    wire = _tool_wire(SEARCH_TOOL, {"name": "ping", "parameters": {"type": "object"}})
+    notes = dropped_content(wire, "<|im_start|>user\nFly me to Lisbon.<|im_end|>")
+    assert [(n.rule, n.detail) for n in notes] == [
+        (
+            "template_dropped_content",
+            "tools[0] (search_flights): its name, its description and parameter(s) 'origin', "
+            "'day' not in the rendered prompt: the model's chat template drops it",
+        ),
+        (
+            "template_dropped_content",
+            "tools[1] (ping): its name not in the rendered prompt: the model's chat template "
+            "drops it",
+        ),
+    ]
+    # A template that names the tools but leaves their descriptions and parameters out.
+    (note,) = dropped_content(wire, "Fly me to Lisbon. Tools: search_flights, ping.")
+    assert note.detail.startswith(
+        "tools[0] (search_flights): its description and parameter(s) 'origin', 'day' not in"
+    )
+    (note,) = dropped_content(wire, "Fly me to Lisbon. Tools: ping, search_flights(origin).")
+    assert note.detail.startswith(
+        "tools[0] (search_flights): its description and parameter(s) 'day' not"
+    )
+
+
+AIRLINE = {
+    "tools": [SEARCH_TOOL],
+    "execution": ANSWERED,
+    "evalcases": [{"id": "fly", "expected_outcome": "Searches.", "input": "Fly me to Lisbon."}],
+}
+
+
+def test_prompt_rendered_sends_the_tools_and_notes_the_dropped_ones(
+    server: FakeServer, project: ProjectDir
+) -> None:
+    project.write("evals/airline.yaml", json.dumps(AIRLINE))
+    server.chat_template = chatml  # it is given the messages only: the tools are dropped
+    args = ("prompt", project.root / "evals/airline.yaml", "--target", "local", "--rendered")
+    result = run_cli(*args, "--json")
+    assert result.code == 0, result.err
+    item = result.json()
+    (rendered,) = server.requests_for("apply_template")
+    assert rendered.json == {
+        "messages": item["wire_request"]["body"]["messages"],
+        "tools": [{"type": "function", "function": SEARCH_TOOL}],
+    }
+    (note,) = item["delivery_notes"]
+    assert note == {
+        "rule": "template_dropped_content",
+        "detail": "tools[0] (search_flights): its name, its description and parameter(s) "
+        "'origin', 'day' not in the rendered prompt: the model's chat template drops it",
+    }
+    shown = run_cli(*args)
+    notes = shown.out.split("--- delivery notes ", 1)[1].split("\n--- rendered prompt", 1)[0]
+    assert f"template_dropped_content: {note['detail']}" in notes
+
+
+def test_prompt_rendered_adds_no_note_when_the_template_lists_the_tools(
+    server: FakeServer, project: ProjectDir
+) -> None:
+    project.write("evals/airline.yaml", json.dumps(AIRLINE))
+    listed = json.dumps({"type": "function", "function": SEARCH_TOOL})
+    server.chat_template = lambda messages: f"<tools>{listed}</tools>\n" + chatml(messages)
+    args = ("prompt", project.root / "evals/airline.yaml", "--target", "local", "--rendered")
+    item = run_cli(*args, "--json").json()
+    assert item["rendered"].startswith("<tools>")
+    assert item["delivery_notes"] == []
+    assert "(none: lossless)" in run_cli(*args).out

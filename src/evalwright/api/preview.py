@@ -83,7 +83,8 @@ def preview_suite(
     ``eval_id`` globs is selected (every case when there are none), if it has any of
     ``tags`` (when given) and none of ``skip_tags``. With ``rendered`` (and a
     target), the target's server renders its chat template for each request: the one call
-    over the network (docs/local-models.md#seeing-what-the-model-sees).
+    over the network; ``delivery_notes`` then add what the template drops
+    (docs/local-models.md#seeing-what-the-model-sees).
     """
     info, cases = _open(source)
     chosen = select_cases(
@@ -114,8 +115,11 @@ def preview_suite(
         out.append(item)
         wires.append(prepared.wire)
     if rendered:
-        for item, text in zip(out, render_all(registry.target(name), wires), strict=True):
-            item["rendered"] = text
+        for item, rendering in zip(out, render_all(registry.target(name), wires), strict=True):
+            item["rendered"] = rendering.text
+            # What the template drops is a delivery note here as in a checked row.
+            dropped = [note.model_dump() for note in rendering.notes]
+            item["delivery_notes"] = [*item.get("delivery_notes", []), *dropped]
     return out
 
 

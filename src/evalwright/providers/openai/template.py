@@ -12,7 +12,7 @@ import asyncio
 import json
 import re
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from evalwright import jsontext
 from evalwright.errors import ConfigError, ProviderError
@@ -105,9 +105,12 @@ def _present(text: str, rendered: str) -> bool:
     return any(_squash(form) in rendered for form in escaped)
 
 
+_DROPS = " not in the rendered prompt: the model's chat template drops it"
+
+
 def dropped_content(wire: ChatWireRequest, rendered: str) -> list[DeliveryNote]:
-    """One ``template_dropped_content`` note per message text or tool call of ``wire`` that
-    the rendered prompt lacks (docs/delivery.md#the-nine-delivery-notes)."""
+    """One ``template_dropped_content`` note per message text, tool call or declared tool of
+    ``wire`` that the rendered prompt lacks (docs/delivery.md#the-nine-delivery-notes)."""
     seen = _squash(rendered)
     notes: list[str] = []
     for index, message in enumerate(cast(list[dict[str, Any]], wire.body["messages"])):
@@ -119,11 +122,18 @@ def dropped_content(wire: ChatWireRequest, rendered: str) -> list[DeliveryNote]:
             missing = _missing_in_call(call, seen)
             if missing:
                 name = call.get("function", {}).get("name")
-                notes.append(
-                    f"{where}: tool call {call.get('id')} {name}: {missing} not in the rendered "
-                    "prompt: the model's chat template drops it"
-                )
+                notes.append(f"{where}: tool call {call.get('id')} {name}: {missing}{_DROPS}")
+    for index, tool in enumerate(cast(list[dict[str, Any]], wire.body.get("tools") or [])):
+        function = cast(dict[str, Any], tool.get("function") or {})
+        missing = _missing_in_tool(function, seen)
+        if missing:
+            notes.append(f"tools[{index}] ({function.get('name')}): {missing}{_DROPS}")
     return [DeliveryNote(rule="template_dropped_content", detail=n) for n in notes]
+
+
+def _listed(parts: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return " and ".join([", ".join(parts[:-1]), parts[-1]] if len(parts) > 2 else parts)
 
 
 def _missing_in_call(call: dict[str, Any], seen: str) -> str:
@@ -139,7 +149,29 @@ def _missing_in_call(call: dict[str, Any], seen: str) -> str:
     parts = [] if _present(name, seen) else ["its name"]
     if lost:
         parts.append("argument value(s) " + ", ".join(lost))
-    return " and ".join(parts)
+    return _listed(parts)
+
+
+def _missing_in_tool(function: dict[str, Any], seen: str) -> str:
+    """What of one declared tool the rendered prompt lacks, in words ("" when nothing): its
+    name, its description and the names of its parameters' top-level properties, which every
+    template that shows a tool to the model writes out, whatever its layout."""
+    parts = [] if _present(str(function.get("name", "")), seen) else ["its name"]
+    description = function.get("description")
+    if isinstance(description, str) and not _present(description, seen):
+        parts.append("its description")
+    lost = [repr(n) for n in _property_names(function.get("parameters")) if not _present(n, seen)]
+    if lost:
+        parts.append("parameter(s) " + ", ".join(lost))
+    return _listed(parts)
+
+
+def _property_names(schema: Any) -> list[str]:
+    """The top-level property names of a ``parameters`` schema (none for any other shape)."""
+    if not isinstance(schema, dict):
+        return []
+    properties = cast(dict[str, Any], schema).get("properties")
+    return list(cast(dict[str, Any], properties)) if isinstance(properties, dict) else []
 
 
 def not_checked(reason: str) -> DeliveryNote:
@@ -155,19 +187,27 @@ def check_renderable(target: Target) -> None:
         raise ConfigError(str(exc)) from None
 
 
-def render_all(target: Target, wires: Sequence[WireRequest]) -> list[str]:
-    """The rendered prompt of each request, in order (``evalwright prompt --rendered``); the
-    first failure is a ConfigError of one line."""
+class Rendering(NamedTuple):
+    """A request's rendered prompt and the ``template_dropped_content`` notes of what it lacks."""
 
-    async def run() -> list[str]:
+    text: str
+    notes: list[DeliveryNote]
+
+
+def render_all(target: Target, wires: Sequence[WireRequest]) -> list[Rendering]:
+    """The rendered prompt of each request, in order, with what its template dropped
+    (``evalwright prompt --rendered``); the first failure is a ConfigError of one line."""
+
+    async def run() -> list[Rendering]:
         pool = HttpPool()
         try:
-            out: list[str] = []
+            out: list[Rendering] = []
             for wire in wires:
                 if not isinstance(target, OpenAITarget) or not isinstance(wire, ChatWireRequest):
                     raise TemplateUnavailable(f"target '{target.name}' sends no chat request")
                 rendering = render_template(pool, target, wire)
-                out.append(await asyncio.wait_for(rendering, target.timeout))
+                text = await asyncio.wait_for(rendering, target.timeout)
+                out.append(Rendering(text, dropped_content(wire, text)))
             return out
         finally:
             await pool.aclose()
