@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from evalwright.providers.wire import ChatWireRequest
 from evalwright.results.row import ResultRow
 from evalwright.results.turn_requests import full_steps
 from evalwright.testing import FunctionCall, ReceivedRequest, Text, ToolCalls
@@ -68,8 +69,13 @@ EVAL = """tools:
     result: reservation updated
 execution:
   evaluators:
-    - {name: order, type: tool_sequence, calls: [get_user_details, get_reservation_details, update_reservation_flights]}
-    - {name: updated, type: tool_called, tool: update_reservation_flights, arguments: {flights: [HAT083]}}
+    - name: order
+      type: tool_sequence
+      calls: [get_user_details, get_reservation_details, update_reservation_flights]
+    - name: updated
+      type: tool_called
+      tool: update_reservation_flights
+      arguments: {flights: [HAT083]}
     - {name: says, type: contains, value: HAT083}
 evalcases:
   - id: change-flight
@@ -215,14 +221,16 @@ def test_the_airline_scenario_runs_the_loop_exactly(e2e: E2E, target: str) -> No
     assert (row.status, row.score) == ("ok", 1.0)
     assert row.candidate_answer == "Done: NO6JO3 now flies HAT083 on 2024-05-20."
     assert [c.id for c in row.tool_calls or ()] == ["c1", "c2", "c3", "c4"]
-    assert row.wire_request is not None and row.wire_request.body == bodies[0]
+    assert isinstance(row.wire_request, ChatWireRequest)
+    assert row.wire_request.body == bodies[0]
     steps = full_steps(row.wire_request, row.steps or ())
     assert [s.step for s in steps] == [1, 2, 3, 4]
-    assert [s.wire_request.body if s.wire_request else None for s in steps] == bodies
+    sent = [s.wire_request for s in steps]
+    assert [w.body if isinstance(w, ChatWireRequest) else None for w in sent] == bodies
     answered = [[(r.tool_call_id, r.content) for r in s.tool_results or ()] for s in steps]
     assert answered == [*RESULTS, []]
     assert [r.source for r in steps[1].tool_results or ()] == ["results", "results"]
-    assert steps[2].tool_results and steps[2].tool_results[0].source == "result"
+    assert [r.source for r in steps[2].tool_results or ()] == ["result"]
     assert row.latency_ms == pytest.approx(sum(s.latency_ms for s in steps), abs=0.01)
     if row.usage is not None:
         assert row.usage.input_tokens == sum(s.usage.input_tokens or 0 for s in steps if s.usage)

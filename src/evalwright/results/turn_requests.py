@@ -342,10 +342,11 @@ def _full_steps(
             out.append(step.model_copy(update={"wire_request": first, "wire_added": None}))
             continue
         value = rebuilder.whole("wire", step.wire_request, step.wire_added)
-        if value is not None:
-            wire = _wire_adapter().validate_python(value)
-            step = step.model_copy(update={"wire_request": wire, "wire_added": None})
-        out.append(step)
+        if value is None:
+            out.append(step)
+            continue
+        wire = _wire_adapter().validate_python(value)
+        out.append(step.model_copy(update={"wire_request": wire, "wire_added": None}))
     return tuple(out)
 
 
