@@ -140,9 +140,7 @@ class CaseRunner:
     ) -> ResultRow:
         """The error row of a tool loop a step of which failed: the steps before it kept."""
         row = self.failed_row(item, exc, inputs)
-        return with_steps(row, stepped, item.case).model_copy(
-            update={"status": "error", "score": None, "error": error_info(exc.error_type, str(exc))}
-        )
+        return row.model_copy(update={"steps": Recorder().steps(stepped.steps)})
 
     def failed_row(
         self, item: WorkItem, exc: ProviderError, inputs: BuiltPrompt | None = None
@@ -211,12 +209,5 @@ def with_steps(row: ResultRow, stepped: steps.Stepped, case: LoadedCase) -> Resu
     """``row`` with its tool loop's steps (docs/tools.md#the-row), its request the first
     step's, and, when the loop was cut at ``max_steps``, an error saying so (its evaluators'
     results kept, its score null)."""
-    records = Recorder().steps(stepped.steps)
-    update: dict[str, object] = {"steps": records}
-    if stepped.exhausted:
-        message = (
-            f"the model still called tools after {case.spec.max_steps} requests (max_steps); "
-            "its last calls were not answered"
-        )
-        update.update(status="error", score=None, error=error_info("max_steps", message))
-    return row.model_copy(update=update)
+    row = row.model_copy(update={"steps": Recorder().steps(stepped.steps)})
+    return steps.cut_short(row, case.spec.max_steps) if stepped.exhausted else row

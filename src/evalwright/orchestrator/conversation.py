@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -21,12 +22,13 @@ from evalwright.evalfile.resolved import Evaluator, LoadedCase
 from evalwright.evaluators import case_score, evaluate, required_failures
 from evalwright.evaluators.base import EvalContext
 from evalwright.evaluators.context import answer_tool_calls, eval_context
+from evalwright.orchestrator import steps
 from evalwright.orchestrator.plan import WorkItem
-from evalwright.orchestrator.requests import candidate_request, case_prompt
+from evalwright.orchestrator.requests import case_prompt
 from evalwright.orchestrator.simulator import SimulatorFailure, ask_simulator, simulator_request
 from evalwright.orchestrator.turn_records import Recorder, judged, with_turns
 from evalwright.prompts import BuiltPrompt, reference_answer
-from evalwright.prompts.turns import simulated_case, turn_case
+from evalwright.prompts.turns import Reply, simulated_case, turn_case
 from evalwright.providers.base import ProviderResponse
 from evalwright.providers.wire import AnswerToolCall
 from evalwright.results.parts import CacheState, EvaluatorResult, SimulatorRecord, TurnRecord
@@ -74,6 +76,10 @@ class TurnAnswer:
     record: TurnRecord
     tool_calls: tuple[AnswerToolCall, ...] = ()
     """The turn's tool calls, for its evaluators (docs/tools.md#where-the-calls-come-from)."""
+    trajectory: str | None = None
+    """The turn's tool loop for judges, when one ran (docs/tools.md#judging-a-trajectory)."""
+    exhausted: bool = False
+    """Whether the turn's tool loop was cut at ``max_steps``."""
 
     @property
     def reply(self) -> str:
@@ -113,6 +119,8 @@ class _Talk:
         self.recorder = Recorder()
         self.answers: list[TurnAnswer] = []
         self.replies: list[str] = []
+        self.history: list[Reply] = []
+        """Each turn's answer as the next turns carry it (a tool loop's whole)."""
         self.last: ProviderResponse | None = None
 
     async def ask(
@@ -125,16 +133,24 @@ class _Talk:
         inputs: BuiltPrompt | None = None
         try:
             inputs = built_at(runner, item, at)
-            request = candidate_request(at, inputs)
-            response, cache = await runner.caller.call(item.target, request, repeat=item.repeat)
+            stepped = await steps.answer(runner, item, at)
         except ProviderError as exc:
             return self.ended(exc, inputs, failed_simulator=simulator)
         except Exception as exc:  # one turn that cannot be sent costs its row an error
             return self.ended(internal_error(exc), inputs, failed_simulator=simulator)
-        number = len(self.answers) + 1
-        record = self.recorder.answered(number, inputs, response, cache, simulator)
-        self.answers.append(TurnAnswer(at, record, answer_tool_calls(response)))
+        if stepped.failure is not None or stepped.response is None:
+            failure = stepped.failure or internal_error(RuntimeError("no answer"))
+            return self.ended(failure, inputs, failed_simulator=simulator)
+        response, number = stepped.response, len(self.answers) + 1
+        record = self.recorder.answered(number, inputs, response, stepped.cache, simulator)
+        if stepped.steps:
+            records = self.recorder.steps(stepped.steps, first_stored=True)
+            record = record.model_copy(update={"steps": records})
+        calls = answer_tool_calls(response)
+        answer = TurnAnswer(at, record, calls, stepped.trajectory, stepped.exhausted)
+        self.answers.append(answer)
         self.replies.append(response.text)
+        self.history.append(stepped.messages or response.text)
         self.last = response
         return None
 
@@ -164,7 +180,7 @@ async def hold(runner: CaseRunner, item: WorkItem) -> Conversation:
         return await simulate(runner, item, item.case.simulated_user)
     talk = _Talk(runner, item)
     for _ in item.case.turns:
-        ended = await talk.ask(turn_case(item.case, talk.replies))
+        ended = await talk.ask(turn_case(item.case, talk.history))
         if ended is not None:
             return ended
     return talk.ended()
@@ -187,7 +203,7 @@ async def simulate(runner: CaseRunner, item: WorkItem, user: SimulatedUser) -> C
                 return _ended(talk, turn.record, user)
             sent.append(turn.message)
             record = turn.record
-        ended = await talk.ask(simulated_case(item.case, sent, talk.replies), record)
+        ended = await talk.ask(simulated_case(item.case, sent, talk.history), record)
         if ended is not None:
             return ended
     return talk.ended()
@@ -229,6 +245,7 @@ async def finish(runner: CaseRunner, item: WorkItem, held: Conversation) -> Resu
             plan.registry.child_env,
             reference,
             tool_calls=turn.tool_calls,
+            trajectory=turn.trajectory,
         )
 
     replies = [(n, turn.reply) for n, turn in enumerate(turns, 1)]
@@ -244,7 +261,10 @@ async def finish(runner: CaseRunner, item: WorkItem, held: Conversation) -> Resu
         return named_results(results, replies[:n])
 
     async def case_results() -> list[EvaluatorResult]:
-        return named_results(await evaluate(item.case.evaluators, context(turns[-1])), replies)
+        # The whole conversation's checks see every turn's calls, in order.
+        every_call = tuple(call for turn in turns for call in turn.tool_calls)
+        whole_context = dataclasses.replace(context(turns[-1]), tool_calls=every_call)
+        return named_results(await evaluate(item.case.evaluators, whole_context), replies)
 
     loaded = item.case.turns
     # A simulated user's turns have no evaluators of their own.
@@ -271,7 +291,9 @@ async def finish(runner: CaseRunner, item: WorkItem, held: Conversation) -> Resu
     records = [judged(a.record, r) for a, r in zip(turns, per_turn, strict=True)]
     if held.simulator_done is not None:
         records[-1] = records[-1].model_copy(update={"simulator_done": held.simulator_done})
-    return with_turns(row, tuple(records), every)
+    row = with_turns(row, tuple(records), every)
+    cut = [n for n, turn in enumerate(turns, 1) if turn.exhausted]
+    return steps.cut_short(row, item.case.spec.max_steps, cut[0]) if cut else row
 
 
 def failed(runner: CaseRunner, item: WorkItem, conversation: Conversation) -> ResultRow:

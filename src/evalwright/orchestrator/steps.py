@@ -22,7 +22,8 @@ from evalwright.prompts.render import ReturnedCall, question
 from evalwright.providers.base import ProviderResponse
 from evalwright.providers.wire import AnswerToolCall
 from evalwright.results.parts import CacheState, ToolResult
-from evalwright.results.rows import total_usage
+from evalwright.results.row import ResultRow
+from evalwright.results.rows import error_info, total_usage
 from evalwright.tools.answer import open_toolbox
 
 if TYPE_CHECKING:
@@ -56,6 +57,8 @@ class Stepped:
     exhausted: bool = False
     trajectory: str | None = None
     """The loop's answers and results in the ``@[Role]:`` form the judge reads."""
+    messages: tuple[CaseMessage, ...] = ()
+    """What the loop added to the conversation: each answer, then its calls' results."""
 
 
 async def answer(runner: CaseRunner, item: WorkItem, case: LoadedCase) -> Stepped:
@@ -137,6 +140,7 @@ def _ended(
         failure,
         exhausted,
         question(added, "lm"),
+        tuple(added),
     )
 
 
@@ -165,3 +169,15 @@ def combined_cache(states: list[CacheState]) -> CacheState:
     if set(states) == {"hit"}:
         return "hit"
     return "off" if "off" in states else "miss"
+
+
+def cut_short(row: ResultRow, max_steps: int, turn: int | None = None) -> ResultRow:
+    """``row`` as an error row saying the tool loop was cut at ``max_steps`` (its evaluators'
+    results kept, its score null: docs/tools.md#max_steps)."""
+    where = f"turn {turn}: " if turn is not None else ""
+    message = (
+        f"{where}the model still called tools after {max_steps} requests (max_steps); its "
+        "last calls were not answered"
+    )
+    error = error_info("max_steps", message)
+    return row.model_copy(update={"status": "error", "score": None, "error": error})

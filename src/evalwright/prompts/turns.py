@@ -8,6 +8,10 @@ from collections.abc import Sequence
 
 from evalwright.evalfile.resolved import CaseMessage, LoadedCase, TextSegment
 
+Reply = str | tuple[CaseMessage, ...]
+"""The target's answer to a turn as the next turns carry it: its text, or, after a tool loop,
+every answer, call and result the loop added (docs/tools.md#the-tool-loop)."""
+
 
 def reply_message(reply: str) -> CaseMessage:
     """The target's reply as the assistant turn the next request carries, exactly as given
@@ -15,7 +19,12 @@ def reply_message(reply: str) -> CaseMessage:
     return CaseMessage("assistant", (TextSegment(reply),))
 
 
-def turn_case(case: LoadedCase, replies: Sequence[str]) -> LoadedCase:
+def reply_messages(reply: Reply) -> tuple[CaseMessage, ...]:
+    """The messages a reply adds to the conversation."""
+    return (reply_message(reply),) if isinstance(reply, str) else reply
+
+
+def turn_case(case: LoadedCase, replies: Sequence[Reply]) -> LoadedCase:
     """``case`` as it stands at turn ``len(replies) + 1``: the authored history, then each
     earlier user turn followed by the target's reply to it, then this turn's user message.
 
@@ -25,12 +34,12 @@ def turn_case(case: LoadedCase, replies: Sequence[str]) -> LoadedCase:
     assert len(replies) < len(case.turns)
     messages = list(case.input_messages)
     for turn, reply in zip(case.turns, replies, strict=False):
-        messages.extend((turn.message, reply_message(reply)))
+        messages.extend((turn.message, *reply_messages(reply)))
     messages.append(case.turns[len(replies)].message)
     return dataclasses.replace(case, input_messages=tuple(messages), turns=())
 
 
-def simulated_case(case: LoadedCase, sent: Sequence[str], replies: Sequence[str]) -> LoadedCase:
+def simulated_case(case: LoadedCase, sent: Sequence[str], replies: Sequence[Reply]) -> LoadedCase:
     """A simulated user's conversation (docs/conversations.md#simulated-user) as it stands
     at turn ``len(sent)``: the authored history, then each message the simulated user sent
     followed by the target's reply to it; the last message sent has no reply yet."""
@@ -39,7 +48,7 @@ def simulated_case(case: LoadedCase, sent: Sequence[str], replies: Sequence[str]
     for index, text in enumerate(sent):
         messages.append(CaseMessage("user", (TextSegment(text),)))
         if index < len(replies):
-            messages.append(reply_message(replies[index]))
+            messages.extend(reply_messages(replies[index]))
     return dataclasses.replace(case, input_messages=tuple(messages), turns=(), simulated_user=None)
 
 
