@@ -103,7 +103,8 @@ def test_a_command_answers_and_failures_are_error_results_on_anthropic(e2e: E2E)
     assert "no tool named 'teleport'" in blocks["c4"]["content"]
     row = _row(e2e)
     assert row.status == "ok"
-    results = (row.steps or ())[0].tool_results or ()
+    assert row.steps is not None
+    results = row.steps[0].tool_results or ()
     assert [(r.source, r.is_error) for r in results] == [
         ("command", False),
         ("command", True),
