@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from evalwright.testing import FakeServer, FunctionCall, ToolCalls
+from evalwright.testing import FakeServer, FunctionCall, Text, ToolCalls
 from tests.conftest import ProjectDir, run_cli
 from tests.orchestrator.batch.batching import creations, rows
 
@@ -73,3 +73,34 @@ def test_a_batched_answer_keeps_its_tool_calls(
             "arguments": None if chat else {"arguments": "not json"},
         },
     ]
+
+
+def test_a_case_whose_tools_run_goes_live_beside_the_batch(
+    project: ProjectDir, fake: FakeServer
+) -> None:
+    # Its tool loop's second request depends on the first answer: it cannot be batched.
+    project.write(
+        "evals/loop.yaml",
+        """tools:
+  - {name: get_weather, result: sunny}
+  - {name: get_time, result: noon}
+evalcases:
+  - id: loop
+    expected_outcome: Says it.
+    input: Weather and time in Paris?
+    execution:
+      evaluators:
+        - {name: checks, type: contains, value: sunny}
+""",
+    )
+    answers = iter([ANSWER, Text("sunny at noon")])
+    fake.responder = lambda _: next(answers)
+    out = project.root / "batch.jsonl"
+    result = run_cli(
+        "eval", project.root / "evals/loop.yaml", "--target", "oa", "--batch", "--out", out
+    )
+    assert result.code == 0, result.err
+    assert not creations(fake), "nothing was batched"
+    (row,) = rows(out)
+    assert (row["status"], row["candidate_answer"]) == ("ok", "sunny at noon")
+    assert [step["step"] for step in row["steps"]] == [1, 2]

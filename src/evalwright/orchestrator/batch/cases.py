@@ -52,8 +52,12 @@ def key_of(item: WorkItem) -> RowKey:
 
 
 def batchable(item: WorkItem) -> bool:
-    """Whether the case is one request (a live conversation is not)."""
-    return not item.case.turns and item.case.simulated_user is None
+    """Whether the case is one request (a live conversation is not, nor a case whose tools
+    run: its tool loop's requests depend on each answer, docs/tools.md#the-tool-loop)."""
+    case = item.case
+    if case.turns or case.simulated_user is not None or case.tool_servers:
+        return False
+    return not any(tool.implemented for tool in case.tools)
 
 
 class BatchRunner:
