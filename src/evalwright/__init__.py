@@ -77,6 +77,8 @@ _EXPORTS: dict[str, str] = {
     # the rows read_results gives (docs/python-api.md#reading-results)
     "ResultRow": "evalwright.results.row",
     "TurnRecord": "evalwright.results.parts",
+    "StepRecord": "evalwright.results.parts",
+    "ToolResult": "evalwright.results.parts",
     "EvaluatorResult": "evalwright.results.parts",
     "JudgeVerdict": "evalwright.results.parts",
     "JudgeTry": "evalwright.results.parts",
@@ -97,6 +99,9 @@ _EXPORTS: dict[str, str] = {
     "AnswerToolCall": "evalwright.providers.wire",
     "ToolSpec": "evalwright.targets.tools",
     "ToolChoiceName": "evalwright.targets.tools",
+    "ScriptedResult": "evalwright.targets.tools",
+    "McpServer": "evalwright.targets.tools",
+    "McpTools": "evalwright.targets.tools",
     "DeliveryNote": "evalwright.prompts.chat",
     # judges (docs/judges.md)
     "JudgeMetrics": "evalwright.stats.judging",
@@ -189,12 +194,17 @@ __all__ = [
     "ToolCallRecord",
     "ToolCalledSpec",
     "ToolChoiceName",
+    "ScriptedResult",
+    "McpServer",
+    "McpTools",
     "ToolMessage",
     "ToolSequenceSpec",
     "ToolSpec",
     "TraceEntry",
     "TrajectoryMatchSpec",
     "TurnRecord",
+    "StepRecord",
+    "ToolResult",
     "Usage",
     "UserMessage",
     "VSCodeTarget",
@@ -297,7 +307,9 @@ if TYPE_CHECKING:
         ReplyText,
         ScriptRequest,
         SimulatorRecord,
+        StepRecord,
         ToolCallRecord,
+        ToolResult,
         TurnRecord,
     )
     from evalwright.results.reading import read_results, results_dataframe
@@ -328,4 +340,10 @@ if TYPE_CHECKING:
         Target,
         VSCodeTarget,
     )
-    from evalwright.targets.tools import ToolChoiceName, ToolSpec
+    from evalwright.targets.tools import (
+        McpServer,
+        McpTools,
+        ScriptedResult,
+        ToolChoiceName,
+        ToolSpec,
+    )

@@ -42,6 +42,9 @@ EXPORTED = {
     "TrajectoryMatchSpec",
     "ToolSpec",
     "ToolChoiceName",
+    "ScriptedResult",
+    "McpServer",
+    "McpTools",
     "Suite",
     "load_suite",
     "build_prompt",
@@ -76,6 +79,8 @@ EXPORTED = {
     # the rows read_results gives
     "ResultRow",
     "TurnRecord",
+    "StepRecord",
+    "ToolResult",
     "EvaluatorResult",
     "JudgeVerdict",
     "JudgeTry",

@@ -18,7 +18,6 @@ import pytest
 
 from evalwright.providers.wire import ChatWireRequest
 from evalwright.results.row import ResultRow
-from evalwright.results.turn_requests import full_steps
 from evalwright.testing import FunctionCall, ReceivedRequest, Text, ToolCalls
 from tests.e2e.harness import E2E, with_more_targets
 from tests.providers.test_oracles import (
@@ -223,7 +222,7 @@ def test_the_airline_scenario_runs_the_loop_exactly(e2e: E2E, target: str) -> No
     assert [c.id for c in row.tool_calls or ()] == ["c1", "c2", "c3", "c4"]
     assert isinstance(row.wire_request, ChatWireRequest)
     assert row.wire_request.body == bodies[0]
-    steps = full_steps(row.wire_request, row.steps or ())
+    steps = row.full_steps()
     assert [s.step for s in steps] == [1, 2, 3, 4]
     sent = [s.wire_request for s in steps]
     assert [w.body if isinstance(w, ChatWireRequest) else None for w in sent] == bodies

@@ -173,7 +173,7 @@ def combined_cache(states: list[CacheState]) -> CacheState:
 
 def cut_short(row: ResultRow, max_steps: int, turn: int | None = None) -> ResultRow:
     """``row`` as an error row saying the tool loop was cut at ``max_steps`` (its evaluators'
-    results kept, its score null: docs/tools.md#max_steps)."""
+    results kept, its score null: docs/tools.md#the-tool-loop)."""
     where = f"turn {turn}: " if turn is not None else ""
     message = (
         f"{where}the model still called tools after {max_steps} requests (max_steps); its "

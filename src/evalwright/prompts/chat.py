@@ -61,7 +61,7 @@ class ChatMessage:
 
 
 class DeliveryNote(RecordModel):
-    """A change an API forced on the conversation (docs/delivery.md#the-nine-delivery-notes);
+    """A change an API forced on the conversation (docs/delivery.md#the-ten-delivery-notes);
     recorded as ``{rule, detail}`` on the row and in ``prompt --json``."""
 
     rule: NoteRule

@@ -97,6 +97,14 @@ class ResultRow(RecordModel):
         """
         return turn_requests.full_turns(self.turns or ())
 
+    def full_steps(self) -> tuple[StepRecord, ...]:
+        """A tool loop's steps, each with its request whole (docs/tools.md#the-row): the
+        first is the row's ``wire_request``, each later one rebuilt from what it adds to the
+        one before. None for another row; a damaged row raises ``ValueError``."""
+        if not self.steps or self.wire_request is None:
+            return self.steps or ()
+        return turn_requests.full_steps(self.wire_request, self.steps)
+
     def full_evaluator_results(self) -> tuple[EvaluatorResult, ...]:
         """The row's evaluator results, each judge's request whole: a live conversation's
         row names the replies a judge's request holds (docs/conversations.md#the-row)."""

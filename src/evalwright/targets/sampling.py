@@ -19,7 +19,7 @@ StopSequence = Annotated[str, Field(min_length=1)]
 
 class SamplingSettings(FileModel):
     """How a chat API samples its answer; each key is sent as the API's own field, or noted
-    where the API has no such field (docs/delivery.md#the-nine-delivery-notes)."""
+    where the API has no such field (docs/delivery.md#the-ten-delivery-notes)."""
 
     temperature: Annotated[float, Field(ge=0)] | None = None
     max_output_tokens: Annotated[int, Field(gt=0)] | None = None
