@@ -40,16 +40,16 @@ class ToolsFile(FileModel):
 
 def _tool_tag(value: object) -> str | None:
     if isinstance(value, ToolsFile | ToolSpec | McpTools):
-        return {ToolsFile: "file", ToolSpec: "tool", McpTools: "mcp"}[type(value)]
+        return {ToolsFile: "file", ToolSpec: "tool", McpTools: "server"}[type(value)]
     if isinstance(value, dict):
-        return "file" if "file" in value else "mcp" if "mcp" in value else "tool"
+        return "file" if "file" in value else "server" if "mcp" in value else "tool"
     return None
 
 
 ToolItem = Annotated[
     Annotated[ToolSpec, Tag("tool")]
     | Annotated[ToolsFile, Tag("file")]
-    | Annotated[McpTools, Tag("mcp")],
+    | Annotated[McpTools, Tag("server")],
     Discriminator(
         _tool_tag,
         custom_error_type="tool_type",
