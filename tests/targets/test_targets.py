@@ -424,6 +424,7 @@ def test_retry_belongs_to_chat_providers_only(project: ProjectDir) -> None:
         "provider",
         "response",
         "responses",
+        "scripts",
         "judge_response",
         "delay_ms",
     }
@@ -463,6 +464,70 @@ def test_mock_keys_and_defaults(project: ProjectDir) -> None:
     assert target.responses == {"case-1": "one"}
     assert target.judge_response == '{"score": 0}'
     assert target.delay_ms == 5
+
+
+def test_mock_scripts(project: ProjectDir) -> None:
+    target, _ = single(
+        project,
+        one_target(
+            "provider: mock",
+            "scripts:",
+            "  case-1:",
+            "    - tool_calls:",
+            "        - {name: find, arguments: {q: a}}",
+            "        - name: list",
+            "    - content: Done.",
+        ),
+        MockTarget,
+    )
+    assert target.scripts is not None
+    first, last = target.scripts["case-1"]
+    assert first.content == ""
+    assert [(c.name, c.arguments) for c in first.tool_calls or ()] == [
+        ("find", {"q": "a"}),
+        ("list", {}),
+    ]
+    assert (last.content, last.tool_calls) == ("Done.", None)
+
+
+@pytest.mark.parametrize(
+    ("lines", "at", "message"),
+    [
+        (["  c: []"], (5, 10, "targets[0].scripts.c"), "at least 1 item"),
+        (["  c:", "    - {}"], (6, 11, "targets[0].scripts.c[0]"), "give 'content', 'tool_calls'"),
+        (
+            ["  c:", "    - content: Let me look.", "    - tool_calls: [{name: find}]"],
+            (6, 9, "targets[0].scripts.c"),
+            "step 1 of 2 has no tool_calls, so it ends the tool loop",
+        ),
+        (
+            ["  c:", "    - tool_calls: [{name: 'a b'}]"],
+            (6, 31, "targets[0].scripts.c[0].tool_calls[0].name"),
+            "invalid tool name 'a b'",
+        ),
+        (
+            ["  c:", "    - tool_calls: [{name: find, args: {}}]"],
+            (6, 37, "targets[0].scripts.c[0].tool_calls[0].args"),
+            "unknown key 'args' (expected one of: name, arguments)",
+        ),
+        (
+            ["  c:", "    - tool_calls: [{name: find, arguments: [1]}]"],
+            (6, 48, "targets[0].scripts.c[0].tool_calls[0].arguments"),
+            "expected a mapping, got list",
+        ),
+        (
+            ["  c:", "    - tool_calls: []"],
+            (6, 23, "targets[0].scripts.c[0].tool_calls"),
+            "at least",
+        ),
+    ],
+)
+def test_mock_script_errors(
+    project: ProjectDir, lines: list[str], at: tuple[int, int, str], message: str
+) -> None:
+    error = only_error(project, one_target("provider: mock", "scripts:", *lines))
+    assert where(error) == at, str(error)
+    assert message in error.message, error.message
 
 
 def test_cli_keys_and_defaults(project: ProjectDir) -> None:

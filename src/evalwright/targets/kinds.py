@@ -254,7 +254,7 @@ def simulator_refusal(name: str) -> str | None:
 
 def tools_refusal(name: str) -> str | None:
     """Why targets of kind ``name`` cannot be offered a case's tools, or ``None`` when they
-    can: chat APIs are sent them, the mock ignores them (docs/tools.md#declaring-tools)."""
+    can: chat APIs are sent them, the mock records them (docs/tools.md#declaring-tools)."""
     if provider_kind(name).family in ("chat", "mock"):
         return None
     return (

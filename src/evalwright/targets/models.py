@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal, Self
 
-from pydantic import AfterValidator, ConfigDict, Field, Tag, model_validator
+from pydantic import AfterValidator, ConfigDict, Field, JsonValue, Tag, model_validator
 
 from evalwright.files.base import (
     EnvName,
@@ -37,6 +37,7 @@ from evalwright.targets.base import (
     url_problem,
 )
 from evalwright.targets.kinds import PROVIDER_KINDS
+from evalwright.targets.tools import ToolName
 
 __all__ = [
     "CLI_PLACEHOLDERS",
@@ -50,6 +51,8 @@ __all__ = [
     "GeminiTarget",
     "Healthcheck",
     "MistralTarget",
+    "MockCall",
+    "MockStep",
     "MockTarget",
     "OpenAITarget",
     "RetrySettings",
@@ -177,12 +180,55 @@ class MistralTarget(ChatTargetBase):
     temperature: Annotated[float, Field(ge=0)] | None = None
 
 
+class MockCall(FileModel):
+    """A tool call a scripted mock makes: ``{name, arguments}``; its id is the mock's
+    (docs/targets.md#mock-offline-answers)."""
+
+    name: ToolName
+    arguments: dict[str, JsonValue] = Field(default_factory=dict[str, JsonValue])
+
+
+class MockStep(FileModel):
+    """One answer of a mock's script: its text, its tool calls, or both."""
+
+    content: str = ""
+    tool_calls: Annotated[list[MockCall], Field(min_length=1)] | None = None
+
+    @model_validator(mode="after")
+    def _says_something(self) -> MockStep:
+        if not self.model_fields_set & {"content", "tool_calls"}:
+            raise field_error("empty_step", "give 'content', 'tool_calls' or both")
+        return self
+
+
+def _calls_until_last(steps: list[MockStep]) -> list[MockStep]:
+    """Only the last step may answer without calls: such an answer ends the tool loop, so a
+    step after it would never be played."""
+    for index, step in enumerate(steps[:-1]):
+        if step.tool_calls is None:
+            message = (
+                f"step {index + 1} of {len(steps)} has no tool_calls, so it ends the tool loop "
+                "and the steps after it are never played: only the last step may answer "
+                "without calls"
+            )
+            raise field_error("script_order", message)
+    return steps
+
+
+MockScript = Annotated[list[MockStep], Field(min_length=1), AfterValidator(_calls_until_last)]
+"""A case's answers in order: step k answers the request whose conversation holds k
+assistant turns with tool calls after its last user turn."""
+
+
 class MockTarget(TargetBase):
-    """Answers offline: a fixed text, per-case texts, and a fixed judge verdict."""
+    """Answers offline: a fixed text, per-case texts or scripts of tool calls, and a fixed
+    judge verdict (docs/targets.md#mock-offline-answers)."""
 
     provider: Literal["mock"] = "mock"
     response: str | None = None
     responses: dict[str, str] | None = None
+    scripts: dict[str, MockScript] | None = None
+    """Per case id, the answers the mock plays through a tool loop (docs/tools.md)."""
     judge_response: str | None = None
     delay_ms: Annotated[float, Field(ge=0)] = 0
 
