@@ -91,15 +91,15 @@ def test_a_malformed_implementation_is_a_located_error(
 
 
 def test_a_command_runs_where_its_declaring_file_is(project: ProjectDir) -> None:
-    project.write("shared/tools.yaml", "- {name: a, command: [./a.sh]}\n")
-    project.write("shared/bin/keep", "")
+    project.write("common/tools.yaml", "- {name: a, command: [./a.sh]}\n")
+    project.write("common/bin/keep", "")
     project.write(
         "evals/e.yaml",
         yaml(
             "tools:",
-            "  - file: ../shared/tools.yaml",
+            "  - file: ../common/tools.yaml",
             "  - {name: b, command: [./b.sh]}",
-            "  - {name: c, command: [./c.sh], cwd: ../shared/bin}",
+            "  - {name: c, command: [./c.sh], cwd: ../common/bin}",
             "  - {name: d, result: fixed}",
             "evalcases: [{id: x, expected_outcome: o, input: q}]",
         ),
@@ -110,9 +110,9 @@ def test_a_command_runs_where_its_declaring_file_is(project: ProjectDir) -> None
     places = {tool.name: tool.cwd for tool in case.tools}
     root = project.root.resolve()
     assert places == {
-        "a": str(root / "shared"),
+        "a": str(root / "common"),
         "b": str(root / "evals"),
-        "c": str(root / "shared/bin"),
+        "c": str(root / "common/bin"),
         "d": None,
     }
     assert [t.implemented for t in case.tools] == [True, True, True, True]
