@@ -83,7 +83,9 @@ evalcases:
 """
 # OpenAI-form arguments as a model may write them (spaces, key order): sent back as written.
 SCRIPT: list[ToolCalls | Text] = [
-    ToolCalls((FunctionCall("get_user_details", '{"user_id": "mia_li_3668"}', "c1"),)),
+    ToolCalls(
+        (FunctionCall("get_user_details", '{"user_id": "mia_li_3668"}', "c1", signature="c2lnLTE="),)
+    ),
     ToolCalls(
         (
             FunctionCall("get_reservation_details", {"reservation_id": "NO6JO3"}, "c2"),
@@ -139,10 +141,11 @@ def _added(target: str, step: int) -> list[Any]:
         return [{"role": "assistant", "content": blocks}, {"role": "user", "content": answers}]
     if target == "ge":
         parts: list[Any] = [{"text": answer.text}] if answer.text else []
+        # Each call's part goes back with the signature it came with (Gemini's), if any.
         parts += [
             {
                 "functionCall": {"id": c.call_id, "name": c.name, "args": c.arguments_object()},
-                "thoughtSignature": "skip_thought_signature_validator",
+                **({"thoughtSignature": c.signature} if c.signature else {}),
             }
             for c in calls
         ]

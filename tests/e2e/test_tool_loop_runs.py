@@ -126,6 +126,25 @@ def test_gemini_reads_a_failure_under_its_error_key(e2e: E2E) -> None:
     assert part["functionResponse"]["response"] == {"error": "the service is down"}
 
 
+def test_gemini_gets_back_each_calls_thought_signature_as_it_came(e2e: E2E) -> None:
+    e2e.project.write("evals/w.yaml", _eval(_tools_script(e2e)))
+    calls = ToolCalls(
+        (
+            FunctionCall("flaky", {}, "c1", signature="c2lnLW9uZQ=="),
+            FunctionCall("flaky", {"again": True}, "c2"),  # parallel: only the first is signed
+        )
+    )
+    received = _scripted(e2e, [calls, Text("It is down.")])
+    result = e2e.run("eval", "evals/w.yaml", "--target", "ge", "--out", "results.jsonl")
+
+    assert result.code == 0, result.err + result.out
+    model = received[1].json["contents"][-2]
+    assert model["role"] == "model"
+    assert [p.get("thoughtSignature") for p in model["parts"]] == ["c2lnLW9uZQ==", None]
+    row = _row(e2e)
+    assert [c.signature for c in row.tool_calls or ()] == ["c2lnLW9uZQ==", None]
+
+
 def test_max_steps_ends_the_loop_as_an_error_row_that_keeps_its_steps(e2e: E2E) -> None:
     text = _eval(
         _tools_script(e2e),

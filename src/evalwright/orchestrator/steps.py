@@ -110,7 +110,11 @@ def _returned(call: AnswerToolCall) -> ReturnedCall:
     text = raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False)
     # Built unchecked: the model's id and name need not be what an eval file may author.
     return ReturnedCall.model_construct(
-        id=call.id, name=call.name, arguments=call.arguments or {}, raw_arguments=text
+        id=call.id,
+        name=call.name,
+        arguments=call.arguments or {},
+        raw_arguments=text,
+        signature=call.signature,
     )
 
 

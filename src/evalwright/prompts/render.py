@@ -35,6 +35,8 @@ class ReturnedCall(ToolCall):
     arguments' text exactly as the API returned it (docs/tools.md#the-tool-loop)."""
 
     raw_arguments: str
+    signature: str | None = None
+    """Gemini's ``thoughtSignature`` of the call, when the API gave one."""
 
 
 def tool_arguments(call: ToolCall) -> str:

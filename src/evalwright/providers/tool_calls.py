@@ -46,8 +46,16 @@ def gemini_calls(data: Any) -> tuple[AnswerToolCall, ...]:
         return ()
     content = cast(dict[str, Any], candidates[0].get("content") or {})
     parts = _entries(content.get("parts"))
-    calls = [cast(dict[str, Any], p["functionCall"]) for p in parts if "functionCall" in p]
-    return tuple(_call(c.get("id"), c["name"], c.get("args"), i) for i, c in enumerate(calls))
+    called = [p for p in parts if "functionCall" in p]
+    calls: list[AnswerToolCall] = []
+    for index, part in enumerate(called):
+        call = cast(dict[str, Any], part["functionCall"])
+        found = _call(call.get("id"), call["name"], call.get("args"), index)
+        signature = part.get("thoughtSignature")
+        if isinstance(signature, str):
+            found = found.model_copy(update={"signature": signature})
+        calls.append(found)
+    return tuple(calls)
 
 
 def _entries(value: Any) -> list[dict[str, Any]]:

@@ -79,6 +79,9 @@ class AnswerToolCall(RecordModel):
     name: str
     raw_arguments: JsonValue
     arguments: dict[str, JsonValue] | None
+    signature: Annotated[str | None, Field(exclude_if=lambda value: value is None)] = None
+    """Gemini's ``thoughtSignature`` of the call's part, sent back with the call in a tool
+    loop (docs/tools.md#the-tool-loop); left out where the API gave none."""
 
 
 class Usage(RecordModel):

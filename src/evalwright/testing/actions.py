@@ -68,6 +68,8 @@ class FunctionCall:
     arguments: Mapping[str, object] | str = field(default_factory=dict[str, object])
     call_id: str | None = None
     latency_ms: float | None = None
+    signature: str | None = None
+    """Gemini's ``thoughtSignature`` on the call's part (other APIs have none)."""
 
     def arguments_json(self) -> str:
         """The arguments as the JSON string OpenAI's APIs carry."""

@@ -197,7 +197,10 @@ def _gemini_call(call: FunctionCall) -> Body:
     function: Body = {"name": call.name, "args": call.arguments_object()}
     if call.call_id is not None:
         function["id"] = call.call_id
-    return {"functionCall": function}
+    part: Body = {"functionCall": function}
+    if call.signature is not None:
+        part["thoughtSignature"] = call.signature
+    return part
 
 
 _RENDERERS: dict[ApiName, Renderer] = {

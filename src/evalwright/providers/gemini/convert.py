@@ -10,6 +10,7 @@ from evalwright.errors import BlockedError
 from evalwright.evalfile.messages import ToolCall
 from evalwright.jsontext import JsonObject, JsonValue
 from evalwright.prompts import ChatMessage, DeliveryNote
+from evalwright.prompts.render import ReturnedCall
 from evalwright.providers.anthropic.convert import CONVERSATION_START, start_note
 from evalwright.providers.chat import Parsed, usage_from
 from evalwright.providers.pairing import pair_tool_calls, with_results
@@ -44,14 +45,19 @@ def _content(message: ChatMessage) -> _Content:
     if not (message.role == "assistant" and message.tool_calls):
         return "model" if message.role == "assistant" else "user", [{"text": message.content}]
     parts: list[JsonValue] = [{"text": message.content}] if message.content else []
-    parts.extend(
-        {
-            "functionCall": {"id": c.id, "name": c.name, "args": c.arguments},
-            "thoughtSignature": SKIP_SIGNATURE,
-        }
-        for c in message.tool_calls
-    )
+    parts.extend(_function_call(c) for c in message.tool_calls)
     return "model", parts
+
+
+def _function_call(call: ToolCall) -> JsonValue:
+    """A call as a ``functionCall`` part: a call the model made in this run with the signature
+    it came with (none when it had none), any other with Google's skip signature."""
+    part: JsonObject = {"functionCall": {"id": call.id, "name": call.name, "args": call.arguments}}
+    if not isinstance(call, ReturnedCall):
+        part["thoughtSignature"] = SKIP_SIGNATURE
+    elif call.signature is not None:
+        part["thoughtSignature"] = call.signature
+    return part
 
 
 def to_contents(paired: Sequence[ChatMessage]) -> list[JsonObject]:
