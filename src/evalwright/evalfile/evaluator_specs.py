@@ -26,18 +26,10 @@ from evalwright.files.base import (
     variant,
 )
 
-EVALUATOR_TYPES = (
-    "llm_judge",
-    "code",
-    "contains",
-    "regex",
-    "equals",
-    "is_json",
-    "tool_called",
-    "tool_sequence",
-    "tool_call_f1",
-    "trajectory_match",
-)
+TOOL_CHECK_TYPES = ("tool_called", "tool_sequence", "tool_call_f1", "trajectory_match")
+"""The built-in evaluators that score the answer's tool calls, its trajectory
+(docs/tools.md#scoring-tool-calls)."""
+EVALUATOR_TYPES = ("llm_judge", "code", "contains", "regex", "equals", "is_json", *TOOL_CHECK_TYPES)
 # AgentV evaluator types we recognise but do not implement: a clear error, not "unknown".
 AGENTV_EVALUATOR_TYPES = frozenset(
     {

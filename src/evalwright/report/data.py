@@ -18,6 +18,7 @@ from pathlib import Path
 from pydantic import JsonValue
 
 from evalwright import __version__
+from evalwright.evalfile.evaluator_specs import TOOL_CHECK_TYPES
 from evalwright.report.html import DataSink, json_text
 from evalwright.report.overview import Column, Overview
 from evalwright.results.index import RowKey, row_key
@@ -128,6 +129,8 @@ class ReportData:
         sink.value(self.pass_mark)
         sink.write(',"sources":')
         sink.value([source.path for source in self.sources])
+        sink.write(',"tool_checks":')
+        sink.value(list(TOOL_CHECK_TYPES))
         sink.write(',"rows":')
         sink.array(self._rows(columns, tallies, after))
         sink.write(',"columns":')

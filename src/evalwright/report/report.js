@@ -76,10 +76,14 @@
   function pretty(value) {
     return JSON.stringify(value, null, 2);
   }
+  function tokens(usage) {
+    return usage ? (usage.input_tokens ?? "?") + " in / " + (usage.output_tokens ?? "?") + " out" : null;
+  }
 
-  // ---- a live conversation's requests (docs/conversations.md#the-row) ----------------------
-  // A turn stores its requests as what each adds to the previous one of its kind, naming the
-  // replies they hold by turn; rebuilt here as evalwright.results.turn_requests does.
+  // ---- a live conversation's and a tool loop's requests (docs/conversations.md#the-row) ----
+  // A turn (and a tool loop's step) stores its requests as what each adds to the previous one
+  // of its kind, naming the replies they hold by turn; rebuilt here as
+  // evalwright.results.turn_requests does.
   function changed(node, at, change) {
     if (!at.length) return change(node);
     const copy = Array.isArray(node) ? node.slice() : { ...node };
@@ -103,31 +107,40 @@
     for (const turn of row.turns || []) if (turn.reply !== null) replies[turn.turn] = turn.reply;
     return replies;
   }
-  // Each turn's requests whole, {raw, wire, simulator, simulator_done}, once per row; null
-  // for a row whose requests cannot be rebuilt (a damaged row).
-  const REQUESTS = new WeakMap();
-  function turnRequests(row) {
-    if (!REQUESTS.has(row)) {
-      let found = null;
-      try { found = rebuildTurns(row); } catch (error) { found = null; }
-      REQUESTS.set(row, found);
-    }
-    return REQUESTS.get(row);
-  }
-  function rebuildTurns(row) {
-    const replies = replyMap(row), last = {};
-    const whole = (kind, stored, added) => {
+  // Each request whole, the last of each kind kept as the base of the next one's additions
+  // (evalwright.results.turn_requests._Rebuilder).
+  function requestChain(replies) {
+    const last = {};
+    return (kind, stored, added) => {
       if (!added) {
         if (stored) last[kind] = stored;
         return stored;
       }
       let value = last[kind];
+      if (value === undefined) throw new Error("it adds to no request before it");
       for (const addition of added) {
         const more = filled(addition.value, addition.replies, replies);
         value = changed(value, addition.at, (old) => typeof old === "string" ? old + more : old.concat(more));
       }
       return (last[kind] = value);
     };
+  }
+  // build(row), worked out once per row and kept in cache: null when it throws (a damaged row).
+  function once(cache, row, build) {
+    if (!cache.has(row)) {
+      let found = null;
+      try { found = build(row); } catch (error) { found = null; }
+      cache.set(row, found);
+    }
+    return cache.get(row);
+  }
+  // Each turn's requests whole, {raw, wire, simulator, simulator_done, steps}.
+  const REQUESTS = new WeakMap();
+  function turnRequests(row) {
+    return once(REQUESTS, row, rebuildTurns);
+  }
+  function rebuildTurns(row) {
+    const whole = requestChain(replyMap(row));
     return (row.turns || []).map((turn) => {
       const found = { raw: whole("raw", turn.raw_request, turn.raw_added),
         wire: whole("wire", turn.wire_request, turn.wire_added) };
@@ -135,7 +148,21 @@
         const record = turn[key];
         if (record) found[key] = whole("simulator", record.wire_request, record.wire_added);
       }
+      if (turn.steps && found.wire) found.steps = rebuildSteps(turn.steps, found.wire, whole);
       return found;
+    });
+  }
+  // A tool loop's requests whole (docs/tools.md#the-row): the first is its row's or turn's
+  // own, each later one what it adds to the request before it (turn_requests.full_steps).
+  function rebuildSteps(steps, first, whole) {
+    return steps.map((step) => step.step === 1 ? first : whole("wire", step.wire_request, step.wire_added));
+  }
+  const STEPS = new WeakMap();
+  function stepRequests(row) {
+    return once(STEPS, row, () => {
+      const whole = requestChain({});
+      whole("wire", row.wire_request, null);
+      return rebuildSteps(row.steps, row.wire_request, whole);
     });
   }
   function judgeRequest(result, row) {
@@ -633,12 +660,13 @@
     main.appendChild(el("h2", { id: "detail-title", "data-case": row.eval_id, "data-target": entry.column,
       "data-repeat": repeatOf(row) }, caseLabel(row), el("small", {}, " on " + entry.column)));
     append(main, [summaryPart(entry), repeatsPart(entry), errorPart(row), conversationPart(row), wirePart(row),
-      answerPart(entry), expectedPart(row), evaluatorsPart(row), turnsPart(row), tracePart(row), metadataPart(row)]);
+      toolsPart(row), answerPart(entry), expectedPart(row), evaluatorsPart(row), turnsPart(row), tracePart(row),
+      metadataPart(row)]);
   }
 
   function summaryPart(entry) {
     const row = entry.row;
-    const usage = row.usage ? (row.usage.input_tokens ?? "?") + " in / " + (row.usage.output_tokens ?? "?") + " out" : null;
+    const usage = tokens(row.usage);
     const change = entry.change ? entry.change + (entry.scoreDelta === null ? "" : " (score " +
       signed(entry.scoreDelta, 3) + ")") + (entry.passDelta ? " (pass " + signed(entry.passDelta, 0) + ")" : "") : null;
     return section("summary", facts([
@@ -692,14 +720,17 @@
 
   function wirePart(row) {
     const notes = row.delivery_notes || [];
-    const noteList = notes.length
-      ? el("ul", { class: "notes" }, notes.map((n) => el("li", {}, el("b", {}, n.rule), ": " + n.detail)))
-      : el("p", { class: "lossless" }, "lossless: delivered exactly as written");
+    const noteList = notes.length ? notesList(notes) : el("p", { class: "lossless" }, "lossless: delivered exactly as written");
     const wire = lastSent(row, "wire");
-    const request = wire ? folded("wire request (" + (wire.api || wire.kind || "request") + ")" +
-      (row.turns ? ", the last turn's" : ""), () => textBlock(pretty(wire), "json"))
+    const whose = row.turns ? ", the last turn's" : row.steps ? ", step 1's" : "";
+    const request = wire ? folded("wire request (" + (wire.api || wire.kind || "request") + ")" + whose,
+      () => textBlock(pretty(wire), "json"))
       : el("p", {}, "No wire request recorded.");
     return section("as sent", el("div", { class: "wire" }, request, el("aside", {}, el("h4", {}, "delivery notes"), noteList)));
+  }
+
+  function notesList(notes) {
+    return el("ul", { class: "notes" }, notes.map((n) => el("li", {}, el("b", {}, n.rule), ": " + n.detail)));
   }
 
   function answerPart(entry) {
@@ -747,14 +778,105 @@
       if (!requests) throw new Error("the row's turns do not add up");
       return requests[index][key];
     };
+    const looped = row.turns.map((turn) => Boolean(turn.steps)).lastIndexOf(true);
     return section("turns", row.turns.map((turn, index) => el("div", { class: "turn", "data-turn": turn.turn },
       el("h4", {}, "turn " + turn.turn + (turn.score === null ? "" : ": " + num(turn.score, 3))),
       turn.reply === null ? el("p", {}, "No reply.") : textBlock(turn.reply, "answer"),
+      turn.steps ? stepsList(turn.steps, requests && requests[index].steps, stoppedAt(row) && !row.steps && index === looped)
+        : turn.tool_calls ? callsAndResults(turn.tool_calls, [], null) : null,
+      checksPart(turn.evaluator_results),
       turn.evaluator_results.map((r) => evaluatorPart(r, row)),
       turn.wire_request || turn.wire_added ? folded("request sent", () => requestBlock(sent(index, "wire"))) : null,
       ["simulator", "simulator_done"].filter((key) => turn[key] && (turn[key].wire_request || turn[key].wire_added))
         .map((key) => folded(key === "simulator" ? "the simulated user's request" : "the simulated user's last request (done)",
           () => requestBlock(sent(index, key)))))));
+  }
+
+  // ---- tool calls and the tool loop (docs/tools.md#the-row) ------------------------------
+  // A row's calls, or each step of its tool loop with its calls, their results and its own
+  // request; and the evaluators that scored the calls (state.data.tool_checks), pass or fail.
+  function toolsPart(row) {
+    const checks = checksPart(row.evaluator_results);
+    if (row.steps) {
+      const stopped = stoppedAt(row);
+      return section("steps", checks, stopped ? el("p", { class: "status error max-steps" },
+        "stopped at max_steps: the model still called tools, and its last calls were not answered") : null,
+      stepsList(row.steps, stepRequests(row), stopped));
+    }
+    if (row.tool_calls) return section("tool calls", checks, callsAndResults(row.tool_calls, [], null));
+    if (!checks) return null;
+    return section("tool calls", checks, el("p", {}, row.turns ? "Each turn's calls are shown with its turn." : "No tool calls."));
+  }
+  function stoppedAt(row) {
+    return Boolean(row.error && row.error.type === "max_steps");
+  }
+  function isToolCheck(result) {
+    return state.data.tool_checks.includes(result.type);
+  }
+  function verdictOf(result) {
+    if (result.status !== "ok" || result.score === null) return "error";
+    return result.score >= state.data.pass_mark ? "pass" : "fail";
+  }
+  function checksPart(results) {
+    const checks = (results || []).filter(isToolCheck);
+    if (!checks.length) return null;
+    return el("div", { class: "checks" }, el("h4", {}, "trajectory checks"), el("ul", { class: "checks" },
+      checks.map((r) => {
+        const verdict = verdictOf(r);
+        return el("li", { "data-check": r.name, "data-status": verdict }, el("span", { class: "status " + verdict }, verdict),
+          " " + r.name + " (" + r.type + (verdict === "error" ? ")" : ") " + num(r.score, 3)) + (r.reasoning ? ": " + r.reasoning : ""));
+      })));
+  }
+  function stepsList(steps, requests, stopped) {
+    const sent = (index) => () => {
+      if (!requests) throw new Error("the steps' requests do not add up");
+      return requests[index];
+    };
+    return el("div", { class: "steps" }, steps.map((step, index) =>
+      stepPart(step, sent(index), stopped && index === steps.length - 1)));
+  }
+  function stepPart(step, request, stopped) {
+    const meta = ["finish " + (step.finish_reason ?? "—"), ms(step.latency_ms), tokens(step.usage), "cache " + step.cache,
+      step.attempts > 1 ? step.attempts + " attempts" : null];
+    const notes = step.delivery_notes || [];
+    return el("div", { class: stopped ? "step max-steps" : "step", "data-step": step.step },
+      el("h4", {}, "step " + step.step), el("p", { class: "step-meta" }, meta.filter(Boolean).join(" · ")),
+      step.reply ? textBlock(step.reply, "reply") : null,
+      notes.length ? notesList(notes) : null,
+      callsAndResults(step.tool_calls || [], step.tool_results || [], stopped ? "not answered: max_steps" : "not answered"),
+      folded("request sent", () => requestBlock(request)));
+  }
+  // Each call with the result it got (results come in the calls' order, paired by id), then
+  // any result no call asked for: shown rather than lost. ``missing``: what a call without a
+  // result says (null: calls that were never to be answered).
+  function callsAndResults(calls, results, missing) {
+    const left = results.slice();
+    const shown = calls.map((call) => {
+      const at = left.findIndex((r) => r !== null && r.tool_call_id === call.id);
+      const result = at < 0 ? null : left[at];
+      if (at >= 0) left[at] = null;
+      return callPart(call, result, missing);
+    });
+    return shown.concat(left.filter((r) => r !== null).map(resultPart));
+  }
+  function callPart(call, result, missing) {
+    return el("div", { class: "call", "data-call": call.id, "data-tool": call.name },
+      el("div", { class: "call-head" }, "call ", el("b", {}, call.name), el("small", {}, " · id " + call.id)),
+      argumentsBlock(call),
+      result ? resultPart(result) : missing ? el("p", { class: "status error unanswered" }, missing) : null);
+  }
+  function argumentsBlock(call) {
+    if (call.arguments !== null) return textBlock(pretty(call.arguments), "json arguments");
+    const raw = typeof call.raw_arguments === "string" ? call.raw_arguments : pretty(call.raw_arguments);
+    return [el("p", { class: "status error" }, "arguments that are no JSON object, as the API wrote them:"),
+      textBlock(raw, "arguments")];
+  }
+  function resultPart(result) {
+    const kind = result.is_error ? "error" : "result";
+    return el("div", { class: "result " + kind, "data-result": result.tool_call_id, "data-kind": kind },
+      el("div", { class: "result-head" }, (result.is_error ? "error result" : "result") + " of " + result.name +
+        " · source " + result.source + " · " + ms(result.latency_ms)),
+      textBlock(result.content, result.is_error ? "error" : "tool-result"));
   }
 
   function tracePart(row) {
