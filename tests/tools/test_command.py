@@ -10,7 +10,9 @@ from pathlib import Path
 
 from evalwright.jsontext import JsonObject
 from evalwright.providers.process import ChildEnvironment
+from evalwright.providers.wire import AnswerToolCall
 from evalwright.targets.tools import ToolSpec
+from evalwright.tools.answer import CALLS_AT_ONCE, Toolbox
 from evalwright.tools.base import Outcome
 from evalwright.tools.command import MAX_RESULT_BYTES, run_tool
 
@@ -71,3 +73,41 @@ def test_secrets_stay_out_unless_passed(tmp_path: Path) -> None:
     assert _run(code, {}, tmp_path) == Outcome("absent\n")
     passed = _run(code, {}, tmp_path, pass_env=["OPENAI_API_KEY"])
     assert passed == Outcome("sk-secret-0123456789\n")
+
+
+def test_a_command_is_told_which_case_and_call_it_answers(tmp_path: Path) -> None:
+    script = tmp_path / "tool.py"
+    script.write_text(
+        "import os\nprint(os.environ['EVALWRIGHT_EVAL_ID'], os.environ['EVALWRIGHT_TOOL_CALL_ID'])",
+        encoding="utf-8",
+    )
+    tool = ToolSpec.model_validate({"name": "t", "command": [sys.executable, str(script)]})
+    box = Toolbox((tool,), {}, None, ENV, {"EVALWRIGHT_EVAL_ID": "case-7"})
+    call = AnswerToolCall(id="call_9", name="t", raw_arguments="{}", arguments={})
+    [result], notes = asyncio.run(box.answer([call]))
+    assert (result.content, result.source, notes) == ("case-7 call_9\n", "command", ())
+
+
+def test_many_parallel_calls_run_a_few_commands_at_a_time(tmp_path: Path) -> None:
+    # Each command marks itself running, waits until it sees a peer or times out, and
+    # reports how many were running: never more than the bound.
+    script = tmp_path / "tool.py"
+    script.write_text(
+        "import os, sys, time, uuid\n"
+        f"d = {str(tmp_path / 'running')!r}\n"
+        "os.makedirs(d, exist_ok=True)\n"
+        "me = os.path.join(d, uuid.uuid4().hex)\n"
+        "open(me, 'w').close()\n"
+        "time.sleep(0.2)\n"
+        "print(len(os.listdir(d)))\n"
+        "os.remove(me)\n",
+        encoding="utf-8",
+    )
+    tool = ToolSpec.model_validate({"name": "t", "command": [sys.executable, str(script)]})
+    box = Toolbox((tool,), {}, None, ENV)
+    calls = [
+        AnswerToolCall(id=f"c{n}", name="t", raw_arguments="{}", arguments={}) for n in range(24)
+    ]
+    results, _ = asyncio.run(box.answer(calls))
+    assert [r.tool_call_id for r in results] == [f"c{n}" for n in range(24)], "paired in order"
+    assert max(int(r.content) for r in results) <= CALLS_AT_ONCE

@@ -66,8 +66,14 @@ async def answer(runner: CaseRunner, item: WorkItem, case: LoadedCase) -> Steppe
     calls. A failure is returned, with the steps before it, never raised."""
     target = runner.plan.registry.target(item.target)
     inputs = case_prompt(case, target)
+    about = {
+        "EVALWRIGHT_EVAL_ID": case.id,
+        "EVALWRIGHT_TARGET": item.target,
+        "EVALWRIGHT_REPEAT": str(item.repeat),
+    }
+    registry = runner.plan.registry
     toolbox, offered = await open_toolbox(
-        case.tools, case.tool_servers, runner.tool_servers, runner.plan.registry.child_env
+        case.tools, case.tool_servers, runner.tool_servers, registry.child_env, about
     )
     steps: list[Step] = []
     added: list[CaseMessage] = []

@@ -8,7 +8,8 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from evalwright.errors import ToolServerError
 from evalwright.jsontext import JsonObject
@@ -22,6 +23,10 @@ from evalwright.tools.command import run_tool
 from evalwright.tools.scripted import scripted
 
 
+CALLS_AT_ONCE = 8
+"""How many calls of one step are answered at the same time."""
+
+
 @dataclass(frozen=True, slots=True)
 class Toolbox:
     """The tools one case offers, and what answers each: its declared tools' implementations
@@ -32,6 +37,8 @@ class Toolbox:
     """Each tool an MCP server listed, by name: the server that answers it."""
     servers: ToolServers | None
     env: ChildEnvironment
+    about: Mapping[str, str] = field(default_factory=dict[str, str])
+    """What a command is told of the case it answers (docs/tools.md#commands)."""
 
     @property
     def runs(self) -> bool:
@@ -43,7 +50,14 @@ class Toolbox:
     ) -> tuple[tuple[ToolResult, ...], tuple[DeliveryNote, ...]]:
         """Every call's result, in the calls' order, and a note per call of a tool the case
         does not offer."""
-        results = await asyncio.gather(*(self._one(call) for call in calls))
+        # Bounded: a model may ask for hundreds of calls at once, each maybe a process.
+        gate = asyncio.Semaphore(CALLS_AT_ONCE)
+
+        async def one(call: AnswerToolCall) -> ToolResult:
+            async with gate:
+                return await self._one(call)
+
+        results = await asyncio.gather(*(one(call) for call in calls))
         notes = tuple(
             DeliveryNote(
                 rule="unknown_tool",
@@ -87,7 +101,8 @@ class Toolbox:
             return "mcp", await self.servers.call(server, call.name, arguments)
         assert tool is not None
         if tool.command is not None:
-            return "command", await run_tool(tool, arguments, self.env)
+            about = {**self.about, "EVALWRIGHT_TOOL_CALL_ID": call.id}
+            return "command", await run_tool(tool, arguments, self.env, about)
         if tool.results is not None:
             return "results", scripted(tool, arguments)
         if "result" in tool.model_fields_set:
@@ -100,6 +115,7 @@ async def open_toolbox(
     entries: tuple[McpTools, ...],
     servers: ToolServers | None,
     env: ChildEnvironment,
+    about: Mapping[str, str] | None = None,
 ) -> tuple[Toolbox, tuple[ToolSpec, ...]]:
     """The toolbox of a case offering ``tools`` and the MCP servers ``entries``, and every
     tool it offers the model: the declared ones, then each server's in its order. Raises
@@ -117,7 +133,7 @@ async def open_toolbox(
                 )
             served[tool.name] = entry
             offered.append(tool)
-    return Toolbox(tools, served, servers, env), tuple(offered)
+    return Toolbox(tools, served, servers, env, dict(about or {})), tuple(offered)
 
 
 def _server_name(entry: McpTools) -> str:

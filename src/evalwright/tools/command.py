@@ -6,6 +6,7 @@ environment unless ``pass_env`` names it."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 from evalwright.jsontext import JsonObject
 from evalwright.providers.process import ChildEnvironment, Finished, OutputTooLarge, run_command
@@ -17,15 +18,21 @@ MAX_RESULT_BYTES = 1024 * 1024
 """The most a tool command may print: a result goes into the next request and the row."""
 
 
-async def run_tool(tool: ToolSpec, arguments: JsonObject, env: ChildEnvironment) -> Outcome:
-    """Run ``tool``'s command once for a call; a failure is an error outcome, never raised."""
+async def run_tool(
+    tool: ToolSpec,
+    arguments: JsonObject,
+    env: ChildEnvironment,
+    about: Mapping[str, str] | None = None,
+) -> Outcome:
+    """Run ``tool``'s command once for a call; a failure is an error outcome, never raised.
+    ``about``: the ``EVALWRIGHT_*`` variables naming the case and call it answers."""
     assert tool.command is not None
     payload = json.dumps(arguments, ensure_ascii=False).encode("utf-8")
     try:
         finished = await run_command(
             tool.command,
             cwd=tool.cwd,
-            env=env.build(tool.pass_env),
+            env=env.build(tool.pass_env, about),
             stdin=payload,
             timeout=tool.timeout_seconds,
             max_stdout=MAX_RESULT_BYTES,
