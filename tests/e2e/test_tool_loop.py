@@ -84,7 +84,11 @@ evalcases:
 # OpenAI-form arguments as a model may write them (spaces, key order): sent back as written.
 SCRIPT: list[ToolCalls | Text] = [
     ToolCalls(
-        (FunctionCall("get_user_details", '{"user_id": "mia_li_3668"}', "c1", signature="c2lnLTE="),)
+        (
+            FunctionCall(
+                "get_user_details", '{"user_id": "mia_li_3668"}', "c1", signature="c2lnLTE="
+            ),
+        )
     ),
     ToolCalls(
         (

@@ -116,3 +116,34 @@ def test_a_command_runs_where_its_declaring_file_is(project: ProjectDir) -> None
         "d": None,
     }
     assert [t.implemented for t in case.tools] == [True, True, True, True]
+
+
+def test_trajectory_match_without_an_expected_trajectory_is_a_validate_error(
+    project: ProjectDir,
+) -> None:
+    project.write(
+        "e.yaml",
+        yaml(
+            "execution:",
+            "  evaluators: [{name: t, type: trajectory_match}]",
+            "evalcases:",
+            "  - {id: a, expected_outcome: o, input: x}",
+            "  - id: b",
+            "    expected_outcome: o",
+            "    input: x",
+            "    execution:",
+            "      evaluators: [{name: c, type: contains, value: x}, "
+            "{name: t, type: trajectory_match}]",
+            "  - id: ok",
+            "    expected_outcome: o",
+            "    input: x",
+            "    expected_messages:",
+            "      - {role: assistant, tool_calls: [{id: c1, name: f, arguments: {}}]}",
+        ),
+    )
+    assert errors(project) == [
+        "e.yaml:4:10: error: evalcases[0].id: the file evaluator trajectory_match needs the "
+        "expected trajectory: give expected_messages with an assistant turn holding its tool_calls",
+        "e.yaml:9:57: error: evalcases[1].execution.evaluators[1]: trajectory_match needs the "
+        "expected trajectory: give expected_messages with an assistant turn holding its tool_calls",
+    ]

@@ -36,7 +36,7 @@ from evalwright.evalfile.resolved import (
     TextSegment,
 )
 from evalwright.evalfile.template import Template, TemplateProblem, parse_template
-from evalwright.evalfile.tools import ToolDeclarations, Tools
+from evalwright.evalfile.tools import ToolDeclarations, Tools, trajectory_check
 from evalwright.files.diagnostics import Report
 from evalwright.files.source import DataPath
 from evalwright.files.text import normalize_newlines, tidy
@@ -167,6 +167,7 @@ class CaseBuilder:
         inputs = tuple(self._messages(input_messages_of(spec), where, "input", displays))
         expected = tuple(self._messages(expected_messages_of(spec), where, "expected", displays))
         evaluators = self._case_evaluators(spec, where, defaults)
+        trajectory_check(spec, evaluators, expected, where, self.report)
         turns = self._turns(spec, where, displays)
         offered = self.tools.case_tools(spec, file_tools, where)
         if spec.turns is not None or spec.simulated_user is not None:

@@ -10,9 +10,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from evalwright.evalfile.evaluator_specs import TrajectoryMatchSpec
 from evalwright.evalfile.located import Located, report_at
 from evalwright.evalfile.models import EvalCase, ToolItem, ToolsFile
 from evalwright.evalfile.references import FileResolver, ReferenceProblem
+from evalwright.evalfile.resolved import CaseMessage, Evaluator
 from evalwright.files.base import FileModel
 from evalwright.files.diagnostics import Report
 from evalwright.files.project import display_path
@@ -236,3 +238,25 @@ def _check_names(entries: Sequence[_Entry], report: Report) -> None:
             line = seen.positions.line(seen.path)
             message = f"duplicate tool name {tool.name!r} (first at line {line})"
             report_at(report, where, "error", message)
+
+
+def trajectory_check(
+    spec: EvalCase,
+    evaluators: Sequence[Evaluator],
+    expected: Sequence[CaseMessage],
+    where: Located,
+    report: Report,
+) -> None:
+    """``trajectory_match`` needs an expected assistant turn, whose calls are the trajectory
+    (docs/tools.md#trajectory_match): an error at each one a case without it has."""
+    if any(m.role == "assistant" for m in expected):
+        return
+    own = spec.execution is not None and spec.execution.evaluators is not None
+    for index, evaluator in enumerate(evaluators):
+        if isinstance(evaluator.spec, TrajectoryMatchSpec):
+            at = where.at("execution", "evaluators", index) if own else where.at("id")
+            message = (
+                f"{'' if own else 'the file evaluator '}trajectory_match needs the expected "
+                "trajectory: give expected_messages with an assistant turn holding its tool_calls"
+            )
+            report_at(report, at, "error", message)

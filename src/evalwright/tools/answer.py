@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from evalwright.errors import ToolServerError
@@ -21,7 +20,6 @@ from evalwright.targets.tools import McpTools, ToolSpec
 from evalwright.tools.base import Outcome, Source, ToolServers
 from evalwright.tools.command import run_tool
 from evalwright.tools.scripted import scripted
-
 
 CALLS_AT_ONCE = 8
 """How many calls of one step are answered at the same time."""
