@@ -55,3 +55,42 @@ def test_validate_refuses_tools_offered_to_an_agent(project: ProjectDir) -> None
     assert (
         "e.yaml:5:1: error: tools: case 'a': target 'default': a cli agent works with its own tools"
     ) in output
+
+
+def test_an_agent_refuses_an_mcp_servers_tools_too(project: ProjectDir) -> None:
+    project.write(".evalwright/targets.yaml", TARGETS)
+    project.write(
+        "evals/e.yaml",
+        EVAL.replace("tools: [{name: t}]", "tools: [{mcp: {url: 'http://127.0.0.1:9/mcp'}}]"),
+    )
+    refused = run_cli("eval", project.root / "evals/e.yaml", "--target", "codex")
+    assert refused.code == 2
+    assert "error: tools: target 'codex': a codex agent works with its own tools" in refused.err
+
+
+def test_validate_checks_a_targets_tool_choice_against_the_cases_tools(
+    project: ProjectDir,
+) -> None:
+    project.write(
+        ".evalwright/targets.yaml",
+        "targets:\n  - name: default\n    provider: openai\n    model: m\n"
+        "    settings: {tool_choice: {name: book}}\n",
+    )
+    project.write(
+        "evals/e.yaml",
+        """tools: [{name: search}]
+evalcases:
+  - {id: a, expected_outcome: o, input: x}
+  - {id: own, expected_outcome: o, input: x, settings: {tool_choice: auto}}
+  - {id: b, expected_outcome: o, input: x, tools: [{name: book}]}
+""",
+    )
+    checked = run_cli("validate", project.root / "evals/e.yaml")
+    output = checked.out + checked.err
+    assert checked.code == 1, output
+    assert (
+        "e.yaml:3:1: error: tools: case 'a': target 'default' sets tool_choice {name: book}, "
+        "not one of the case's tools (search)"
+    ) in output
+    assert "case 'own'" not in output, "the case's own tool_choice wins"
+    assert "case 'b'" not in output, "case b offers book"

@@ -100,17 +100,33 @@ class _ProjectCheck:
         return found
 
     def tools_errors(self, display: str, case: LoadedCase) -> list[Diagnostic]:
-        """Tools offered to a target that cannot take them (docs/tools.md#declaring-tools)."""
-        if self.targets is None or not case.tools:
+        """Tools offered to a target that cannot take them, or a target's ``tool_choice``
+        naming a tool the case does not offer (docs/tools.md#declaring-tools)."""
+        if self.targets is None or not (case.tools or case.tool_servers):
             return []
         from evalwright.orchestrator.plan import DEFAULT_TARGET
         from evalwright.targets.kinds import tools_refusal
+        from evalwright.targets.tools import ToolChoiceName
 
         target = self.targets.get(case.target or DEFAULT_TARGET)
-        refusal = tools_refusal(target.kind.name) if target is not None else None
-        if refusal is None or target is None:
+        if target is None:
             return []
-        message = f"case {case.id!r}: target '{target.name}': {refusal}"
+        refusal = tools_refusal(target.kind.name)
+        if refusal is not None:
+            message = f"case {case.id!r}: target '{target.name}': {refusal}"
+            return [Diagnostic(display, case.line, 1, "error", "tools", message)]
+        own = case.spec.settings.tool_choice if case.spec.settings else None
+        settings = getattr(target, "settings", None)
+        choice = getattr(settings, "tool_choice", None)
+        names = [tool.name for tool in case.tools]
+        if own is not None or not isinstance(choice, ToolChoiceName) or case.tool_servers:
+            return []
+        if choice.name in names:
+            return []
+        message = (
+            f"case {case.id!r}: target '{target.name}' sets tool_choice {{name: {choice.name}}}, "
+            f"not one of the case's tools ({', '.join(names)})"
+        )
         return [Diagnostic(display, case.line, 1, "error", "tools", message)]
 
     def live_errors(self, display: str, case: LoadedCase) -> list[Diagnostic]:

@@ -215,7 +215,8 @@ class Plan:
             if isinstance(evaluator.spec, LlmJudgeSpec):
                 for judge in evaluator.spec.judges or [evaluator.spec.target]:
                     self.registry.check_judge(name, judge)
-        refusal = tools_refusal(target.kind.name) if case.tools else None
+        offers = bool(case.tools or case.tool_servers)
+        refusal = tools_refusal(target.kind.name) if offers else None
         if refusal is not None:
             message = f"target '{name}': {refusal}"
             raise LoadError(
