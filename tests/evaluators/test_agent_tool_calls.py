@@ -130,3 +130,23 @@ def test_each_turn_of_a_live_conversation_sees_its_own_calls(e2e: E2E, tmp_path:
     turns = [{r["name"]: r["score"] for r in t["evaluator_results"]} for t in row["turns"]]
     assert turns == [{"search_flights-only": 1.0}, {"book-only": 1.0}]
     assert scores(row) == {"last": 1.0}
+
+
+def test_a_cli_agent_may_take_the_calls_file_as_a_placeholder(e2e: E2E, tmp_path: Path) -> None:
+    agent = write_script(
+        tmp_path / "placed.py",
+        """\
+        import sys
+        with open(sys.argv[1], "w", encoding="utf-8") as out:
+            out.write(SEARCH + "\\n" + BOOK + "\\n")
+        print("Booked.")
+        """,
+        {"SEARCH": SEARCH, "BOOK": BOOK},
+    )
+    add_targets(e2e, target_block("agent", "cli", command=[str(agent), "{TOOL_CALLS_FILE}"]))
+    write_cases(e2e.project, "evals/a.jsonl", [{"id": "both", "input": "Book."}], EVALUATORS)
+
+    [row] = run_eval(e2e, "evals/a.jsonl", "--target", "agent")
+
+    assert scores(row) == {"booked": 1.0, "order": 1.0, "f1": 1.0, "no-cancel": 1.0}
+    assert row["wire_request"]["argv"][1].endswith("tool_calls.jsonl")

@@ -43,7 +43,13 @@ _OUTPUT_VARIABLE = re.compile(r"\bEVALWRIGHT_OUTPUT_FILE\b")
 # Shown by ``prompt --target`` where a temporary file will be at run time.
 PREVIEW_FILES = {
     name: f"<{name.lower()}>"
-    for name in ("OUTPUT_FILE", "PROMPT_FILE", "GUIDELINES_FILE", "MESSAGES_FILE")
+    for name in (
+        "OUTPUT_FILE",
+        "PROMPT_FILE",
+        "GUIDELINES_FILE",
+        "MESSAGES_FILE",
+        "TOOL_CALLS_FILE",
+    )
 }
 
 
