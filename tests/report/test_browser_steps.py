@@ -1,4 +1,4 @@
-"""A tool loop in the report, in a real browser (docs/report.md#case-detail): each step's
+"""A tool loop in the report, in a real browser (docs/report.md#what-the-report-holds): each step's
 reply, calls, arguments and results, its request rebuilt by the page exactly as the fake
 server received it, the trajectory checks pass or fail beside them, a ``max_steps`` row
 marked, a single-step row's calls, and a live conversation's steps under their turn."""
