@@ -498,7 +498,7 @@ def test_agentv_evaluator_types_are_unsupported(project: ProjectDir) -> None:
     project.write("e.yaml", "execution:\n  evaluators: [{name: r, type: rubric}]\n" + cases("a"))
     _, diagnostics = project.check("e.yaml")
     assert [d.message for d in diagnostics] == [
-        "AgentV feature 'rubric' evaluator is not supported"
+        "AgentV feature 'rubric' evaluator is not supported (see docs/agentv.md)"
     ]
 
 

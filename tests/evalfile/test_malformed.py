@@ -655,7 +655,7 @@ BROKEN: tuple[Broken, ...] = (
         "agentv-composite-evaluator",
         {"e.yaml": evaluators("        - name: r", "          type: composite")},
         f"8:17 {EVALUATOR_FIELD}.type",
-        "AgentV feature 'composite' evaluator is not supported",
+        "AgentV feature 'composite' evaluator is not supported (see docs/agentv.md)",
     ),
     Broken(
         "invalid-regex",

@@ -1,5 +1,6 @@
-"""A tool loop's rows in the report file, without a browser (docs/report.md#what-the-report-holds): the
-page embeds them whole and as text, and names the evaluators that are trajectory checks."""
+"""A tool loop's rows in the report file, without a browser
+(docs/report.md#what-the-report-holds): the page embeds them whole and as text, and names
+the evaluators that are trajectory checks."""
 
 from __future__ import annotations
 

@@ -320,7 +320,7 @@ EvaluatorSpec = Annotated[
         "unsupported evaluator type",
         EVALUATOR_TYPES,
         foreign=sorted(AGENTV_EVALUATOR_TYPES),
-        foreign_message="AgentV feature '{}' evaluator is not supported",
+        foreign_message="AgentV feature '{}' evaluator is not supported (see docs/agentv.md)",
     ),
 ]
 """One evaluator, discriminated by ``type``."""
