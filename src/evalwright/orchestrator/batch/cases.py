@@ -22,8 +22,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from evalwright.errors import ProviderError, internal_error
-from evalwright.orchestrator.batch.engine import Member, TargetBatches, Tell
+from evalwright.orchestrator.batch.engine import TargetBatches, Tell
 from evalwright.orchestrator.batch.judges import JudgeBatcher
+from evalwright.orchestrator.batch.members import Member
 from evalwright.orchestrator.batch.pending import body_digest
 from evalwright.orchestrator.batch.state import BatchState
 from evalwright.orchestrator.budget import Charge
@@ -165,7 +166,7 @@ Outcome = _Answer | ProviderError
 @dataclass(slots=True)
 class _CaseRequest:
     """One case's request in a batch (a batch
-    :class:`~evalwright.orchestrator.batch.engine.Member`):
+    :class:`~evalwright.orchestrator.batch.members.Member`):
     its row key and where its body is spooled, not the case."""
 
     owner: _TargetCases

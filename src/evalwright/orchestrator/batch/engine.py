@@ -18,19 +18,19 @@ import functools
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from evalwright.errors import OverBudget, ProviderError
 from evalwright.orchestrator.batch import pending as batch_pending
+from evalwright.orchestrator.batch.members import Member, bodies, fail, release
 from evalwright.orchestrator.batch.state import (
     BatchState,
     PendingSubmission,
     Phase,
     SubmittedBatch,
 )
-from evalwright.orchestrator.budget import Budget, Charge
+from evalwright.orchestrator.budget import Budget
 from evalwright.providers.batching import (
     BatchStatus,
     LineResult,
@@ -40,7 +40,6 @@ from evalwright.providers.batching import (
 )
 from evalwright.providers.chat import ChatProvider, http_error
 from evalwright.providers.http import HttpResult
-from evalwright.results.index import RowKey
 
 logger = logging.getLogger(__name__)
 
@@ -59,35 +58,6 @@ Working = Callable[[], contextlib.AbstractContextManager[object]]
 """Held while a finished batch's members are told their outcomes."""
 ReadBack = Callable[[], Awaitable[None]]
 """Called once a batch's members were told their outcomes."""
-
-
-class Member(Protocol):
-    """One request in a batch, and what its answer is for."""
-
-    attempts: int
-    """Batches that carried it so far."""
-    charge: Charge | None
-    """Its reservation in the run's budget while its batch runs (None: not sent by this
-    run)."""
-
-    @property
-    def entry(self) -> RowKey | str:
-        """What the state file records of it: the row it answers, or a judge request's
-        digest."""
-        ...
-
-    def body(self) -> bytes | None:
-        """Its wire body, the JSON bytes a live request sends; None when this run does not
-        know it (a re-attached request no case has asked for yet): it cannot be sent again."""
-        ...
-
-    async def answered(self, line: LineResult, latency_ms: float) -> None:
-        """Its batch answered it (an HTTP status below 400)."""
-        ...
-
-    async def failed(self, error: ProviderError) -> None:
-        """It has no answer, and will not be sent again."""
-        ...
 
 
 @dataclass(slots=True)
@@ -189,14 +159,14 @@ class TargetBatches:
         sent: dict[str, str] = {}
         creating = functools.partial(self.state.creating, tag, sent=sent)
         try:
-            batch_id = await self.api.submit(_bodies(members, sent), tag, creating)
+            batch_id = await self.api.submit(bodies(members, sent), tag, creating)
         except ProviderError as exc:
             found = await batch_pending.after_failed_create(self.api, self.state, pending, exc)
             if found is None:  # no batch was made: nothing was billed
                 for member in chunk:
-                    _release(member)
+                    release(member)
                     member.attempts = attempt
-                    await _fail(member, exc)
+                    await fail(member, exc)
                 return
             batch_id = found
         for member in members.values():
@@ -285,7 +255,7 @@ class TargetBatches:
             then = "the API does not know the batch; --resume submits its requests again"
         error = ProviderError(f"batch {batch_id} of {self.api.where}: {exc} ({then})")
         for member in flight.members.values():
-            await _fail(member, error)
+            await fail(member, error)
 
     async def _collect(self, flight: _Flight, status: BatchStatus) -> _Reading:
         """Tell each member of a finished batch its outcome: which were answered, which are
@@ -304,17 +274,17 @@ class TargetBatches:
                 reading.answered.add(line.custom_id)
                 await member.answered(line, latency_ms)
             elif self._retryable(line, member):
-                _release(member)  # an error status: not billed; sending it again re-reserves
+                release(member)  # an error status: not billed; sending it again re-reserves
                 reading.retry.append(member)
             else:
-                await _fail(member, self._line_error(reading.where, status, line))
+                await fail(member, self._line_error(reading.where, status, line))
         for custom_id, member in flight.members.items():
             if custom_id in reading.told:
                 continue
             if reading.lost:  # its answer may be a line that could not be read
                 await self._send_again(reading, member, reading.lost)
             else:
-                await _fail(member, self._line_error(reading.where, status, None))
+                await fail(member, self._line_error(reading.where, status, None))
         return reading
 
     async def _send_again(self, reading: _Reading, member: Member, lost: str) -> None:
@@ -324,7 +294,7 @@ class TargetBatches:
             reading.retry.append(member)
             return
         problem = f"{reading.where}: its answer could not be read (results {lost})"
-        await _fail(member, ProviderError(f"{problem}; --resume sends it again"))
+        await fail(member, ProviderError(f"{problem}; --resume sends it again"))
 
     def _retryable(self, line: LineResult | None, member: Member) -> bool:
         """A request that ran and failed with a retryable status, with retries left."""
@@ -385,25 +355,3 @@ class _Reading:
             self.where,
             problem,
         )
-
-
-def _bodies(members: dict[str, Member], sent: dict[str, str]) -> Iterator[tuple[str, bytes]]:
-    """Each member's custom_id and body, as the batch is written; the digest of each case's
-    body goes in ``sent`` (a judge request's entry is its digest already)."""
-    for custom_id, member in members.items():
-        body = member.body() or b"{}"
-        if not isinstance(member.entry, str):
-            sent[custom_id] = batch_pending.body_digest(body)
-        yield custom_id, body
-
-
-async def _fail(member: Member, error: ProviderError) -> None:
-    error.attempts = max(member.attempts, 1)
-    if member.charge is not None:
-        member.charge.fail(error)
-    await member.failed(error)
-
-
-def _release(member: Member) -> None:
-    if member.charge is not None:
-        member.charge.release()

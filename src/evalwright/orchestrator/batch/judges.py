@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalwright.errors import ProviderError
-from evalwright.orchestrator.batch.engine import Member, TargetBatches, Tell
+from evalwright.orchestrator.batch.engine import TargetBatches, Tell
+from evalwright.orchestrator.batch.members import Member
 from evalwright.orchestrator.batch.state import BatchState
 from evalwright.orchestrator.budget import Charge
 from evalwright.orchestrator.calls import TargetCaller, request_digest
@@ -49,7 +50,7 @@ def _future() -> asyncio.Future[Answer]:
 @dataclass(slots=True)
 class _JudgeRequest:
     """One judge request in a batch (a batch
-    :class:`~evalwright.orchestrator.batch.engine.Member`)."""
+    :class:`~evalwright.orchestrator.batch.members.Member`)."""
 
     digest: str
     prepared: PreparedRequest | None
