@@ -71,6 +71,18 @@ def wait_gone(pid: int) -> None:
     assert not alive(pid), f"process {pid} is still running"
 
 
+def test_the_sdk_is_imported_only_when_a_server_is_started() -> None:
+    code = (
+        "import sys\n"
+        "from evalwright.providers.process import ChildEnvironment\n"
+        "from evalwright.tools.mcp import McpServers\n"
+        "McpServers(ChildEnvironment.current())\n"
+        "print(sorted({'mcp', 'anyio', 'httpx'} & set(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
 def test_a_stdio_servers_tools_are_listed_as_declarations() -> None:
     tools = with_servers(lambda servers: servers.listed(entry()))
     assert [tool.name for tool in tools][:3] == ["add", "echo", "fail"]
@@ -230,6 +242,26 @@ def test_aclose_leaves_no_process_behind(tmp_path: Path) -> None:
     assert len(pids) == 3
     for pid in pids:
         wait_gone(pid)
+
+
+def test_aclose_stops_a_server_still_starting(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pid"
+    code = "import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(600)"
+    silent = McpTools.model_validate(
+        {"mcp": {"command": [sys.executable, "-c", code, str(pid_file)], "timeout_seconds": 600}}
+    )
+
+    async def body(servers: McpServers) -> int:
+        listing = asyncio.ensure_future(servers.listed(silent))
+        while not pid_file.exists() or not pid_file.read_text():
+            await asyncio.sleep(0.02)
+        await servers.aclose()
+        with pytest.raises(ToolServerError) as raised:
+            await listing
+        assert str(raised.value).endswith("was shut before it had started")
+        return int(pid_file.read_text())
+
+    wait_gone(with_servers(body))
 
 
 def test_a_stdio_servers_stderr_goes_to_the_log_not_the_terminal(
