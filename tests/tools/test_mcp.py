@@ -21,7 +21,7 @@ import pytest
 from evalwright.errors import ToolServerError
 from evalwright.providers.process import ChildEnvironment
 from evalwright.targets.tools import McpTools
-from evalwright.tools.base import Outcome
+from evalwright.tools.base import Outcome, ToolServers
 from evalwright.tools.mcp import McpServers
 from tests.tools.mcp_everything import everything_executable
 
@@ -46,6 +46,7 @@ def with_servers(
 
     async def run() -> T:
         servers = McpServers(ChildEnvironment(os.environ if environ is None else environ))
+        _: ToolServers = servers  # pyright checks that it is the seam the tool loop takes
         try:
             return await body(servers)
         finally:
