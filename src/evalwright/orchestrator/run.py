@@ -35,6 +35,7 @@ from evalwright.results.cache import ResponseCache
 from evalwright.results.index import RowIndex, RowKey
 from evalwright.results.row import ResultRow, case_label
 from evalwright.results.writer import ResultsWriter
+from evalwright.tools.mcp import McpServers
 
 
 class Reporter(Protocol):
@@ -132,7 +133,9 @@ async def _execute(plan: Plan, reporter: Reporter, redact: Redactor) -> RunSumma
         # A cache that could not be opened is off: its rows say so ("cache": "off").
         usable = cache if cache is not None and cache.usable else None
         caller = TargetCaller(plan.registry, usable, Budget(options.max_cost))
-        runner = CaseRunner(plan, caller, results.run_id)
+        # Starts nothing until a case offers an MCP server's tools (docs/tools.md#mcp-servers).
+        servers = McpServers(plan.registry.child_env)
+        runner = CaseRunner(plan, caller, results.run_id, servers)
         _tell_warnings(plan, reporter)
         reporter.start(summary)
         pipeline = _Pipeline(runner, options, results.writer, summary, reporter)
@@ -144,6 +147,7 @@ async def _execute(plan: Plan, reporter: Reporter, redact: Redactor) -> RunSumma
             aside.settle(errors=summary.errors > 0)
         finally:
             await aside.aclose()
+            await servers.aclose()
             summary.unreachable = dict(caller.unreachable)
             summary.rate_limited = caller.limits.refused()
             summary.spent_usd = caller.spent
