@@ -87,3 +87,13 @@ def test_a_server_that_cannot_list_the_tools_asked_for_is_a_tool_error_row(e2e: 
     assert data["error"]["type"] == "tool_error"
     assert "subtract" in data["error"]["message"]
     assert "Traceback" not in result.err
+
+
+def test_a_server_listing_a_name_the_case_declares_is_a_tool_error_row(e2e: E2E) -> None:
+    e2e.project.write("evals/m.yaml", _eval("[add]").replace("name: note", "name: add"))
+    result = e2e.run("eval", "evals/m.yaml", "--target", "oa", "--out", "results.jsonl")
+
+    assert result.code == 1, result.err + result.out
+    [data] = e2e.rows("results.jsonl")
+    assert data["error"]["type"] == "tool_error"
+    assert "lists 'add', a name the case already offers" in data["error"]["message"]
