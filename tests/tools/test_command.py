@@ -111,3 +111,15 @@ def test_many_parallel_calls_run_a_few_commands_at_a_time(tmp_path: Path) -> Non
     results, _ = asyncio.run(box.answer(calls))
     assert [r.tool_call_id for r in results] == [f"c{n}" for n in range(24)], "paired in order"
     assert max(int(r.content) for r in results) <= CALLS_AT_ONCE
+
+
+def test_a_result_past_the_bound_is_cut_with_a_line_saying_so() -> None:
+    from evalwright.tools.answer import capped
+
+    assert capped("short") == "short"
+    big = "é" * MAX_RESULT_BYTES  # two bytes each
+    cut = capped(big)
+    assert cut.startswith("é" * (MAX_RESULT_BYTES // 2))
+    assert cut.endswith(
+        f"\n[cut: the result was {2 * MAX_RESULT_BYTES} bytes, more than {MAX_RESULT_BYTES}]"
+    )

@@ -18,7 +18,7 @@ from evalwright.providers.wire import AnswerToolCall
 from evalwright.results.parts import ToolResult
 from evalwright.targets.tools import McpTools, ToolSpec
 from evalwright.tools.base import Outcome, Source, ToolServers
-from evalwright.tools.command import run_tool
+from evalwright.tools.command import MAX_RESULT_BYTES, run_tool
 from evalwright.tools.scripted import scripted
 
 CALLS_AT_ONCE = 8
@@ -79,7 +79,7 @@ class Toolbox:
         return ToolResult(
             tool_call_id=call.id,
             name=call.name,
-            content=outcome.content,
+            content=capped(outcome.content),
             is_error=outcome.is_error,
             source=source,
             latency_ms=round((time.perf_counter() - started) * 1000, 3),
@@ -132,6 +132,16 @@ async def open_toolbox(
             served[tool.name] = entry
             offered.append(tool)
     return Toolbox(tools, served, servers, env, dict(about or {})), tuple(offered)
+
+
+def capped(content: str) -> str:
+    """A result as sent back: at most :data:`MAX_RESULT_BYTES` of it, then a line saying it
+    was cut (an MCP server's result has no other bound)."""
+    data = content.encode("utf-8")
+    if len(data) <= MAX_RESULT_BYTES:
+        return content
+    kept = data[:MAX_RESULT_BYTES].decode("utf-8", errors="ignore")
+    return f"{kept}\n[cut: the result was {len(data)} bytes, more than {MAX_RESULT_BYTES}]"
 
 
 def _server_name(entry: McpTools) -> str:
