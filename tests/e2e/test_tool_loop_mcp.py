@@ -72,7 +72,8 @@ def test_a_stdio_servers_tools_are_offered_called_and_recorded(e2e: E2E) -> None
     row = ResultRow.model_validate(data)
     assert (row.status, row.score, row.candidate_answer) == ("ok", 1.0, "42.")
     assert row.steps is not None
-    answered = row.steps[0].tool_results or ()
+    answered = row.steps[0].tool_results
+    assert answered is not None
     assert [(r.source, r.is_error) for r in answered] == [("mcp", False), ("mcp", True)]
     assert answered[0].content == "42"
 

@@ -14,7 +14,7 @@ from evalwright.evalfile.suite import Suite, load_resolved, load_suite
 from evalwright.orchestrator.requests import candidate_request
 from evalwright.prompts import build_prompt
 from evalwright.targets.sampling import SamplingSettings
-from evalwright.targets.tools import ToolChoiceName, ToolSpec
+from evalwright.targets.tools import McpTools, ToolChoiceName, ToolSpec
 from tests.conftest import ProjectDir
 
 WEATHER: dict[str, JsonValue] = {
@@ -34,9 +34,9 @@ def one_case(*body: str) -> str:
     return yaml("evalcases:", "  - id: a", "    expected_outcome: o", "    input: x", *body)
 
 
-def names(tools: tuple[ToolSpec, ...]) -> list[tuple[str, str | None]]:
-    """Each tool's name and description, in order."""
-    return [(tool.name, tool.description) for tool in tools]
+def names(tools: tuple[ToolSpec | McpTools, ...]) -> list[tuple[str, str | None]]:
+    """Each declared tool's name and description, in order."""
+    return [(tool.name, tool.description) for tool in tools if isinstance(tool, ToolSpec)]
 
 
 def errors(project: ProjectDir, relative: str = "e.yaml") -> list[str]:
