@@ -129,19 +129,28 @@ SchemaProblem = tuple[tuple[str | int, ...], str]
 """Where in a tool's ``parameters`` a problem is (a data path inside it), and what it is."""
 
 
-def parameters_problems(parameters: dict[str, JsonValue]) -> list[SchemaProblem]:
-    """Why ``parameters`` is not a usable arguments schema: not valid against its JSON
-    Schema meta-schema (its ``$schema``, else draft 2020-12), or not ``type: object``
-    (docs/tools.md#declaring-tools). Empty when it is fine."""
-    # Imported here: only files that declare tools need the meta-schemas.
+def schema_problems(schema: dict[str, JsonValue]) -> list[SchemaProblem]:
+    """Why ``schema`` is not a valid JSON Schema against its meta-schema (its ``$schema``,
+    else draft 2020-12); empty when it is."""
+    # Imported here: only files that declare schemas need the meta-schemas.
     from jsonschema import exceptions, validators
 
-    cls = validators.validator_for(parameters, default=validators.Draft202012Validator)
-    found = exceptions.best_match(cls(cls.META_SCHEMA).iter_errors(parameters))  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    cls = validators.validator_for(schema, default=validators.Draft202012Validator)
+    found = exceptions.best_match(cls(cls.META_SCHEMA).iter_errors(schema))  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
     error = cast("exceptions.ValidationError | None", found)
-    if error is not None:
-        path: tuple[str | int, ...] = tuple(error.absolute_path)
-        return [(path, f"not a valid JSON Schema: {error.message}")]
+    if error is None:
+        return []
+    path: tuple[str | int, ...] = tuple(error.absolute_path)
+    return [(path, f"not a valid JSON Schema: {error.message}")]
+
+
+def parameters_problems(parameters: dict[str, JsonValue]) -> list[SchemaProblem]:
+    """Why ``parameters`` is not a usable arguments schema: not a valid JSON Schema
+    (:func:`schema_problems`), or not ``type: object`` (docs/tools.md#declaring-tools).
+    Empty when it is fine."""
+    found = schema_problems(parameters)
+    if found:
+        return found
     kind = parameters.get("type")
     if kind != "object":
         where: tuple[str | int, ...] = ("type",) if "type" in parameters else ()
