@@ -7,25 +7,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, JsonValue, model_validator
+from pydantic import Field, JsonValue, model_validator
 
 from evalwright.files.base import FileModel, Pattern, field_error
-from evalwright.targets.tools import ToolChoice, schema_problems
+from evalwright.targets.tools import JsonSchema, ToolChoice
 
 ReasoningEffort = Literal["minimal", "low", "medium", "high"]
 StopSequence = Annotated[str, Field(min_length=1)]
 """Any non-empty text: whitespace such as a blank line is a common stop sequence."""
 
 
-def _valid_schema(schema: dict[str, JsonValue]) -> dict[str, JsonValue]:
-    for path, problem in schema_problems(schema)[:1]:
-        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
-        raise field_error("json_schema", f"{problem} (at json_schema{where})")
-    return schema
-
-
-JsonSchema = Annotated[dict[str, JsonValue], AfterValidator(_valid_schema)]
-"""A JSON Schema, checked against its meta-schema (its ``$schema``, else draft 2020-12)."""
 SchemaName = Annotated[str, Pattern(r"[A-Za-z0-9_-]{1,64}", "schema name")]
 
 

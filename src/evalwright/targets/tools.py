@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, cast
 
-from pydantic import Discriminator, Field, JsonValue, Tag, model_validator
+from pydantic import AfterValidator, Discriminator, Field, JsonValue, Tag, model_validator
 
 from evalwright.files.base import EnvName, FileModel, NonEmptyStr, Pattern, field_error
 
@@ -142,6 +142,32 @@ def schema_problems(schema: dict[str, JsonValue]) -> list[SchemaProblem]:
         return []
     path: tuple[str | int, ...] = tuple(error.absolute_path)
     return [(path, f"not a valid JSON Schema: {error.message}")]
+
+
+def instance_problems(schema: dict[str, JsonValue], value: JsonValue) -> list[SchemaProblem]:
+    """Where and why ``value`` does not match ``schema`` (a valid one), in document order."""
+    from jsonschema import validators
+
+    cls = validators.validator_for(schema, default=validators.Draft202012Validator)
+    errors = cls(schema).iter_errors(value)  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    found: list[SchemaProblem] = [(tuple(e.absolute_path), e.message) for e in errors]  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType, reportUnknownArgumentType]
+    return sorted(found, key=lambda problem: [str(part) for part in problem[0]])
+
+
+def json_path(path: tuple[str | int, ...]) -> str:
+    """A data path as a JSONPath: ``$.items[2].price``."""
+    return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+
+
+def _valid_schema(schema: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    for path, problem in schema_problems(schema)[:1]:
+        where = f" (at {json_path(path)} of the schema)" if path else ""
+        raise field_error("schema", problem + where)
+    return schema
+
+
+JsonSchema = Annotated[dict[str, JsonValue], AfterValidator(_valid_schema)]
+"""A JSON Schema, checked against its meta-schema (its ``$schema``, else draft 2020-12)."""
 
 
 def parameters_problems(parameters: dict[str, JsonValue]) -> list[SchemaProblem]:
