@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal
 
 from evalwright.jsontext import JsonObject
 from evalwright.prompts import DeliveryNote
-from evalwright.targets.kinds import provider_kind
+from evalwright.targets.kinds import foreign_fields, provider_kind
 from evalwright.targets.models import ChatTarget
 from evalwright.targets.sampling import ResponseFormat, SamplingSettings, merge_json
 from evalwright.targets.tools import ToolChoice, ToolSpec
@@ -38,6 +38,26 @@ def unsupported_settings(kind: str, settings: SamplingSettings | None) -> list[t
         if key in api.unsupported:
             hint = f"; {api.unsupported[key]}" if api.unsupported[key] else ""
             found.append((key, f"{api.name} has no such field{hint}"))
+    return found
+
+
+def foreign_extra_body(kind: str, settings: SamplingSettings | None) -> list[tuple[str, str]]:
+    """The ``extra_body`` keys that are another chat API's fields, not ``kind``'s, each with
+    why that is likely a mistake: they are sent as written (docs/targets.md#settings)."""
+    if settings is None or not settings.extra_body or provider_kind(kind).chat is None:
+        return []
+    api = provider_kind(kind).chat_api
+    others = foreign_fields(kind)
+    found: list[tuple[str, str]] = []
+    for key in settings.extra_body:
+        if key in others:
+            vendors, setting = others[key]
+            owners = f"{', '.join(vendors[:-1])} and {vendors[-1]}" if vendors[1:] else vendors[0]
+            why = (
+                f"a field of {owners}, not of {api.name}: it is sent as written and the API "
+                f"may refuse it; use settings {setting}"
+            )
+            found.append((key, why))
     return found
 
 
