@@ -4,15 +4,19 @@ bodies."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from evalwright.prompts import ChatMessage
 from evalwright.providers.base import PreparedRequest, ProviderRequest
+from evalwright.providers.http import HttpPool
 from evalwright.targets.sampling import ResponseFormat, SamplingSettings
-from tests.providers.wire_cases import chat_provider
+from evalwright.testing import FakeServer
+from evalwright.testing.recorded import ApiName
+from tests.providers.wire_cases import ask, chat_provider
 
 ORDER: dict[str, Any] = {
     "type": "object",
@@ -161,3 +165,26 @@ def test_a_cases_format_wins_over_its_targets(api: str) -> None:
     sent = _body(_prepared(api, with_format(ResponseFormat(json_schema=ORDER)), settings=settings))
 
     assert "items" in str(sent)
+
+
+@pytest.mark.parametrize("api", ["openai", "azure", "mistral", "anthropic", "gemini"])
+def test_the_server_receives_the_format_the_wire_records(api: str) -> None:
+    async def scenario() -> tuple[dict[str, Any], dict[str, Any]]:
+        async with FakeServer() as fake:
+            pool = HttpPool()
+            try:
+                provider = chat_provider(api, pool, base_url=fake.url)
+                answer = await ask(provider, with_format(SCHEMA))
+            finally:
+                await pool.aclose()
+            route = "openai" if api == "mistral" else api  # Mistral's route is OpenAI's
+            (received,) = fake.requests_for(cast(ApiName, route))
+            return cast(dict[str, Any], received.json), answer.wire_request.model_dump(mode="json")[
+                "body"
+            ]
+
+    received, recorded = asyncio.run(scenario())
+
+    assert received == recorded
+    assert received == _body(_prepared(api, with_format(SCHEMA)))
+    assert "'price'" in str(received), "the schema went over HTTP"
