@@ -36,6 +36,7 @@ EXPORTED = {
     "RegexSpec",
     "EqualsSpec",
     "IsJsonSpec",
+    "JsonSchemaSpec",
     "ToolCalledSpec",
     "ToolSequenceSpec",
     "ToolCallF1Spec",

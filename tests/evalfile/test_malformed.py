@@ -604,7 +604,8 @@ BROKEN: tuple[Broken, ...] = (
         {"e.yaml": evaluators("        - name: r", "          type: bleu")},
         f"8:17 {EVALUATOR_FIELD}.type",
         "unsupported evaluator type 'bleu' (supported: llm_judge, code, contains, regex, "
-        "equals, is_json, tool_called, tool_sequence, tool_call_f1, trajectory_match)",
+        "equals, is_json, json_schema, tool_called, tool_sequence, tool_call_f1, "
+        "trajectory_match)",
     ),
     Broken(
         "evaluator-type-mapping",
@@ -689,6 +690,25 @@ BROKEN: tuple[Broken, ...] = (
         },
         f"10:19 {EVALUATOR_FIELD}.negate",
         "'negate' is only for deterministic evaluators",
+    ),
+    Broken(
+        "json-schema-evaluator-bad-schema",
+        {
+            "e.yaml": evaluators(
+                "        - name: r",
+                "          type: json_schema",
+                "          schema: {type: object, properties: {a: {type: nope}}}",
+            )
+        },
+        f"9:19 {EVALUATOR_FIELD}.schema",
+        "not a valid JSON Schema: 'nope' is not valid under any of the given schemas "
+        "(at $.properties.a.type of the schema)",
+    ),
+    Broken(
+        "json-schema-evaluator-without-schema",
+        {"e.yaml": evaluators("        - name: r", "          type: json_schema")},
+        f"7:11 {EVALUATOR_FIELD}.schema",
+        "missing required key 'schema'",
     ),
     Broken(
         "negate-not-a-boolean",

@@ -12,6 +12,7 @@ from evalwright.evalfile.evaluator_specs import (
     ContainsSpec,
     EqualsSpec,
     IsJsonSpec,
+    JsonSchemaSpec,
     RegexSpec,
 )
 from evalwright.evaluators.builtin import BuiltinSpec, check
@@ -75,6 +76,56 @@ def test_is_json_of_an_answer_too_deep_to_read_is_a_miss_not_a_crash() -> None:
     assert deep.misses == ["is not valid JSON (JSON nested too deeply to read)"]
 
 
+ORDER = {
+    "type": "object",
+    "properties": {
+        "items": {
+            "type": "array",
+            "items": {"type": "object", "properties": {"price": {"type": "number"}}},
+        }
+    },
+    "required": ["items"],
+}
+
+
+def _order_check(**extra: object) -> JsonSchemaSpec:
+    return JsonSchemaSpec.model_validate(
+        {"name": "s", "type": "json_schema", "schema": ORDER} | extra
+    )
+
+
+def test_json_schema_scores_an_answer_that_parses_and_validates() -> None:
+    verdict = check(_order_check(), '{"items": [{"price": 1}, {"price": 2.5}]}')
+    assert (verdict.score, verdict.hits) == (1.0, ["matches the schema"])
+
+
+def test_json_schema_names_each_error_by_its_path() -> None:
+    answer = '{"items": [{"price": 1}, {"price": 2}, {"price": "x"}, {"price": null}]}'
+    verdict = check(_order_check(), answer)
+    assert verdict.score == 0.0
+    assert verdict.misses == [
+        "$.items[2].price: 'x' is not of type 'number'",
+        "$.items[3].price: None is not of type 'number'",
+    ]
+    assert check(_order_check(), "{}").misses == ["$: 'items' is a required property"]
+
+
+def test_json_schema_of_an_answer_that_is_not_json_is_a_miss() -> None:
+    verdict = check(_order_check(), "Here is the order: {")
+    assert verdict.score == 0.0
+    assert verdict.misses[0].startswith("is not valid JSON")
+
+
+def test_json_schema_negated_passes_an_answer_the_schema_refuses() -> None:
+    refused = check(_order_check(negate=True), '{"items": [{"price": "x"}]}')
+    accepted = check(_order_check(negate=True), '{"items": []}')
+    assert (refused.score, refused.hits) == (
+        1.0,
+        ["not: $.items[0].price: 'x' is not of type 'number'"],
+    )
+    assert (accepted.score, accepted.misses) == (0.0, ["not: matches the schema"])
+
+
 # Each built-in type's verdict on the answer "x" with one call of "x", given "x" (its own
 # fields): its own hits and misses.
 OWN_VERDICTS: dict[str, tuple[dict[str, object], list[str]]] = {
@@ -82,6 +133,10 @@ OWN_VERDICTS: dict[str, tuple[dict[str, object], list[str]]] = {
     "regex": ({"value": "x"}, ["matches /x/"]),
     "equals": ({"value": "x"}, ["equals the expected text"]),
     "is_json": ({}, ["is not valid JSON (Expecting value: line 1 column 1 (char 0))"]),
+    "json_schema": (
+        {"schema": {"type": "object"}},
+        ["is not valid JSON (Expecting value: line 1 column 1 (char 0))"],
+    ),
     "tool_called": ({"tool": "x"}, ["1 matching call(s) of 'x' (at least 1 wanted)"]),
     "tool_sequence": ({"calls": ["x"]}, ["the 1 expected call(s) in order"]),
     "tool_call_f1": ({"calls": ["x"]}, ["called 'x'"]),

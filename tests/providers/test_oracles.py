@@ -17,6 +17,7 @@ from evalwright.evalfile.messages import ToolCall
 from evalwright.prompts import ChatMessage
 from evalwright.providers.base import ProviderRequest
 from tests.conftest import DATA, ProjectDir
+from tests.providers.test_response_format_wire import JSON_MODE, SCHEMA, with_format
 from tests.providers.wire_cases import (
     case_request,
     chat_provider,
@@ -80,11 +81,13 @@ def _requests(
     cases: list[LoadedCase], api: str, tuning: dict[str, Any], offered: bool = False
 ) -> list[dict[str, Any]]:
     """Every scenario's body and a judge's; ``offered``: each scenario offering the airline
-    tools, with each ``tool_choice`` in turn (and none)."""
+    tools, with each ``tool_choice`` in turn (and none). Then a case asking for JSON to a
+    schema, and one for JSON mode (``response_format``)."""
     provider = chat_provider(api, **tuning)
     requests = [case_request(provider, c) for c in cases]
     if offered:
         requests = offering_each_choice(requests)
+    requests += [with_format(SCHEMA), with_format(JSON_MODE)]
     bodies = [provider.prepare(r).wire.model_dump(mode="json")["body"] for r in requests]
     judge = ProviderRequest(
         case_id="judge",

@@ -244,6 +244,105 @@ def test_a_target_setting_its_api_cannot_take_is_a_located_warning(project: Proj
     ) in result.out
 
 
+@pytest.mark.parametrize(
+    ("target", "key", "owners"),
+    [
+        ("anthropic", "response_format", "OpenAI, Azure OpenAI and Mistral"),
+        ("gemini", "response_format", "OpenAI, Azure OpenAI and Mistral"),
+        ("openai", "generationConfig", "Gemini"),
+        ("anthropic", "generationConfig", "Gemini"),
+        ("openai", "thinking", "Anthropic"),
+        ("gemini", "thinking", "Anthropic"),
+    ],
+)
+def test_another_apis_field_in_a_cases_extra_body_is_a_validate_warning(
+    project: ProjectDir, server: FakeServer, target: str, key: str, owners: str
+) -> None:
+    del server
+    settings = json.dumps({"extra_body": {key: {"type": "json_object"}, "x_own": 1}})
+    path = project.write(
+        "evals/tuned.yaml",
+        _eval_file(None).replace("execution: {", f"execution: {{target: {target}, ")
+        + f"    settings: {settings}\n",
+    )
+
+    result = run_cli("validate", path)
+
+    assert result.code == 0, result.out
+    assert (
+        f"evals/tuned.yaml:2:1: warning: settings: case 'tuned': settings.extra_body.{key} "
+        f"(target '{target}') is a field of {owners}, not of "
+    ) in result.out
+    assert "x_own" not in result.out
+
+
+def test_an_extra_body_field_of_its_own_api_is_no_warning(project: ProjectDir) -> None:
+    path = project.write(
+        ".evalwright/targets.yaml",
+        "targets:\n  - name: m\n    provider: mistral\n    model: m\n"
+        "    settings:\n      extra_body: {response_format: {type: json_object}}\n",
+    )
+
+    result = run_cli("validate", path)
+
+    assert result.code == 0, result.out
+    assert "warning" not in result.out
+
+
+def test_another_apis_field_in_a_targets_extra_body_is_a_located_warning(
+    project: ProjectDir,
+) -> None:
+    path = project.write(
+        ".evalwright/targets.yaml",
+        "targets:\n  - name: a\n    provider: anthropic\n    model: m\n"
+        "    settings:\n      extra_body:\n        response_format: {type: json_object}\n",
+    )
+
+    result = run_cli("validate", path)
+
+    assert result.code == 0, result.out
+    assert (
+        ".evalwright/targets.yaml:7:9: warning: targets[0].settings.extra_body.response_format: "
+        "a field of OpenAI, Azure OpenAI and Mistral, not of Anthropic Messages: it is sent "
+        "as written and the API may refuse it; use settings response_format"
+    ) in result.out
+
+
+@pytest.mark.parametrize(
+    ("written", "where", "message"),
+    [
+        (
+            "{json_schema: {type: object, properties: {a: {type: nope}}}}",
+            "6:47 evalcases[0].settings.response_format.json_schema",
+            "not a valid JSON Schema: 'nope' is not valid under any of the given schemas "
+            "(at $.properties.a.type of the schema)",
+        ),
+        (
+            "{json: true, strict: true}",
+            "6:46 evalcases[0].settings.response_format.strict",
+            "'strict' goes with 'json_schema'",
+        ),
+        (
+            "{name: order}",
+            "6:33 evalcases[0].settings.response_format",
+            "give 'json_schema: SCHEMA' or 'json: true', one of them",
+        ),
+    ],
+)
+def test_a_bad_response_format_is_a_located_error(
+    project: ProjectDir, written: str, where: str, message: str
+) -> None:
+    path = project.write(
+        "evals/tuned.yaml", _eval_file(None) + f"    settings: {{response_format: {written}}}\n"
+    )
+
+    result = run_cli("validate", path)
+
+    assert result.code != 0
+    position, field = where.split(" ")
+    assert f"evals/tuned.yaml:{position}: error: {field}: {message}" in result.out
+
+
 def test_prompt_target_shows_the_settings_and_the_notes(
     project: ProjectDir, server: FakeServer
 ) -> None:

@@ -86,7 +86,7 @@ class _ProjectCheck:
         if self.targets is None:
             return []
         from evalwright.orchestrator.plan import DEFAULT_TARGET
-        from evalwright.providers.sampling import unsupported_settings
+        from evalwright.providers.sampling import foreign_extra_body, unsupported_settings
 
         target = self.targets.get(case.target or DEFAULT_TARGET)
         if target is None:
@@ -96,6 +96,10 @@ class _ProjectCheck:
             message = (
                 f"case {case.id!r}: settings.{key} is not sent to target '{target.name}': {why}"
             )
+            found.append(Diagnostic(display, case.line, 1, "warning", "settings", message))
+        for key, why in foreign_extra_body(target.kind.name, case.spec.settings):
+            where = f"settings.extra_body.{key} (target '{target.name}')"
+            message = f"case {case.id!r}: {where} is {why}"
             found.append(Diagnostic(display, case.line, 1, "warning", "settings", message))
         return found
 
@@ -228,12 +232,16 @@ def check_targets_file(
 
 def _warn_settings(target: ChatTarget, index: int, positions: Positions, report: Report) -> None:
     """A target's sampling setting its API cannot take: noted on every request, so said now."""
-    from evalwright.providers.sampling import unsupported_settings
+    from evalwright.providers.sampling import foreign_extra_body, unsupported_settings
 
     for key, why in unsupported_settings(target.kind.name, target.settings):
         at = ("targets", index, "settings", key)
         line, col = positions.key(at)
         report.warning(line, col, format_field(at), f"not sent: {why}")
+    for key, why in foreign_extra_body(target.kind.name, target.settings):
+        at = ("targets", index, "settings", "extra_body", key)
+        line, col = positions.key(at)
+        report.warning(line, col, format_field(at), why)
 
 
 def _warn_shell_placeholders(

@@ -25,11 +25,21 @@ from evalwright.files.base import (
     still_required,
     variant,
 )
+from evalwright.targets.tools import JsonSchema
 
 TOOL_CHECK_TYPES = ("tool_called", "tool_sequence", "tool_call_f1", "trajectory_match")
 """The built-in evaluators that score the answer's tool calls, its trajectory
 (docs/tools.md#scoring-tool-calls)."""
-EVALUATOR_TYPES = ("llm_judge", "code", "contains", "regex", "equals", "is_json", *TOOL_CHECK_TYPES)
+EVALUATOR_TYPES = (
+    "llm_judge",
+    "code",
+    "contains",
+    "regex",
+    "equals",
+    "is_json",
+    "json_schema",
+    *TOOL_CHECK_TYPES,
+)
 # AgentV evaluator types we recognise but do not implement: a clear error, not "unknown".
 AGENTV_EVALUATOR_TYPES = frozenset(
     {
@@ -191,6 +201,15 @@ class IsJsonSpec(_Check):
     type: Literal["is_json"] = "is_json"
 
 
+class JsonSchemaSpec(_Check):
+    """Scores 1 when the answer parses as JSON that ``schema`` validates
+    (docs/eval-files.md#json_schema)."""
+
+    type: Literal["json_schema"] = "json_schema"
+    json_schema: JsonSchema = Field(alias="schema")
+    """The JSON Schema, inline; checked against its meta-schema when the file is read."""
+
+
 Arguments = dict[str, JsonValue]
 """A call's arguments, as a JSON object."""
 
@@ -230,18 +249,6 @@ between; ``any_order``: each of these, in any order (docs/tools.md#tool_sequence
 Count = Annotated[int, Field(ge=0)]
 
 
-def _json_schema(value: Arguments) -> Arguments:
-    # Lazily: only eval files with a schema check need it.
-    from jsonschema.exceptions import SchemaError
-    from jsonschema.validators import validator_for
-
-    try:
-        validator_for(value).check_schema(value)
-    except SchemaError as exc:
-        raise field_error("schema", f"not a valid JSON Schema: {exc.message}") from None
-    return value
-
-
 class ToolCalledSpec(_Check):
     """Scores 1 when the answer calls tool ``name`` (with matching arguments) between ``min``
     and ``max`` times (docs/tools.md#tool_called)."""
@@ -250,7 +257,7 @@ class ToolCalledSpec(_Check):
     tool: NonEmptyStr
     arguments: Arguments | None = None
     """Keys the arguments must have, with equal values (mappings compared the same way)."""
-    arguments_schema: Annotated[Arguments, AfterValidator(_json_schema)] | None = None
+    arguments_schema: JsonSchema | None = None
     """A JSON Schema the arguments must satisfy."""
     min: Count | None = None
     """At least this many matching calls; 1 unless ``max`` is 0."""
@@ -310,6 +317,7 @@ EvaluatorSpec = Annotated[
     | Annotated[RegexSpec, Tag("regex")]
     | Annotated[EqualsSpec, Tag("equals")]
     | Annotated[IsJsonSpec, Tag("is_json")]
+    | Annotated[JsonSchemaSpec, Tag("json_schema")]
     | Annotated[ToolCalledSpec, Tag("tool_called")]
     | Annotated[ToolSequenceSpec, Tag("tool_sequence")]
     | Annotated[ToolCallF1Spec, Tag("tool_call_f1")]

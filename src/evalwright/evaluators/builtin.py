@@ -1,5 +1,6 @@
-"""Built-in checks: ``contains``, ``regex``, ``equals``, ``is_json`` on the answer's text and
-the tool-call checks on its calls; each may be negated (docs/tools.md#negate)."""
+"""Built-in checks: ``contains``, ``regex``, ``equals``, ``is_json``, ``json_schema`` on the
+answer's text and the tool-call checks on its calls; each may be negated
+(docs/tools.md#negate)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from evalwright.evalfile.evaluator_specs import (
     ContainsSpec,
     EqualsSpec,
     IsJsonSpec,
+    JsonSchemaSpec,
     RegexSpec,
     ToolCalledSpec,
     ToolCallF1Spec,
@@ -22,12 +24,14 @@ from evalwright.evaluators import tools
 from evalwright.evaluators.base import EvaluatorFailure, Verdict
 from evalwright.evaluators.tools import Call
 from evalwright.files.text import normalize_newlines, tidy
+from evalwright.targets.tools import instance_problems, json_path
 
 BuiltinSpec = (
     ContainsSpec
     | RegexSpec
     | EqualsSpec
     | IsJsonSpec
+    | JsonSchemaSpec
     | ToolCalledSpec
     | ToolSequenceSpec
     | ToolCallF1Spec
@@ -67,6 +71,8 @@ def _score(spec: BuiltinSpec, answer: str, calls: Sequence[Call], expected: Mess
             return _equals(spec, answer)
         case IsJsonSpec():
             return _is_json(answer)
+        case JsonSchemaSpec():
+            return _json_schema(spec, answer)
         case ToolCalledSpec():
             return tools.tool_called(spec, calls)
         case ToolSequenceSpec():
@@ -101,6 +107,23 @@ def _is_json(answer: str) -> Verdict:
     except ValueError as exc:
         return _binary(False, "", f"is not valid JSON ({exc})")
     return _binary(True, "is valid JSON", "")
+
+
+MAX_SCHEMA_MISSES = 20
+"""The schema errors listed in a verdict's misses; the reasoning counts them all."""
+
+
+def _json_schema(spec: JsonSchemaSpec, answer: str) -> Verdict:
+    try:
+        value = jsontext.loads(answer)
+    except ValueError as exc:
+        return _binary(False, "", f"is not valid JSON ({exc})")
+    problems = instance_problems(spec.json_schema, value)
+    if not problems:
+        return _binary(True, "matches the schema", "")
+    misses = [f"{json_path(path)}: {message}" for path, message in problems]
+    reasoning = f"{len(misses)} schema error(s); first: {misses[0]}"
+    return Verdict(0.0, [], misses[:MAX_SCHEMA_MISSES], reasoning)
 
 
 def _contains(spec: ContainsSpec, answer: str) -> Verdict:

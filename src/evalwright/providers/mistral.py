@@ -16,14 +16,15 @@ from evalwright.prompts import ChatMessage, DeliveryNote
 from evalwright.providers.base import ProviderContext, ProviderRequest
 from evalwright.providers.chat import ChatProvider, Parsed
 from evalwright.providers.openai.convert import (
-    VERDICT_SCHEMA_NAME,
     parse_reply,
+    response_format,
     to_messages,
     tool_fields,
 )
 from evalwright.providers.sampling import (
     effective_settings,
     offered_choice,
+    output_format,
     unsupported_notes,
     with_extra_body,
 )
@@ -93,9 +94,10 @@ def request_body(
     settings: SamplingSettings,
     tools: Sequence[ToolSpec] = (),
 ) -> tuple[JsonObject, list[DeliveryNote]]:
-    """The whole body: OpenAI's messages, the sampling keys ``settings`` set, the verdict
-    schema a judge asks for, the declared tools in OpenAI's form (Mistral's request takes
-    the same ``tools`` and ``tool_choice``), ``extra_body`` merged last."""
+    """The whole body: OpenAI's messages, the sampling keys ``settings`` set, the JSON
+    asked for (a judge's verdict schema, else ``response_format``), the declared tools in
+    OpenAI's form (Mistral's request takes the same ``tools`` and ``tool_choice``),
+    ``extra_body`` merged last."""
     wire, notes = to_messages(messages, "system")
     last = wire[-1] if wire else None
     if isinstance(last, dict) and last["role"] == "assistant":
@@ -107,8 +109,10 @@ def request_body(
         notes.append(DeliveryNote(rule="assistant_prefill", detail=detail))
     body: JsonObject = {"model": target.model, "messages": wire}
     body.update(_sampling(settings))
-    if response_schema is not None and target.structured_output != "none":
-        body["response_format"] = _response_format(target.structured_output, response_schema)
+    wanted = output_format(target, response_schema, settings)
+    if wanted is not None:
+        # Mistral's JSON mode takes no schema: a judge's is left to its prompt.
+        body["response_format"] = response_format(wanted, json_mode_schema=False)
     notes.extend(unsupported_notes(target.kind.name, settings))
     choice, choice_notes = offered_choice(settings, tools)
     body.update(tool_fields(tools, choice))
@@ -130,14 +134,3 @@ def _sampling(settings: SamplingSettings) -> JsonObject:
         "max_tokens": settings.max_output_tokens,
     }
     return {key: value for key, value in fields.items() if value is not None}
-
-
-def _response_format(mode: str, schema: JsonObject) -> JsonObject:
-    """``json_schema``: the strict schema mode; ``json_object``: JSON mode, the schema left to
-    the judge's prompt (Mistral's JSON mode takes none)."""
-    if mode == "json_object":
-        return {"type": "json_object"}
-    return {
-        "type": "json_schema",
-        "json_schema": {"name": VERDICT_SCHEMA_NAME, "strict": True, "schema": schema},
-    }

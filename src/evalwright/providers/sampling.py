@@ -9,13 +9,14 @@ warning from the same table.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
 
 from evalwright.jsontext import JsonObject
 from evalwright.prompts import DeliveryNote
-from evalwright.targets.kinds import provider_kind
+from evalwright.targets.kinds import foreign_fields, provider_kind
 from evalwright.targets.models import ChatTarget
-from evalwright.targets.sampling import SamplingSettings, merge_json
+from evalwright.targets.sampling import ResponseFormat, SamplingSettings, merge_json
 from evalwright.targets.tools import ToolChoice, ToolSpec
 
 if TYPE_CHECKING:
@@ -37,6 +38,26 @@ def unsupported_settings(kind: str, settings: SamplingSettings | None) -> list[t
         if key in api.unsupported:
             hint = f"; {api.unsupported[key]}" if api.unsupported[key] else ""
             found.append((key, f"{api.name} has no such field{hint}"))
+    return found
+
+
+def foreign_extra_body(kind: str, settings: SamplingSettings | None) -> list[tuple[str, str]]:
+    """The ``extra_body`` keys that are another chat API's fields, not ``kind``'s, each with
+    why that is likely a mistake: they are sent as written (docs/targets.md#settings)."""
+    if settings is None or not settings.extra_body or provider_kind(kind).chat is None:
+        return []
+    api = provider_kind(kind).chat_api
+    others = foreign_fields(kind)
+    found: list[tuple[str, str]] = []
+    for key in settings.extra_body:
+        if key in others:
+            vendors, setting = others[key]
+            owners = f"{', '.join(vendors[:-1])} and {vendors[-1]}" if vendors[1:] else vendors[0]
+            why = (
+                f"a field of {owners}, not of {api.name}: it is sent as written and the API "
+                f"may refuse it; use settings {setting}"
+            )
+            found.append((key, why))
     return found
 
 
@@ -138,3 +159,54 @@ def tool_field_note(api: str, index: int, tool: ToolSpec, field: str) -> Deliver
         rule="setting_unsupported",
         detail=f"tools[{index}].{field} ({tool.name}): {api} has no such field; not sent",
     )
+
+
+VERDICT_SCHEMA_NAME = "verdict"
+"""The name a judge's (or a simulated user's) schema is sent under."""
+
+
+@dataclass(frozen=True, slots=True)
+class OutputFormat:
+    """The JSON a request asks its answer in (docs/targets.md#structured-output-of-answers)."""
+
+    mode: Literal["json_schema", "json_object"]
+    schema: JsonObject | None
+    """The schema; ``None`` for plain JSON mode."""
+    name: str
+    strict: bool | None
+    written: ResponseFormat | None
+    """The setting it comes from; ``None`` for a judge's schema (no notes for those)."""
+
+
+def output_format(
+    target: ChatTarget, response_schema: JsonObject | None, settings: SamplingSettings
+) -> OutputFormat | None:
+    """A judge's (or simulated user's) ``response_schema`` in the target's
+    ``structured_output`` mode where the request carries one: the settings'
+    ``response_format`` is for the target's answers, never its verdicts. Else that setting."""
+    if response_schema is not None:
+        mode = target.structured_output
+        if mode == "none":
+            return None
+        return OutputFormat(mode, response_schema, VERDICT_SCHEMA_NAME, True, None)
+    written = settings.response_format
+    if written is None:
+        return None
+    if written.json_schema is None:
+        return OutputFormat("json_object", None, written.name, None, written)
+    return OutputFormat("json_schema", written.json_schema, written.name, written.strict, written)
+
+
+def format_field_notes(api: str, fmt: OutputFormat, fields: Sequence[str]) -> list[DeliveryNote]:
+    """A ``setting_unsupported`` note per written ``response_format`` key ``api`` has no field
+    for (``name``, ``strict``)."""
+    if fmt.written is None:
+        return []
+    return [
+        DeliveryNote(
+            rule="setting_unsupported",
+            detail=f"settings.response_format.{key}: {api} has no such field; not sent",
+        )
+        for key in fields
+        if key in fmt.written.model_fields_set
+    ]

@@ -13,7 +13,7 @@ schema read it before (or without) importing any adapter.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal
 
@@ -49,6 +49,9 @@ class ChatApi:
     """The sampling settings its API has no field for, each with a hint (or ``""``)."""
     cut_off: frozenset[str]
     """Its finish values for an answer stopped at the output limit."""
+    own_fields: Mapping[str, str] = field(default_factory=dict[str, str])
+    """Top-level body fields of its API that a settings key maps to, each with that key: in
+    another API's ``extra_body`` they are a ``validate`` warning (docs/targets.md#settings)."""
     cache_apart: bool = False
     """Whether it reports prompt-cache reads and writes besides its input tokens rather than
     inside them (Anthropic's): they are billed on top."""
@@ -59,6 +62,7 @@ class ChatApi:
     def __post_init__(self) -> None:
         # Rows share their tables of unsupported settings: none may change them.
         object.__setattr__(self, "unsupported", MappingProxyType(dict(self.unsupported)))
+        object.__setattr__(self, "own_fields", MappingProxyType(dict(self.own_fields)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +100,11 @@ class ProviderKind:
 _ADAPTERS = "evalwright.providers"
 _OPENAI_CUT_OFF = frozenset({"length"})
 _NO_THINKING_BUDGET = {"thinking_budget_tokens": "use reasoning_effort"}
+_CHAT_COMPLETIONS_FIELDS = {
+    "response_format": "response_format",
+    "reasoning_effort": "reasoning_effort",
+    "max_completion_tokens": "max_output_tokens",
+}
 
 
 def _chat(name: str, adapter: str, wire: str, api: ChatApi) -> ProviderKind:
@@ -115,6 +124,7 @@ _TABLE = (
             official_host="api.openai.com",
             unsupported=_NO_THINKING_BUDGET,
             cut_off=_OPENAI_CUT_OFF,
+            own_fields=_CHAT_COMPLETIONS_FIELDS,
         ),
     ),
     _chat(
@@ -129,6 +139,7 @@ _TABLE = (
             official_host=None,  # every endpoint is a deployment of Azure's own
             unsupported=_NO_THINKING_BUDGET,
             cut_off=_OPENAI_CUT_OFF,
+            own_fields=_CHAT_COMPLETIONS_FIELDS,
         ),
     ),
     _chat(
@@ -148,6 +159,11 @@ _TABLE = (
                 "reasoning_effort": "use thinking_budget_tokens",
             },
             cut_off=frozenset({"max_tokens"}),
+            own_fields={
+                "thinking": "thinking_budget_tokens",
+                "output_config": "response_format",
+                "stop_sequences": "stop",
+            },
             cache_apart=True,
             prefill=True,
         ),
@@ -164,6 +180,7 @@ _TABLE = (
             official_host="generativelanguage.googleapis.com",
             unsupported={},
             cut_off=frozenset({"MAX_TOKENS"}),
+            own_fields={"generationConfig": "temperature, max_output_tokens, response_format"},
         ),
     ),
     _chat(
@@ -179,6 +196,11 @@ _TABLE = (
             unsupported=_NO_THINKING_BUDGET,
             # model_length: the model's context was full before the limit was reached.
             cut_off=frozenset({"length", "model_length"}),
+            own_fields={
+                "response_format": "response_format",
+                "reasoning_effort": "reasoning_effort",
+                "random_seed": "seed",
+            },
             prefill=True,
         ),
     ),
@@ -261,6 +283,22 @@ def tools_refusal(name: str) -> str | None:
         f"a {name} agent works with its own tools: the tools a case declares (tools:) reach "
         f"chat targets only ({chat_kinds()})"
     )
+
+
+def foreign_fields(name: str) -> dict[str, tuple[tuple[str, ...], str]]:
+    """The body fields of other chat APIs that kind ``name``'s API does not have, each with
+    the vendors whose APIs have it and the settings key that maps to it."""
+    own = provider_kind(name).chat_api.own_fields
+    found: dict[str, tuple[tuple[str, ...], str]] = {}
+    for kind in _TABLE:
+        api = kind.chat
+        if api is None:
+            continue
+        for key, setting in api.own_fields.items():
+            if key not in own:
+                vendors = found.get(key, ((), setting))[0]
+                found[key] = (tuple(dict.fromkeys((*vendors, api.vendor))), setting)
+    return found
 
 
 def prefill_vendors() -> tuple[str, ...]:

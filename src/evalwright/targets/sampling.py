@@ -7,14 +7,40 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, JsonValue
+from pydantic import Field, JsonValue, model_validator
 
-from evalwright.files.base import FileModel
-from evalwright.targets.tools import ToolChoice
+from evalwright.files.base import FileModel, Pattern, field_error
+from evalwright.targets.tools import JsonSchema, ToolChoice
 
 ReasoningEffort = Literal["minimal", "low", "medium", "high"]
 StopSequence = Annotated[str, Field(min_length=1)]
 """Any non-empty text: whitespace such as a blank line is a common stop sequence."""
+
+
+SchemaName = Annotated[str, Pattern(r"[A-Za-z0-9_-]{1,64}", "schema name")]
+
+
+class ResponseFormat(FileModel):
+    """``response_format``: the answer asked for as JSON matching ``json_schema``, or as any
+    JSON (``json: true``, JSON mode) (docs/targets.md#structured-output-of-answers)."""
+
+    json_schema: JsonSchema | None = None
+    json_mode: Literal[True] | None = Field(default=None, alias="json")
+    """Plain JSON mode: any JSON value, no schema."""
+    name: SchemaName = "response"
+    """The schema's name, where the API takes one (Chat Completions)."""
+    strict: bool | None = None
+    """Ask the API to hold the answer to the schema exactly, where it has the switch."""
+
+    @model_validator(mode="after")
+    def _one_form(self) -> ResponseFormat:
+        if (self.json_schema is None) == (self.json_mode is None):
+            raise field_error("form", "give 'json_schema: SCHEMA' or 'json: true', one of them")
+        if self.json_mode is not None:
+            for key in ("name", "strict"):
+                if key in self.model_fields_set:
+                    raise field_error("form", f"'{key}' goes with 'json_schema'", key)
+        return self
 
 
 class SamplingSettings(FileModel):
@@ -33,6 +59,9 @@ class SamplingSettings(FileModel):
     tool_choice: ToolChoice | None = None
     """Whether the model may, must not or must call one of the case's tools, or which one
     (docs/tools.md#declaring-tools); sent only with tools."""
+    response_format: ResponseFormat | None = None
+    """The answer as JSON, to a schema or not; sent in each API's own form
+    (docs/targets.md#structured-output-of-answers)."""
     extra_body: dict[str, JsonValue] | None = None
     """Merged into the request body last: mappings key by key, anything else replaced."""
 

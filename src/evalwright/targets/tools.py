@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, cast
 
-from pydantic import Discriminator, Field, JsonValue, Tag, model_validator
+from pydantic import AfterValidator, Discriminator, Field, JsonValue, Tag, model_validator
 
 from evalwright.files.base import EnvName, FileModel, NonEmptyStr, Pattern, field_error
 
@@ -129,19 +129,54 @@ SchemaProblem = tuple[tuple[str | int, ...], str]
 """Where in a tool's ``parameters`` a problem is (a data path inside it), and what it is."""
 
 
-def parameters_problems(parameters: dict[str, JsonValue]) -> list[SchemaProblem]:
-    """Why ``parameters`` is not a usable arguments schema: not valid against its JSON
-    Schema meta-schema (its ``$schema``, else draft 2020-12), or not ``type: object``
-    (docs/tools.md#declaring-tools). Empty when it is fine."""
-    # Imported here: only files that declare tools need the meta-schemas.
+def schema_problems(schema: dict[str, JsonValue]) -> list[SchemaProblem]:
+    """Why ``schema`` is not a valid JSON Schema against its meta-schema (its ``$schema``,
+    else draft 2020-12); empty when it is."""
+    # Imported here: only files that declare schemas need the meta-schemas.
     from jsonschema import exceptions, validators
 
-    cls = validators.validator_for(parameters, default=validators.Draft202012Validator)
-    found = exceptions.best_match(cls(cls.META_SCHEMA).iter_errors(parameters))  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    cls = validators.validator_for(schema, default=validators.Draft202012Validator)
+    found = exceptions.best_match(cls(cls.META_SCHEMA).iter_errors(schema))  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
     error = cast("exceptions.ValidationError | None", found)
-    if error is not None:
-        path: tuple[str | int, ...] = tuple(error.absolute_path)
-        return [(path, f"not a valid JSON Schema: {error.message}")]
+    if error is None:
+        return []
+    path: tuple[str | int, ...] = tuple(error.absolute_path)
+    return [(path, f"not a valid JSON Schema: {error.message}")]
+
+
+def instance_problems(schema: dict[str, JsonValue], value: JsonValue) -> list[SchemaProblem]:
+    """Where and why ``value`` does not match ``schema`` (a valid one), in document order."""
+    from jsonschema import validators
+
+    cls = validators.validator_for(schema, default=validators.Draft202012Validator)
+    errors = cls(schema).iter_errors(value)  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    found: list[SchemaProblem] = [(tuple(e.absolute_path), e.message) for e in errors]  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType, reportUnknownArgumentType]
+    return sorted(found, key=lambda problem: [str(part) for part in problem[0]])
+
+
+def json_path(path: tuple[str | int, ...]) -> str:
+    """A data path as a JSONPath: ``$.items[2].price``."""
+    return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+
+
+def _valid_schema(schema: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    for path, problem in schema_problems(schema)[:1]:
+        where = f" (at {json_path(path)} of the schema)" if path else ""
+        raise field_error("schema", problem + where)
+    return schema
+
+
+JsonSchema = Annotated[dict[str, JsonValue], AfterValidator(_valid_schema)]
+"""A JSON Schema, checked against its meta-schema (its ``$schema``, else draft 2020-12)."""
+
+
+def parameters_problems(parameters: dict[str, JsonValue]) -> list[SchemaProblem]:
+    """Why ``parameters`` is not a usable arguments schema: not a valid JSON Schema
+    (:func:`schema_problems`), or not ``type: object`` (docs/tools.md#declaring-tools).
+    Empty when it is fine."""
+    found = schema_problems(parameters)
+    if found:
+        return found
     kind = parameters.get("type")
     if kind != "object":
         where: tuple[str | int, ...] = ("type",) if "type" in parameters else ()

@@ -40,12 +40,13 @@ class AnthropicProvider(ChatProvider):
         return {"x-api-key": self.anthropic.api_key or "", "anthropic-version": API_VERSION}
 
     def convert(self, request: ProviderRequest) -> tuple[ChatWireRequest, list[DeliveryNote]]:
-        """The Messages body (no structured output: the judge prompt asks for JSON)."""
+        """The Messages body (a judge's schema is not sent: its prompt asks for JSON)."""
         body, notes = request_body(
             request.messages,
             self.anthropic,
             effective_settings(self.anthropic, request),
             request.tools,
+            request.response_schema,
         )
         path = urlsplit(self.url).path
         return ChatWireRequest.model_construct(

@@ -12,19 +12,24 @@ from evalwright.prompts import ChatMessage, DeliveryNote
 from evalwright.providers.chat import Parsed, usage_from
 from evalwright.providers.pairing import pair_tool_calls, with_results
 from evalwright.providers.sampling import (
+    OutputFormat,
+    format_field_notes,
     offered_choice,
+    output_format,
     stop_list,
     target_settings,
     tool_declaration,
     unsupported_notes,
     with_extra_body,
 )
+from evalwright.targets.kinds import provider_kind
 from evalwright.targets.models import AnthropicTarget
 from evalwright.targets.sampling import SamplingSettings
 from evalwright.targets.tools import ToolChoice, ToolSpec
 
 DEFAULT_MAX_TOKENS = 4096
 CONVERSATION_START = "@[Conversation start]"
+ANTHROPIC = provider_kind("anthropic").chat_api.name
 
 
 def to_messages(paired: Sequence[ChatMessage]) -> list[JsonObject]:
@@ -60,9 +65,12 @@ def request_body(
     target: AnthropicTarget,
     settings: SamplingSettings | None = None,
     tools: Sequence[ToolSpec] = (),
+    response_schema: JsonObject | None = None,
 ) -> tuple[JsonObject, list[DeliveryNote]]:
     """The whole Messages body: top-level ``system``, the turns, the sampling fields
-    ``settings`` (by default the target's own) set, the tools, ``extra_body`` last."""
+    ``settings`` (by default the target's own) set, ``response_format`` as
+    ``output_config``, the tools, ``extra_body`` last. A judge's ``response_schema`` is not
+    sent (its prompt asks for the JSON), and keeps ``response_format`` off its request."""
     settings = target_settings(target) if settings is None else settings
     paired, notes = pair_tool_calls(messages)
     system = paired[0].content if paired and paired[0].role == "system" else None
@@ -91,10 +99,28 @@ def request_body(
         body["system"] = system
     body["messages"] = list[JsonValue](wire)  # the same messages, as a JSON list
     notes.extend(unsupported_notes("anthropic", settings))
+    wanted = output_format(target, response_schema, settings)
+    if wanted is not None and wanted.written is not None:
+        output, format_notes = _output_config(wanted)
+        body.update(output)
+        notes.extend(format_notes)
     choice, choice_notes = offered_choice(settings, tools)
     body.update(tool_fields(tools, choice) if tools else _history_tools(turns))
     notes.extend(choice_notes)
     return with_extra_body(body, settings), notes
+
+
+def _output_config(fmt: OutputFormat) -> tuple[JsonObject, list[DeliveryNote]]:
+    """``output_config.format`` for a schema (always enforced: no ``name`` or ``strict``);
+    the Messages API has no JSON mode without a schema, so that is a note."""
+    if fmt.schema is None:
+        detail = (
+            f"settings.response_format.json: {ANTHROPIC} has no JSON mode without a schema "
+            "(give json_schema); not sent"
+        )
+        return {}, [DeliveryNote(rule="setting_unsupported", detail=detail)]
+    config: JsonObject = {"format": {"type": "json_schema", "schema": fmt.schema}}
+    return {"output_config": config}, format_field_notes(ANTHROPIC, fmt, ("name", "strict"))
 
 
 def tool_fields(tools: Sequence[ToolSpec], choice: ToolChoice | None) -> JsonObject:

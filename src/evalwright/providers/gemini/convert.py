@@ -15,7 +15,9 @@ from evalwright.providers.anthropic.convert import CONVERSATION_START, start_not
 from evalwright.providers.chat import Parsed, usage_from
 from evalwright.providers.pairing import pair_tool_calls, with_results
 from evalwright.providers.sampling import (
+    format_field_notes,
     offered_choice,
+    output_format,
     stop_list,
     target_settings,
     tool_declaration,
@@ -109,10 +111,13 @@ def request_body(
         body["systemInstruction"] = {"parts": [{"text": system}]}
     body["contents"] = list[JsonValue](contents)  # the same contents, as a JSON list
     config = _generation_config(settings)
-    if response_schema is not None and target.structured_output != "none":
+    wanted = output_format(target, response_schema, settings)
+    if wanted is not None:
+        # JSON mode is the mime type alone; a schema is constrained, so it has no strict.
         config["responseMimeType"] = "application/json"
-        if target.structured_output == "json_schema":
-            config["responseJsonSchema"] = response_schema
+        if wanted.mode == "json_schema":
+            config["responseJsonSchema"] = wanted.schema
+        notes.extend(format_field_notes(GEMINI, wanted, ("name", "strict")))
     if config:
         body["generationConfig"] = config
     notes.extend(unsupported_notes("gemini", settings))

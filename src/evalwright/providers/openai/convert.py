@@ -16,7 +16,9 @@ from evalwright.prompts.render import tool_arguments
 from evalwright.providers.chat import Parsed, usage_from
 from evalwright.providers.pairing import pair_tool_calls
 from evalwright.providers.sampling import (
+    OutputFormat,
     offered_choice,
+    output_format,
     target_settings,
     tool_declaration,
     unsupported_notes,
@@ -25,8 +27,6 @@ from evalwright.providers.sampling import (
 from evalwright.targets.models import AzureTarget, OpenAITarget
 from evalwright.targets.sampling import SamplingSettings
 from evalwright.targets.tools import ToolChoice, ToolSpec
-
-VERDICT_SCHEMA_NAME = "verdict"
 
 
 def bearer_headers(target: OpenAITarget) -> dict[str, str]:
@@ -79,10 +79,9 @@ def request_body(
     wire_messages, notes = to_messages(messages, target.system_role)
     body: JsonObject = {"model": model, "messages": wire_messages}
     body.update(_sampling(settings, target.max_tokens_field))
-    if response_schema is not None:
-        response_format = _response_format(target.structured_output, response_schema)
-        if response_format is not None:
-            body["response_format"] = response_format
+    wanted = output_format(target, response_schema, settings)
+    if wanted is not None:
+        body["response_format"] = response_format(wanted, json_mode_schema=True)
     notes.extend(unsupported_notes(target.kind.name, settings))
     choice, choice_notes = offered_choice(settings, tools)
     body.update(tool_fields(tools, choice))
@@ -127,17 +126,20 @@ def _strings(values: list[str] | None) -> JsonValue:
     return list[JsonValue](values) if values else None
 
 
-def _response_format(mode: str, schema: JsonObject) -> JsonObject | None:
-    """``json_schema``: OpenAI's strict form; ``json_object``: JSON mode carrying the schema,
-    which llama-cpp-python's server turns into a grammar (docs/targets.md#structured-output)."""
-    if mode == "json_schema":
-        return {
-            "type": "json_schema",
-            "json_schema": {"name": VERDICT_SCHEMA_NAME, "strict": True, "schema": schema},
-        }
-    if mode == "json_object":
-        return {"type": "json_object", "schema": schema}
-    return None
+def response_format(fmt: OutputFormat, *, json_mode_schema: bool) -> JsonObject:
+    """Chat Completions ``response_format``: ``json_schema`` (its name, ``strict`` where
+    known, the schema) or ``json_object``. A judge's JSON mode carries its schema where
+    ``json_mode_schema``: llama-cpp-python's server turns it into a grammar
+    (docs/targets.md#structured-output)."""
+    if fmt.mode == "json_object":
+        if fmt.schema is not None and json_mode_schema:
+            return {"type": "json_object", "schema": fmt.schema}
+        return {"type": "json_object"}
+    spec: JsonObject = {"name": fmt.name}
+    if fmt.strict is not None:
+        spec["strict"] = fmt.strict
+    spec["schema"] = fmt.schema
+    return {"type": "json_schema", "json_schema": spec}
 
 
 def parse_reply(data: Any) -> Parsed:
