@@ -2,8 +2,8 @@
 fake server scripted with each API's reasoning output (Anthropic ``thinking`` and
 ``redacted_thinking`` blocks, Gemini ``thought`` parts), the row's ``answer_reasoning`` holds
 it and ``candidate_answer`` does not; the cache replays it; an Anthropic tool loop sends the
-thinking blocks back first, unchanged, with their signatures
-(docs/tools.md#the-tool-loop)."""
+thinking blocks back first, unchanged, with their signatures (docs/tools.md#the-tool-loop);
+a judge sees the reasoning only with ``include_reasoning: true`` (docs/judges.md#reasoning)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from evalwright.results.row import ResultRow
-from evalwright.testing import FunctionCall, ReceivedRequest, Text, Thought, ToolCalls
-from tests.e2e.harness import E2E
+from evalwright.testing import FunctionCall, ReceivedRequest, Text, Thought, ToolCalls, Verdict
+from tests.e2e.harness import E2E, is_judge, judge_user_text
 
 EVAL_FILE = "evals/think.yaml"
 EVAL = """execution:
@@ -147,3 +147,38 @@ def _check_anthropic_oracle(body: dict[str, Any]) -> None:
 
     adapter: TypeAdapter[Any] = TypeAdapter(MessageCreateParamsNonStreaming)
     assert materialize(adapter.validate_python(body)) == body
+
+
+JUDGED_EVAL = """execution:
+  evaluators:
+    - {name: blind, type: llm_judge}
+    - {name: sighted, type: llm_judge, include_reasoning: true}
+evalcases:
+  - id: answer
+    expected_outcome: Says 42.
+    input: What is six times seven?
+"""
+
+
+@pytest.mark.parametrize(("target", "thoughts"), [("an", THOUGHTS), ("ge", GEMINI_THOUGHTS)])
+def test_judges_see_reasoning_only_when_asked(
+    e2e: E2E, target: str, thoughts: tuple[Thought, ...]
+) -> None:
+    e2e.project.write(EVAL_FILE, JUDGED_EVAL)
+    prompts: list[str] = []
+
+    def answer(request: ReceivedRequest) -> Text | Verdict:
+        if is_judge(request):
+            prompts.append(judge_user_text(request))
+            return Verdict(1.0)
+        return Text("It is 42.", reasoning=thoughts)
+
+    e2e.server.responder = answer
+    row = _run(e2e, target)
+
+    blind, sighted = sorted(prompts, key=lambda prompt: "<reasoning>" in prompt)
+    assert "SECRET-THOUGHT" not in blind
+    assert "<reasoning>" not in blind
+    shown = "\n\n".join(t.text if t.redacted is None else "[redacted]" for t in thoughts)
+    assert f"<reasoning>\n{shown}\n</reasoning>\nIt is 42." in sighted
+    assert row["score"] == 1.0
