@@ -182,3 +182,13 @@ def test_judges_see_reasoning_only_when_asked(
     shown = "\n\n".join(t.text if t.redacted is None else "[redacted]" for t in thoughts)
     assert f"<reasoning>\n{shown}\n</reasoning>\nIt is 42." in sighted
     assert row["score"] == 1.0
+
+
+def test_openai_reasoning_tokens_are_in_usage(e2e: E2E) -> None:
+    """Chat Completions shows no reasoning text, only its count inside the output's."""
+    e2e.project.write(EVAL_FILE, EVAL)
+    e2e.server.enqueue(Text("It is 42.", output_tokens=50, reasoning_tokens=30))
+    row = _run(e2e, "oa")
+    assert row["usage"]["output_tokens"] == 50
+    assert row["usage"]["reasoning_tokens"] == 30
+    assert "answer_reasoning" not in row

@@ -41,6 +41,8 @@ class Text:
     cache_write_tokens: int | None = None
     reasoning: tuple[Thought, ...] = ()
     """The reasoning sent before the text (see :class:`Thought`)."""
+    reasoning_tokens: int | None = None
+    """OpenAI's ``completion_tokens_details.reasoning_tokens`` (part of the output count)."""
 
 
 @dataclass(frozen=True)

@@ -118,6 +118,7 @@ def _openai_chat(answer: Said, request: ReceivedRequest) -> Body:
             "completion_tokens": completion,
             "total_tokens": prompt + completion,
             **_cache_counts(answer, read=("prompt_tokens_details", "cached_tokens")),
+            **_reasoning_count(answer),
         },
         "system_fingerprint": None,
     }
@@ -198,6 +199,12 @@ def _gemini(answer: Said, request: ReceivedRequest) -> Body:
 
 def _thoughts(answer: Said) -> tuple[Thought, ...]:
     return answer.reasoning if isinstance(answer, Text | ToolCalls) else ()
+
+
+def _reasoning_count(answer: Said) -> Body:
+    if not (isinstance(answer, Text) and answer.reasoning_tokens is not None):
+        return {}
+    return {"completion_tokens_details": {"reasoning_tokens": answer.reasoning_tokens}}
 
 
 def _thought_tokens(answer: Said) -> int:
