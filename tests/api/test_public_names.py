@@ -99,6 +99,7 @@ EXPORTED = {
     "Usage",
     "TraceEntry",
     "AnswerToolCall",
+    "ReasoningPart",
     "DeliveryNote",
     # judges
     "JudgeMetrics",
