@@ -98,6 +98,7 @@ _EXPORTS: dict[str, str] = {
     "Usage": "evalwright.providers.wire",
     "TraceEntry": "evalwright.providers.wire",
     "AnswerToolCall": "evalwright.providers.wire",
+    "ReasoningPart": "evalwright.records",
     "ToolSpec": "evalwright.targets.tools",
     "ToolChoiceName": "evalwright.targets.tools",
     "ScriptedResult": "evalwright.targets.tools",
@@ -179,6 +180,7 @@ __all__ = [
     "ProviderError",
     "ProviderTimeout",
     "RawRequest",
+    "ReasoningPart",
     "RegexSpec",
     "Reliability",
     "ReplyText",
@@ -297,6 +299,7 @@ if TYPE_CHECKING:
         TraceEntry,
         Usage,
     )
+    from evalwright.records import ReasoningPart
     from evalwright.report import write_report
     from evalwright.results.parts import (
         Addition,

@@ -100,6 +100,7 @@ EXPORTED = {
     "Usage",
     "TraceEntry",
     "AnswerToolCall",
+    "ReasoningPart",
     "DeliveryNote",
     # judges
     "JudgeMetrics",

@@ -243,3 +243,33 @@ def test_an_assistant_tool_call_turn_without_text_carries_an_empty_content(api: 
     assert turn["role"] == "assistant"
     assert turn["content"] == ""
     assert not list(openapi_validator("CreateChatCompletionRequest").iter_errors(body))
+
+
+def test_an_anthropic_history_with_thinking_blocks_satisfies_the_sdk_type() -> None:
+    """A tool loop's answer sent back with its thinking and redacted thinking blocks first
+    (docs/tools.md#the-tool-loop): every key known to the SDK's request type, in its order."""
+    from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
+
+    from evalwright.prompts.render import ReturnedCall
+    from evalwright.providers.anthropic.convert import request_body
+    from evalwright.records import ReasoningPart
+    from evalwright.targets.models import AnthropicTarget
+
+    call = ReturnedCall(id="toolu_1", name="f", arguments={"a": 1}, raw_arguments='{"a": 1}')
+    thought = (ReasoningPart(text="Plan.", signature="c2ln"), ReasoningPart(text="", data="RU5D"))
+    messages = (
+        ChatMessage(role="user", content="Go."),
+        ChatMessage(role="assistant", content="Calling.", tool_calls=(call,), reasoning=thought),
+        ChatMessage(role="tool", content="2", tool_call_id="toolu_1"),
+    )
+    body, _ = request_body(messages, AnthropicTarget(name="a", model="claude-test"))
+    adapter: TypeAdapter[Any] = TypeAdapter(MessageCreateParamsNonStreaming)
+    assert materialize(adapter.validate_python(body)) == body
+    assistant = cast(list[Any], body["messages"])[1]
+    assert [block["type"] for block in assistant["content"]] == [
+        "thinking",
+        "redacted_thinking",
+        "text",
+        "tool_use",
+    ]
+    assert assistant["content"][0] == {"type": "thinking", "thinking": "Plan.", "signature": "c2ln"}

@@ -56,6 +56,14 @@ def test_gemini_thinking_is_billed_as_output() -> None:
     assert call_cost(target, usage) == pytest.approx(expected)
 
 
+def test_openai_reasoning_tokens_are_billed_once_inside_the_output() -> None:
+    target = OpenAITarget(name="t", model="m", base_url="http://127.0.0.1:1")
+    priced = target.model_copy(update={"price": Price(input=1, output=10)})
+    usage = Usage(input_tokens=1000, output_tokens=500, reasoning_tokens=400)
+
+    assert call_cost(priced, usage) == pytest.approx((1000 * 1 + 500 * 10) / 1_000_000)
+
+
 def test_an_own_price_bills_cache_writes_as_input_and_reads_at_cached_input() -> None:
     price = Price(input=3, output=15, cached_input=0.3)
     target = AnthropicTarget(name="a", model="anything", price=price)

@@ -286,7 +286,7 @@ def test_many_processes_bring_an_old_file_up_to_date_at_once(tmp_path: Path) -> 
         (
             "ALTER TABLE responses RENAME COLUMN text TO answer",
             "its table has columns ['key', 'namespace', 'created', 'answer', 'finish_reason', "
-            "'usage', 'checksum', 'tool_calls']",
+            "'usage', 'checksum', 'tool_calls', 'reasoning']",
         ),
     ],
 )

@@ -12,6 +12,7 @@ from pathlib import Path
 from evalwright.providers.wire import AnswerToolCall
 from evalwright.redact import Redactor
 from evalwright.results.cache import ResponseCache
+from evalwright.results.cache_schema import SCHEMA_VERSION
 from tests.results.test_cache import PREPARED, answer
 from tests.results.test_cache_faults import ENTRIES, filled, read_all, replayed
 
@@ -73,6 +74,7 @@ def test_a_schema_1_file_keeps_every_entry(tmp_path: Path) -> None:
     answers without tool calls, nothing is dropped, and new entries hold tool calls."""
     path = filled(tmp_path / "cache")
     db = sqlite3.connect(path, isolation_level=None)
+    db.execute("ALTER TABLE responses DROP COLUMN reasoning")
     db.execute("ALTER TABLE responses DROP COLUMN tool_calls")
     db.execute("PRAGMA user_version = 1")
     db.close()
@@ -90,5 +92,5 @@ def test_a_schema_1_file_keeps_every_entry(tmp_path: Path) -> None:
     assert again.stats()["entries"] == ENTRIES + 1
     again.close()
     db = sqlite3.connect(path, isolation_level=None)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     db.close()

@@ -120,6 +120,9 @@ class LlmJudgeSpec(_Evaluator):
     """A panel of judge targets, asked concurrently with the same prompt."""
     aggregate: Aggregate | None = None
     """How the panel's verdicts make the score; ``mean`` when left out."""
+    include_reasoning: bool = False
+    """Show the judge the answer's reasoning (a ``<reasoning>`` block before it in
+    ``{{candidate_answer}}``); left out by default (docs/judges.md#reasoning)."""
     model: str | None = Field(
         default=None, deprecated="AgentV's llm_judge model is ignored; set the judge's target"
     )

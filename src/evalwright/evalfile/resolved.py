@@ -17,6 +17,7 @@ from evalwright.evalfile.models import EvalCase, SimulatedUser
 from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.template import Template
 from evalwright.files.project import Project
+from evalwright.records import ReasoningPart
 from evalwright.targets.tools import McpTools, ToolSpec
 
 
@@ -59,6 +60,10 @@ class CaseMessage:
     name: str | None = None
     is_error: bool = False
     """A tool result that reports the tool's failure (docs/tools.md#failures)."""
+    reasoning: tuple[ReasoningPart, ...] = ()
+    """The reasoning of an answer the model gave in this run, set only by the tool loop: an
+    API that needs it sent back (Anthropic's thinking) gets it unchanged
+    (docs/tools.md#the-tool-loop)."""
     visible: bool = field(init=False)
     """Whether it has a text or file segment, or (assistant) a tool call."""
 

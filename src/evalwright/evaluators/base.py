@@ -11,6 +11,7 @@ from typing import Any, Protocol
 from evalwright.providers.base import ProviderRequest, ProviderResponse
 from evalwright.providers.process import ChildEnvironment
 from evalwright.providers.wire import AnswerToolCall
+from evalwright.records import ReasoningPart
 from evalwright.results.parts import EvaluatorRequest, EvaluatorResult
 
 __all__ = ["EvalContext", "EvaluatorFailure", "EvaluatorResult", "JudgeCaller", "Verdict"]
@@ -62,6 +63,9 @@ class EvalContext:
     trajectory: str | None = None
     """A tool loop's every answer, call and result in the ``@[Role]:`` form, for judges
     (docs/tools.md#judging-a-trajectory); None without a loop."""
+    reasoning: tuple[ReasoningPart, ...] = ()
+    """The answer's reasoning, shown only to a judge that asks (``include_reasoning``,
+    docs/judges.md#reasoning)."""
 
     @cached_property
     def _messages(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

@@ -13,6 +13,7 @@ from evalwright.prompts import BuiltPrompt, reference_answer
 from evalwright.providers.base import ProviderResponse
 from evalwright.providers.process import ChildEnvironment
 from evalwright.providers.wire import AnswerToolCall
+from evalwright.records import ReasoningPart
 
 
 def authored_messages(
@@ -68,6 +69,7 @@ def eval_context(
     pass_mark: float = 0.5,
     tool_calls: tuple[AnswerToolCall, ...] = (),
     trajectory: str | None = None,
+    reasoning: tuple[ReasoningPart, ...] = (),
 ) -> EvalContext:
     """The context every evaluator of ``case`` sees for ``answer`` (``reference``: the
     case's reference answer, when the caller has already rendered it)."""
@@ -90,6 +92,7 @@ def eval_context(
         child_env=child_env or ChildEnvironment.current(),
         tool_calls=tool_calls,
         trajectory=trajectory,
+        reasoning=reasoning,
     )
 
 

@@ -20,6 +20,7 @@ from evalwright.prompts import ChatMessage
 from evalwright.prompts.render import tool_call_line
 from evalwright.providers.base import ProviderRequest, ProviderResponse
 from evalwright.providers.wire import AnswerToolCall, WireRequest
+from evalwright.records import ReasoningPart
 from evalwright.redact import clip
 from evalwright.results.parts import JudgeTry
 from evalwright.targets.kinds import PROVIDER_KINDS
@@ -57,18 +58,32 @@ def answer_block(text: str, calls: Sequence[AnswerToolCall]) -> str:
     return "\n".join(lines)
 
 
-def judge_prompt(template: Template | None, ctx: EvalContext) -> str:
-    """The filled template: ``{{question}}`` is exactly the row's ``raw_request.question``."""
+def reasoning_block(parts: Sequence[ReasoningPart]) -> str:
+    """``<reasoning>`` with the parts' texts (a redacted part as ``[redacted]``) between blank
+    lines, then ``</reasoning>``: what a judge with ``include_reasoning`` reads before the
+    answer (docs/judges.md#reasoning)."""
+    texts = [part.text if part.data is None else "[redacted]" for part in parts]
+    return "<reasoning>\n" + "\n\n".join(texts) + "\n</reasoning>"
+
+
+def judge_prompt(
+    template: Template | None, ctx: EvalContext, *, include_reasoning: bool = False
+) -> str:
+    """The filled template: ``{{question}}`` is exactly the row's ``raw_request.question``;
+    the answer's reasoning goes before it only with ``include_reasoning``."""
     template = template or DEFAULT
+    answer = (
+        ctx.trajectory
+        if ctx.trajectory is not None
+        else answer_block(ctx.candidate_answer, ctx.tool_calls)
+    )
+    if include_reasoning and ctx.reasoning:
+        answer = f"{reasoning_block(ctx.reasoning)}\n{answer}"
     values = {
         "question": ctx.question,
         "expected_outcome": ctx.expected_outcome,
         "reference_answer": ctx.reference_answer,
-        "candidate_answer": (
-            ctx.trajectory
-            if ctx.trajectory is not None
-            else answer_block(ctx.candidate_answer, ctx.tool_calls)
-        ),
+        "candidate_answer": answer,
         "guidelines": ctx.guidelines,
     }
     # The authored messages (every attached file read again) only for a template that
@@ -81,7 +96,9 @@ def judge_prompt(template: Template | None, ctx: EvalContext) -> str:
     return template.render(values)
 
 
-def judge_request(template: Template | None, ctx: EvalContext) -> ProviderRequest:
+def judge_request(
+    template: Template | None, ctx: EvalContext, *, include_reasoning: bool = False
+) -> ProviderRequest:
     """``[system: the judge prompt, user: the filled template]``, asking for a verdict."""
     return ProviderRequest(
         case_id=ctx.case_id,
@@ -91,7 +108,10 @@ def judge_request(template: Template | None, ctx: EvalContext) -> ProviderReques
         temperature=JUDGE_TEMPERATURE,
         messages=(
             ChatMessage(role="system", content=JUDGE_SYSTEM_PROMPT),
-            ChatMessage(role="user", content=judge_prompt(template, ctx)),
+            ChatMessage(
+                role="user",
+                content=judge_prompt(template, ctx, include_reasoning=include_reasoning),
+            ),
         ),
     )
 

@@ -118,6 +118,7 @@ class CaseRunner:
             pass_mark=self.plan.options.pass_mark,
             tool_calls=answer_tool_calls(response),
             trajectory=asked.stepped.trajectory if asked.stepped else None,
+            reasoning=response.reasoning,
         )
         results = await evaluate(item.case.evaluators, context)
         score, problem = case_score(results)

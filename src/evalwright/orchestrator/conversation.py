@@ -246,6 +246,7 @@ async def finish(runner: CaseRunner, item: WorkItem, held: Conversation) -> Resu
             reference,
             tool_calls=turn.tool_calls,
             trajectory=turn.trajectory,
+            reasoning=turn.record.reasoning or (),
         )
 
     replies = [(n, turn.reply) for n, turn in enumerate(turns, 1)]

@@ -106,9 +106,15 @@ async def answer(runner: CaseRunner, item: WorkItem, case: LoadedCase) -> Steppe
 
 def _reply(response: ProviderResponse) -> CaseMessage:
     """The model's answer as the assistant turn the next request carries: its text exactly,
-    and its calls with their arguments as the API wrote them."""
+    its calls with their arguments as the API wrote them, and its reasoning (Anthropic sends
+    thinking back unchanged: docs/tools.md#the-tool-loop)."""
     calls = tuple(_returned(call) for call in response.tool_calls)
-    return CaseMessage("assistant", (TextSegment(response.text),), tool_calls=calls)
+    return CaseMessage(
+        "assistant",
+        (TextSegment(response.text),),
+        tool_calls=calls,
+        reasoning=response.reasoning,
+    )
 
 
 def _returned(call: AnswerToolCall) -> ReturnedCall:

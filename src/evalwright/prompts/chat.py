@@ -10,7 +10,7 @@ from evalwright.evalfile.messages import Role, ToolCall
 from evalwright.evalfile.resolved import CaseMessage
 from evalwright.jsontext import JsonObject
 from evalwright.prompts.render import block, content_text
-from evalwright.records import RecordModel
+from evalwright.records import ReasoningPart, RecordModel
 
 DEFAULT_SYSTEM_PROMPT = "You are a careful assistant."
 GUIDELINES_HEADING = "[[ ## Guidelines ## ]]\n\n"
@@ -43,6 +43,9 @@ class ChatMessage:
     name: str | None = None
     is_error: bool = False
     """A tool result reporting the tool's failure (docs/tools.md#failures)."""
+    reasoning: tuple[ReasoningPart, ...] = ()
+    """An assistant turn's reasoning from this run's tool loop, for the APIs that need it
+    back (docs/tools.md#the-tool-loop); not part of the chat prompt's JSON."""
 
     def to_json(self) -> JsonObject:
         """``{"role", "content"}`` plus ``tool_calls``, ``tool_call_id``, ``name`` where present."""
@@ -125,7 +128,10 @@ def chat_prompt(
         else:
             entries.append(
                 ChatMessage(
-                    role=message.role, content=content_text(message), tool_calls=message.tool_calls
+                    role=message.role,
+                    content=content_text(message),
+                    tool_calls=message.tool_calls,
+                    reasoning=message.reasoning,
                 )
             )
     notes = [_place_mid_system(entries, index) for index in mid_system]

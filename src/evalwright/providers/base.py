@@ -22,6 +22,7 @@ from evalwright.providers.ratelimits import Quota
 from evalwright.providers.runner import LOCAL, CommandRunner
 from evalwright.providers.sampling import unsupported_notes
 from evalwright.providers.wire import AnswerToolCall, TraceEntry, Usage, WireRequest
+from evalwright.records import ReasoningPart
 from evalwright.targets.kinds import Mode
 from evalwright.targets.models import RetrySettings, Target
 from evalwright.targets.sampling import SamplingSettings
@@ -98,6 +99,9 @@ class ProviderResponse:
     requests by it (docs/targets.md#rate-limits); never recorded or cached."""
     tool_calls: tuple[AnswerToolCall, ...] = ()
     """The tool calls of the answer, in the order the API gave them (docs/tools.md)."""
+    reasoning: tuple[ReasoningPart, ...] = ()
+    """The answer's reasoning, in the API's order, never part of ``text``
+    (docs/running.md#reasoning)."""
 
 
 def _unchanged(text: str) -> str:

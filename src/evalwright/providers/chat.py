@@ -23,6 +23,7 @@ from evalwright.providers.base import (
 from evalwright.providers.http import Endpoint, HttpResult
 from evalwright.providers.ratelimits import read_quota, retry_info_delay
 from evalwright.providers.wire import AnswerToolCall, ChatWireRequest, Usage
+from evalwright.records import ReasoningPart
 from evalwright.redact import clip
 from evalwright.targets.models import ChatTarget, RetrySettings
 
@@ -107,6 +108,11 @@ class ChatProvider(Provider):
         (pure; docs/tools.md#tool-calls-in-the-answer)."""
         return ()
 
+    def reasoning(self, data: Any) -> tuple[ReasoningPart, ...]:  # noqa: ARG002 - overridden
+        """The answer's reasoning in the API's order, none where the adapter reads none
+        (pure; docs/running.md#reasoning)."""
+        return ()
+
     @staticmethod
     def output_limit(body: JsonObject) -> int | None:
         """The most output tokens (thinking included) the API may bill for ``body``, from the
@@ -164,13 +170,21 @@ class ChatProvider(Provider):
         try:
             text, finish_reason, usage = self.parse(data)
             calls = self.tool_calls(data)
+            reasoning = self.reasoning(data)
         except (KeyError, IndexError, TypeError, AttributeError) as exc:
             raise ProviderError(
                 f"unexpected response shape ({type(exc).__name__}: {exc})", retryable=True
             ) from None
         notes = (*prepared.notes, *self.answer_notes(wire, usage))
         return ProviderResponse(
-            text, finish_reason, usage, latency_ms, wire, notes, tool_calls=calls
+            text,
+            finish_reason,
+            usage,
+            latency_ms,
+            wire,
+            notes,
+            tool_calls=calls,
+            reasoning=reasoning,
         )
 
 

@@ -66,7 +66,9 @@ def _pair_run(
                 )
             )
     kept = tuple(call for call in assistant.tool_calls if call.id in answered)
-    paired = ChatMessage(role="assistant", content=content, tool_calls=kept)
+    paired = ChatMessage(
+        role="assistant", content=content, tool_calls=kept, reasoning=assistant.reasoning
+    )
     return [paired, *answers, *leftovers]
 
 

@@ -24,7 +24,7 @@ def chat_completions_calls(data: Any) -> tuple[AnswerToolCall, ...]:
     choice = cast(dict[str, Any], cast(dict[str, Any], data)["choices"][0])
     message = cast(dict[str, Any], choice.get("message") or {})
     calls: list[AnswerToolCall] = []
-    for index, entry in enumerate(_entries(message.get("tool_calls"))):
+    for index, entry in enumerate(entries(message.get("tool_calls"))):
         kind = entry.get("type") or "function"
         inner = cast(dict[str, Any], entry[kind])
         raw = inner.get("arguments" if kind == "function" else "input")
@@ -34,18 +34,18 @@ def chat_completions_calls(data: Any) -> tuple[AnswerToolCall, ...]:
 
 def anthropic_calls(data: Any) -> tuple[AnswerToolCall, ...]:
     """The ``tool_use`` blocks of a Messages body's ``content``."""
-    blocks = _entries(cast(dict[str, Any], data)["content"])
+    blocks = entries(cast(dict[str, Any], data)["content"])
     uses = [block for block in blocks if block.get("type") == "tool_use"]
     return tuple(_call(b.get("id"), b["name"], b.get("input"), i) for i, b in enumerate(uses))
 
 
 def gemini_calls(data: Any) -> tuple[AnswerToolCall, ...]:
     """The ``functionCall`` parts of a generateContent body's first candidate."""
-    candidates = _entries(cast(dict[str, Any], data).get("candidates"))
+    candidates = entries(cast(dict[str, Any], data).get("candidates"))
     if not candidates:
         return ()
     content = cast(dict[str, Any], candidates[0].get("content") or {})
-    parts = _entries(content.get("parts"))
+    parts = entries(content.get("parts"))
     called = [p for p in parts if "functionCall" in p]
     calls: list[AnswerToolCall] = []
     for index, part in enumerate(called):
@@ -58,7 +58,7 @@ def gemini_calls(data: Any) -> tuple[AnswerToolCall, ...]:
     return tuple(calls)
 
 
-def _entries(value: Any) -> list[dict[str, Any]]:
+def entries(value: Any) -> list[dict[str, Any]]:
     """A list of objects, or none for a missing list; anything else is a shape error."""
     if value is None:
         return []

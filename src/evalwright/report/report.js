@@ -733,9 +733,19 @@
     return el("ul", { class: "notes" }, notes.map((n) => el("li", {}, el("b", {}, n.rule), ": " + n.detail)));
   }
 
+  // An answer's reasoning (docs/running.md#reasoning), folded: kept apart from the answer,
+  // shown when opened; a redacted part (Anthropic's encrypted thinking) as [redacted].
+  function reasoningFold(parts) {
+    if (!parts || !parts.length) return null;
+    const texts = parts.map((p) => (p.data !== undefined && p.data !== null ? "[redacted]" : p.text));
+    return el("div", { class: "reasoning-part" },
+      folded("reasoning (" + parts.length + " part" + (parts.length === 1 ? "" : "s") + ")",
+        () => textBlock(texts.join("\n\n"), "thinking")));
+  }
+
   function answerPart(entry) {
     const row = entry.row;
-    const parts = [textBlock(row.candidate_answer, "answer")];
+    const parts = [reasoningFold(row.answer_reasoning), textBlock(row.candidate_answer, "answer")];
     if (entry.old && !entry.removed && entry.old.candidate_answer !== row.candidate_answer) {
       parts.push(collapsible("changes against the baseline answer", true,
         wordDiff(entry.old.candidate_answer || "", row.candidate_answer || "")));
@@ -781,6 +791,7 @@
     const looped = row.turns.map((turn) => Boolean(turn.steps)).lastIndexOf(true);
     return section("turns", row.turns.map((turn, index) => el("div", { class: "turn", "data-turn": turn.turn },
       el("h4", {}, "turn " + turn.turn + (turn.score === null ? "" : ": " + num(turn.score, 3))),
+      reasoningFold(turn.reasoning),
       turn.reply === null ? el("p", {}, "No reply.") : textBlock(turn.reply, "answer"),
       turn.steps ? stepsList(turn.steps, requests && requests[index].steps, stoppedAt(row) && !row.steps && index === looped)
         : turn.tool_calls ? callsAndResults(turn.tool_calls, [], null) : null,
@@ -841,6 +852,7 @@
     const notes = step.delivery_notes || [];
     return el("div", { class: stopped ? "step max-steps" : "step", "data-step": step.step },
       el("h4", {}, "step " + step.step), el("p", { class: "step-meta" }, meta.filter(Boolean).join(" · ")),
+      reasoningFold(step.reasoning),
       step.reply ? textBlock(step.reply, "reply") : null,
       notes.length ? notesList(notes) : null,
       callsAndResults(step.tool_calls || [], step.tool_results || [], stopped ? "not answered: max_steps" : "not answered"),

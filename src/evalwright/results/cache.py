@@ -36,6 +36,7 @@ from pydantic import TypeAdapter
 from evalwright import logs
 from evalwright.providers.base import PreparedRequest, ProviderResponse
 from evalwright.providers.wire import AnswerToolCall, Usage
+from evalwright.records import ReasoningPart
 from evalwright.redact import Redactor
 from evalwright.results.cache_schema import (
     CACHE_FILE,
@@ -253,7 +254,15 @@ class ResponseCache:
         text = self.redact(response.text)
         reason = None if response.finish_reason is None else self.redact(response.finish_reason)
         calls = _calls_json(response.tool_calls)
-        stored = (namespace, text, reason, usage, None if calls is None else self.redact(calls))
+        thought = _reasoning_json(response.reasoning)
+        stored = (
+            namespace,
+            text,
+            reason,
+            usage,
+            None if calls is None else self.redact(calls),
+            None if thought is None else self.redact(thought),
+        )
         try:
             insert(self._db, key, time.time(), stored)
         except UnicodeEncodeError:  # an answer SQLite cannot hold as text: asked again next time
@@ -345,10 +354,11 @@ class ResponseCache:
 def _replayed(stored: StoredAnswer, prepared: PreparedRequest) -> ProviderResponse | None:
     """A sound entry as the response to ``prepared`` (None if its usage or tool calls do
     not parse)."""
-    _, text, finish_reason, usage, tool_calls = stored
+    _, text, finish_reason, usage, tool_calls, reasoning = stored
     try:
         parsed = Usage.model_validate(json.loads(usage)) if usage else None
         calls = _TOOL_CALLS.validate_json(tool_calls) if tool_calls else ()
+        thought = _REASONING.validate_json(reasoning) if reasoning else ()
     except ValueError:
         return None
     return ProviderResponse(
@@ -360,10 +370,19 @@ def _replayed(stored: StoredAnswer, prepared: PreparedRequest) -> ProviderRespon
         prepared.notes,
         attempts=0,
         tool_calls=calls,
+        reasoning=thought,
     )
 
 
 _TOOL_CALLS = TypeAdapter(tuple[AnswerToolCall, ...])
+_REASONING = TypeAdapter(tuple[ReasoningPart, ...])
+
+
+def _reasoning_json(parts: tuple[ReasoningPart, ...]) -> str | None:
+    """An answer's reasoning as the JSON its entry stores, ``None`` when it has none."""
+    if not parts:
+        return None
+    return json.dumps([part.model_dump(mode="json") for part in parts], ensure_ascii=False)
 
 
 def _calls_json(calls: tuple[AnswerToolCall, ...]) -> str | None:

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 CACHE_FILE = "responses.sqlite3"
-SCHEMA_VERSION = 2
-"""``PRAGMA user_version`` of a cache whose entries carry checksums and tool calls; 1 is one
-whose entries carry checksums but no tool calls (brought up to date, every entry kept); 0 is
-a new file, or one written before checksums."""
+SCHEMA_VERSION = 3
+"""``PRAGMA user_version`` of a cache whose entries carry checksums, tool calls and reasoning;
+2 is one without reasoning, 1 one without tool calls either (both brought up to date, every
+entry kept); 0 is a new file, or one written before checksums."""
 _COLUMNS = (
     "key",
     "namespace",
@@ -28,6 +28,7 @@ _COLUMNS = (
     "usage",
     "checksum",
     "tool_calls",
+    "reasoning",
 )
 _TABLE = """
 CREATE TABLE responses (
@@ -38,17 +39,20 @@ CREATE TABLE responses (
     finish_reason TEXT,
     usage TEXT,
     checksum TEXT NOT NULL,
-    tool_calls TEXT
+    tool_calls TEXT,
+    reasoning TEXT
 )
 """
-# Schema 1's entries, kept: they read as answers without tool calls.
+# Older schemas' entries, kept: they read as answers without tool calls (1) or reasoning (2).
 _ADD_TOOL_CALLS = "ALTER TABLE responses ADD COLUMN tool_calls TEXT"
+_ADD_REASONING = "ALTER TABLE responses ADD COLUMN reasoning TEXT"
+_REQUIRED = 4  # namespace, text, finish reason, usage: always summed
 # The files SQLite keeps beside the database (WAL mode, and a rollback journal after a crash).
 _COMPANIONS = ("", "-wal", "-shm", "-journal")
 
-StoredAnswer = tuple[str, str, str | None, str | None, str | None]
+StoredAnswer = tuple[str, str, str | None, str | None, str | None, str | None]
 """What an entry stores for its key: namespace, text, finish reason, usage as JSON, and the
-answer's tool calls as JSON (``None`` when it has none)."""
+answer's tool calls and reasoning as JSON (each ``None`` when it has none)."""
 
 FaultKind = Literal["damaged", "read-only", "unavailable"]
 
@@ -80,26 +84,39 @@ def checksum(key: str, values: Sequence[bytes | None]) -> str:
 
 
 def _summed(values: Sequence[bytes | None]) -> Sequence[bytes | None]:
-    """What an entry's checksum covers of its stored values: the tool calls, last, only when
-    there are some, so an entry without them keeps the checksum schema 1 gave it."""
-    return values[:-1] if values[-1] is None else values
+    """What an entry's checksum covers of its stored values: the later columns (tool calls,
+    reasoning) up to the last one that holds something, so an entry without them keeps the
+    checksum an older schema gave it."""
+    end = len(values)
+    while end > _REQUIRED and values[end - 1] is None:
+        end -= 1
+    return values[:end]
 
 
 def insert(db: sqlite3.Connection, key: str, created: float, stored: StoredAnswer) -> None:
     """Store an entry with its checksum, in place of any entry under the same key. Raises
     UnicodeEncodeError for a text SQLite cannot store (a lone surrogate)."""
     encoded = [None if value is None else value.encode("utf-8") for value in stored]
-    namespace, text, finish_reason, usage, tool_calls = stored
+    namespace, text, finish_reason, usage, tool_calls, reasoning = stored
     values = (key, namespace, created, text, finish_reason, usage, checksum(key, _summed(encoded)))
+    marks = ", ".join("?" * len(_COLUMNS))
     db.execute(
-        f"INSERT OR REPLACE INTO responses ({', '.join(_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        (*values, tool_calls),
+        f"INSERT OR REPLACE INTO responses ({', '.join(_COLUMNS)}) VALUES ({marks})",
+        (*values, tool_calls, reasoning),
     )
 
 
 STORED = ", ".join(
     f"CAST({column} AS BLOB)"
-    for column in ("namespace", "text", "finish_reason", "usage", "tool_calls", "checksum")
+    for column in (
+        "namespace",
+        "text",
+        "finish_reason",
+        "usage",
+        "tool_calls",
+        "reasoning",
+        "checksum",
+    )
 )
 """The columns :func:`sound` checks, in its order, as the bytes in the file: a flipped byte
 that leaves a text invalid UTF-8 is a damaged entry, not an error of the whole read."""
@@ -114,14 +131,14 @@ def sound(key: str, row: tuple[Any, ...]) -> StoredAnswer | None:
     if checksum(key, _summed(values)).encode("ascii") != digest:
         return None
     try:
-        namespace, text, finish_reason, usage, tool_calls = (
+        namespace, text, finish_reason, usage, tool_calls, reasoning = (
             None if value is None else value.decode("utf-8") for value in values
         )
     except UnicodeDecodeError:  # the checksum matched: only if it was written so
         return None
     if namespace is None or text is None:
         return None
-    return (namespace, text, finish_reason, usage, tool_calls)
+    return (namespace, text, finish_reason, usage, tool_calls, reasoning)
 
 
 def prepare(db: sqlite3.Connection, path: Path) -> int:
@@ -141,10 +158,10 @@ def prepare(db: sqlite3.Connection, path: Path) -> int:
 
 
 def _upgrade(db: sqlite3.Connection) -> tuple[int, int]:
-    """Under the write lock (two runs may start at once): add schema 1's column of tool
-    calls, or create the table, first dropping one written before checksums. The version
-    found, and the entries dropped (0 when another run had already brought the file up to
-    date)."""
+    """Under the write lock (two runs may start at once): add the columns of tool calls
+    (schema 1) and reasoning (schemas 1 and 2), or create the table, first dropping one
+    written before checksums. The version found, and the entries dropped (0 when another run
+    had already brought the file up to date)."""
     db.execute("BEGIN IMMEDIATE")
     try:
         version = db.execute("PRAGMA user_version").fetchone()[0]
@@ -153,8 +170,10 @@ def _upgrade(db: sqlite3.Connection) -> tuple[int, int]:
             return version, 0
         old = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'responses'").fetchone()
         dropped = 0
-        if version == 1 and old:
-            db.execute(_ADD_TOOL_CALLS)
+        if version in (1, 2) and old:
+            if version == 1:
+                db.execute(_ADD_TOOL_CALLS)
+            db.execute(_ADD_REASONING)
         else:
             dropped = db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] if old else 0
             db.execute("DROP TABLE IF EXISTS responses")

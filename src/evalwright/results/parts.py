@@ -12,7 +12,7 @@ from evalwright.evalfile.evaluator_specs import Aggregate
 from evalwright.evalfile.messages import Role
 from evalwright.prompts.chat import DeliveryNote
 from evalwright.providers.wire import AnswerToolCall, Usage, WireRequest
-from evalwright.records import RecordModel
+from evalwright.records import ReasoningPart, RecordModel
 
 ErrorType = Literal[
     "target_error",
@@ -242,6 +242,9 @@ class StepRecord(RecordModel):
     delivery_notes: tuple[DeliveryNote, ...]
     reply: str
     tool_calls: Annotated[tuple[AnswerToolCall, ...] | None, Field(exclude_if=absent)] = None
+    reasoning: Annotated[tuple[ReasoningPart, ...] | None, Field(exclude_if=absent)] = None
+    """The reply's reasoning, never part of ``reply`` (docs/running.md#reasoning); left out
+    of a step whose reply has none."""
     tool_results: Annotated[tuple[ToolResult, ...] | None, Field(exclude_if=absent)] = None
     """The answers to the step's calls, in the calls' order; left out when none ran."""
     finish_reason: str | None
@@ -274,6 +277,9 @@ class TurnRecord(RecordModel):
     tool_calls: Annotated[tuple[AnswerToolCall, ...] | None, Field(exclude_if=absent)] = None
     """The reply's tool calls in the API's order (docs/tools.md#tool-calls-in-the-answer);
     left out of a turn whose reply has none."""
+    reasoning: Annotated[tuple[ReasoningPart, ...] | None, Field(exclude_if=absent)] = None
+    """The reply's reasoning, never part of ``reply`` (docs/running.md#reasoning); left out
+    of a turn whose reply has none."""
     finish_reason: str | None
     usage: Usage | None
     cost_usd: Usd | None

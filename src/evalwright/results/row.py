@@ -16,7 +16,7 @@ from pydantic import Field, JsonValue, ValidationError
 
 from evalwright.prompts.chat import DeliveryNote
 from evalwright.providers.wire import AnswerToolCall, TraceEntry, Usage, WireRequest
-from evalwright.records import RecordModel
+from evalwright.records import ReasoningPart, RecordModel
 from evalwright.results import turn_requests
 from evalwright.results.parts import (
     CacheState,
@@ -58,6 +58,10 @@ class ResultRow(RecordModel):
     tool_calls: Annotated[tuple[AnswerToolCall, ...] | None, Field(exclude_if=absent)] = None
     """The answer's tool calls in the API's order (docs/tools.md#tool-calls-in-the-answer);
     left out of a row whose answer has none."""
+    answer_reasoning: Annotated[tuple[ReasoningPart, ...] | None, Field(exclude_if=absent)] = None
+    """The answer's reasoning (Anthropic thinking, Gemini thought summaries), never part of
+    ``candidate_answer`` (docs/running.md#reasoning); a tool loop's is its last step's. Left out
+    of a row whose answer has none. (``reasoning`` is the evaluators' own.)"""
     steps: Annotated[tuple[StepRecord, ...] | None, Field(exclude_if=absent)] = None
     """Every request of the tool loop, when the case ran one (docs/tools.md#the-row): the row's
     ``wire_request`` is then null, ``candidate_answer`` the last step's reply and
@@ -111,8 +115,9 @@ class ResultRow(RecordModel):
         return turn_requests.full_results(self.evaluator_results or (), self.turns or ())
 
 
-OPTIONAL_KEYS = ("tool_calls", "steps", "node", "turns")
-"""The keys written only where a row has them: an answer's tool calls, a tool loop's steps, a
+OPTIONAL_KEYS = ("tool_calls", "answer_reasoning", "steps", "node", "turns")
+"""The keys written only where a row has them: an answer's tool calls and reasoning, a tool
+loop's steps, a
 cluster's node and a live conversation's turns."""
 ROW_KEYS = tuple(key for key in ResultRow.model_fields if key not in OPTIONAL_KEYS)
 """Every key of a row, in the order it is written (but :data:`OPTIONAL_KEYS`)."""

@@ -15,6 +15,7 @@ from pydantic import JsonValue
 from evalwright.prompts import BuiltPrompt, DeliveryNote
 from evalwright.providers.base import ProviderResponse
 from evalwright.providers.wire import AnswerToolCall, TraceEntry, Usage, WireRequest
+from evalwright.records import ReasoningPart
 from evalwright.results.parts import CacheState, ErrorInfo, ErrorType, EvaluatorResult, RawRequest
 from evalwright.results.row import OPTIONAL_KEYS, ROW_KEYS, ResultRow
 
@@ -89,6 +90,7 @@ def answered_row(
         reasoning=reasoning,
         answer=response.text,
         tool_calls=response.tool_calls or None,
+        answer_reasoning=response.reasoning or None,
         finish_reason=response.finish_reason,
         reference=reference,
         raw=raw,
@@ -131,6 +133,7 @@ def _row(
     reasoning: str = "",
     answer: str = "",
     tool_calls: tuple[AnswerToolCall, ...] | None = None,
+    answer_reasoning: tuple[ReasoningPart, ...] | None = None,
     finish_reason: str | None = None,
     reference: str = "",
     raw: RawRequest | None = None,
@@ -166,6 +169,7 @@ def _row(
         reasoning=reasoning,
         candidate_answer=answer,
         tool_calls=tool_calls,
+        answer_reasoning=answer_reasoning,
         finish_reason=finish_reason,
         expected_outcome=who.expected_outcome,
         reference_answer=reference,

@@ -16,6 +16,7 @@ from evalwright.testing.actions import (
     Malformed,
     Stall,
     Text,
+    Thought,
     ToolCalls,
     Verdict,
 )
@@ -41,6 +42,7 @@ __all__ = [
     "Stall",
     "Storm",
     "Text",
+    "Thought",
     "ToolCalls",
     "Verdict",
 ]

@@ -11,6 +11,18 @@ from evalwright.jsontext import JsonObject, JsonValue
 
 
 @dataclass(frozen=True)
+class Thought:
+    """A part of the model's reasoning, in each API's own form: an Anthropic ``thinking``
+    block with its ``signature`` (a ``redacted_thinking`` block of ``redacted`` data, when
+    given), a Gemini part marked ``thought: true`` with ``signature`` as its
+    ``thoughtSignature``. OpenAI Chat Completions shows none."""
+
+    text: str = ""
+    signature: str | None = None
+    redacted: str | None = None
+
+
+@dataclass(frozen=True)
 class Text:
     """Answer with ``text``; ``finish_reason`` defaults to the API's normal stop value.
 
@@ -27,6 +39,10 @@ class Text:
     latency_ms: float | None = None
     cache_read_tokens: int | None = None
     cache_write_tokens: int | None = None
+    reasoning: tuple[Thought, ...] = ()
+    """The reasoning sent before the text (see :class:`Thought`)."""
+    reasoning_tokens: int | None = None
+    """OpenAI's ``completion_tokens_details.reasoning_tokens`` (part of the output count)."""
 
 
 @dataclass(frozen=True)
@@ -104,6 +120,8 @@ class ToolCalls:
     text: str = ""
     finish_reason: str | None = None
     latency_ms: float | None = None
+    reasoning: tuple[Thought, ...] = ()
+    """The reasoning sent before the text and calls (see :class:`Thought`)."""
 
     @classmethod
     def of(cls, answer: FunctionCall | ToolCalls) -> ToolCalls:

@@ -16,9 +16,10 @@ from evalwright.testing.actions import (
     FunctionCall,
     Malformed,
     Text,
+    Thought,
     ToolCalls,
 )
-from evalwright.testing.common import dumps, new_id, usage_of
+from evalwright.testing.common import dumps, estimate_tokens, new_id, usage_of
 from evalwright.testing.http11 import Reply, StreamReply
 from evalwright.testing.recorded import ApiName, ReceivedRequest
 
@@ -117,6 +118,7 @@ def _openai_chat(answer: Said, request: ReceivedRequest) -> Body:
             "completion_tokens": completion,
             "total_tokens": prompt + completion,
             **_cache_counts(answer, read=("prompt_tokens_details", "cached_tokens")),
+            **_reasoning_count(answer),
         },
         "system_fingerprint": None,
     }
@@ -128,7 +130,7 @@ def _openai_call(call: FunctionCall) -> Body:
 
 
 def _anthropic(answer: Said, request: ReceivedRequest) -> Body:
-    content: list[JsonValue] = []
+    content: list[JsonValue] = [_anthropic_thought(t) for t in _thoughts(answer)]
     if isinstance(answer, Text):
         content.append({"type": "text", "text": answer.text})
         stop = answer.finish_reason or "end_turn"
@@ -144,6 +146,8 @@ def _anthropic(answer: Said, request: ReceivedRequest) -> Body:
     else:
         stop = "refusal"
     input_tokens, output_tokens = usage_of(answer, request)
+    if not (isinstance(answer, Text) and answer.output_tokens is not None):
+        output_tokens += _thought_tokens(answer)  # Anthropic counts thinking as output
     return {
         "id": new_id("msg_"),
         "type": "message",
@@ -170,6 +174,7 @@ def _gemini(answer: Said, request: ReceivedRequest) -> Body:
             "candidatesTokenCount": candidates,
             "totalTokenCount": prompt + candidates,
             **_cache_counts(answer, read="cachedContentTokenCount"),
+            **({"thoughtsTokenCount": n} if (n := _thought_tokens(answer)) else {}),
         },
         "modelVersion": request.model or "fake-model",
         "responseId": new_id(""),
@@ -177,7 +182,7 @@ def _gemini(answer: Said, request: ReceivedRequest) -> Body:
     if isinstance(answer, Blocked):
         body["promptFeedback"] = {"blockReason": "SAFETY"}
         return body
-    parts: list[JsonValue] = []
+    parts: list[JsonValue] = [_gemini_thought(t) for t in _thoughts(answer)]
     if isinstance(answer, Text):
         parts.append({"text": answer.text})
         finish = answer.finish_reason or "STOP"
@@ -190,6 +195,34 @@ def _gemini(answer: Said, request: ReceivedRequest) -> Body:
     content: Body = {"role": "model", "parts": parts}
     body["candidates"] = [{"content": content, "finishReason": finish, "index": 0}]
     return body
+
+
+def _thoughts(answer: Said) -> tuple[Thought, ...]:
+    return answer.reasoning if isinstance(answer, Text | ToolCalls) else ()
+
+
+def _reasoning_count(answer: Said) -> Body:
+    if not (isinstance(answer, Text) and answer.reasoning_tokens is not None):
+        return {}
+    return {"completion_tokens_details": {"reasoning_tokens": answer.reasoning_tokens}}
+
+
+def _thought_tokens(answer: Said) -> int:
+    """An estimate of the reasoning's tokens (Gemini reports them apart, Anthropic as output)."""
+    return sum(estimate_tokens(t.text or t.redacted or "") for t in _thoughts(answer))
+
+
+def _anthropic_thought(thought: Thought) -> JsonValue:
+    if thought.redacted is not None:
+        return {"type": "redacted_thinking", "data": thought.redacted}
+    return {"type": "thinking", "thinking": thought.text, "signature": thought.signature or ""}
+
+
+def _gemini_thought(thought: Thought) -> JsonValue:
+    part: Body = {"text": thought.text, "thought": True}
+    if thought.signature is not None:
+        part["thoughtSignature"] = thought.signature
+    return part
 
 
 def _gemini_call(call: FunctionCall) -> Body:

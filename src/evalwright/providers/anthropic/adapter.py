@@ -10,9 +10,11 @@ from evalwright.prompts import DeliveryNote
 from evalwright.providers.anthropic.convert import parse_reply, request_body
 from evalwright.providers.base import ProviderContext, ProviderRequest
 from evalwright.providers.chat import ChatProvider, Parsed, count_of
+from evalwright.providers.reasoning import anthropic_reasoning
 from evalwright.providers.sampling import effective_settings
 from evalwright.providers.tool_calls import anthropic_calls
 from evalwright.providers.wire import AnswerToolCall, ChatWireRequest
+from evalwright.records import ReasoningPart
 from evalwright.targets.models import AnthropicTarget
 
 if TYPE_CHECKING:
@@ -71,3 +73,7 @@ class AnthropicProvider(ChatProvider):
     def tool_calls(self, data: object) -> tuple[AnswerToolCall, ...]:
         """The ``tool_use`` blocks."""
         return anthropic_calls(data)
+
+    def reasoning(self, data: object) -> tuple[ReasoningPart, ...]:
+        """The ``thinking`` and ``redacted_thinking`` blocks."""
+        return anthropic_reasoning(data)

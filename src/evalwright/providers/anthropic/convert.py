@@ -22,6 +22,7 @@ from evalwright.providers.sampling import (
     unsupported_notes,
     with_extra_body,
 )
+from evalwright.records import ReasoningPart
 from evalwright.targets.kinds import provider_kind
 from evalwright.targets.models import AnthropicTarget
 from evalwright.targets.sampling import SamplingSettings
@@ -33,13 +34,14 @@ ANTHROPIC = provider_kind("anthropic").chat_api.name
 
 
 def to_messages(paired: Sequence[ChatMessage]) -> list[JsonObject]:
-    """Messages with ``tool_use`` blocks, and one user message of ``tool_result`` blocks per run."""
+    """Messages with ``tool_use`` blocks, and one user message of ``tool_result`` blocks per run;
+    an answer of this run's tool loop starts with its thinking blocks, unchanged."""
     out: list[JsonObject] = []
     for message, results in with_results(paired):
-        if not (message.role == "assistant" and message.tool_calls):
+        if not (message.role == "assistant" and (message.tool_calls or message.reasoning)):
             out.append({"role": message.role, "content": message.content})
             continue
-        blocks: list[JsonValue] = []
+        blocks: list[JsonValue] = [_thinking(part) for part in message.reasoning]
         if message.content:
             blocks.append({"type": "text", "text": message.content})
         blocks.extend(
@@ -47,8 +49,17 @@ def to_messages(paired: Sequence[ChatMessage]) -> list[JsonObject]:
             for call in message.tool_calls
         )
         out.append({"role": "assistant", "content": blocks})
-        out.append({"role": "user", "content": [_tool_result(r) for _, r in results]})
+        if results:
+            out.append({"role": "user", "content": [_tool_result(r) for _, r in results]})
     return out
+
+
+def _thinking(part: ReasoningPart) -> JsonValue:
+    """A ``thinking`` block as the API gave it (its signature proves it unchanged), or a
+    ``redacted_thinking`` block's data."""
+    if part.data is not None:
+        return {"type": "redacted_thinking", "data": part.data}
+    return {"type": "thinking", "thinking": part.text, "signature": part.signature or ""}
 
 
 def _tool_result(result: ChatMessage) -> JsonValue:

@@ -10,9 +10,11 @@ from evalwright.prompts import DeliveryNote
 from evalwright.providers.base import ProviderContext, ProviderRequest
 from evalwright.providers.chat import ChatProvider, Parsed, count_of
 from evalwright.providers.gemini.convert import parse_reply, request_body
+from evalwright.providers.reasoning import gemini_reasoning
 from evalwright.providers.sampling import effective_settings
 from evalwright.providers.tool_calls import gemini_calls
 from evalwright.providers.wire import AnswerToolCall, ChatWireRequest
+from evalwright.records import ReasoningPart
 from evalwright.targets.models import GeminiTarget
 
 if TYPE_CHECKING:
@@ -83,3 +85,7 @@ class GeminiProvider(ChatProvider):
     def tool_calls(self, data: object) -> tuple[AnswerToolCall, ...]:
         """The first candidate's ``functionCall`` parts."""
         return gemini_calls(data)
+
+    def reasoning(self, data: object) -> tuple[ReasoningPart, ...]:
+        """The first candidate's thought parts."""
+        return gemini_reasoning(data)

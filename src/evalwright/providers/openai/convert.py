@@ -161,6 +161,7 @@ def parse_reply(data: Any) -> Parsed:
         "prompt_tokens",
         "completion_tokens",
         cache_read_tokens=("prompt_tokens_details", "cached_tokens"),
+        reasoning_tokens=("completion_tokens_details", "reasoning_tokens"),
     )
     return text, finish, usage
 
