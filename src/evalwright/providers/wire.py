@@ -104,6 +104,9 @@ class Usage(RecordModel):
     thoughts_tokens: int | None = None
     """Gemini's ``thoughtsTokenCount``: thinking tokens, billed as output but not part of
     ``output_tokens``."""
+    reasoning_tokens: int | None = None
+    """The Responses API's ``output_tokens_details.reasoning_tokens``: reasoning tokens,
+    part of ``output_tokens`` (so priced with them, not again)."""
 
     @model_serializer(mode="plain")
     def _given_keys(self) -> dict[str, JsonValue]:

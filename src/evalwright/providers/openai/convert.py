@@ -83,7 +83,7 @@ def request_body(
         response_format = _response_format(target.structured_output, response_schema)
         if response_format is not None:
             body["response_format"] = response_format
-    notes.extend(unsupported_notes(target.kind.name, settings))
+    notes.extend(unsupported_notes(target.kind, settings))
     choice, choice_notes = offered_choice(settings, tools)
     body.update(tool_fields(tools, choice))
     notes.extend(choice_notes)
