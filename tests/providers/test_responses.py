@@ -24,6 +24,7 @@ from evalwright.targets.kinds import wire_apis
 from evalwright.targets.sampling import SamplingSettings
 from evalwright.targets.tools import ToolChoiceName
 from evalwright.testing import Blocked, FakeServer, FunctionCall, Text, ToolCalls
+from tests.conftest import ProjectDir, run_cli
 from tests.providers.wire_cases import ask, chat_provider, chat_target, rules, with_tools
 
 RESPONSES: dict[str, Any] = {"api": "responses"}
@@ -314,3 +315,26 @@ def test_a_refusal_alone_is_a_block() -> None:
     }
     with pytest.raises(BlockedError, match="I can't"):
         parse_reply(cast(Any, body))
+
+
+def test_validate_warns_of_the_settings_the_responses_api_lacks(project: ProjectDir) -> None:
+    project.write(
+        ".evalwright/targets.yaml",
+        "targets:\n  - name: default\n    provider: openai\n    model: gpt-test\n"
+        "    api: responses\n    settings: {seed: 42, temperature: 0.1}\n",
+    )
+    path = project.write(
+        "evals/hello.yaml",
+        "evalcases:\n  - id: hi\n    expected_outcome: Greets.\n    input: Hello\n"
+        "    settings: {stop: X}\n",
+    )
+
+    result = run_cli("validate", path)
+
+    assert result.code == 0, result.err
+    shown = result.out + result.err
+    assert "targets[0].settings.seed: not sent: OpenAI Responses has no such field" in shown
+    assert (
+        "settings.stop is not sent to target 'default': OpenAI Responses has no such field" in shown
+    )
+    assert "temperature" not in shown
