@@ -10,7 +10,7 @@ from typing import Any, cast
 import pytest
 from pydantic import ValidationError
 
-from evalwright.errors import BlockedError
+from evalwright.errors import BlockedError, ProviderError
 from evalwright.evalfile.messages import ToolCall
 from evalwright.evaluators.judge import CUT_OFF_REASONS
 from evalwright.prompts import ChatMessage
@@ -271,6 +271,13 @@ def test_an_answer_cut_at_the_limit_is_noted_and_read_as_cut_off() -> None:
 def test_a_filtered_answer_is_a_block() -> None:
     with pytest.raises(BlockedError, match="content_filter"):
         asyncio.run(_send("azure", _request(ChatMessage(role="user", content="Hi")), Blocked()))
+
+
+def test_a_failed_response_is_an_error_another_attempt_may_cure() -> None:
+    request = _request(ChatMessage(role="user", content="Hi"))
+    with pytest.raises(ProviderError, match="the response failed: server_error") as caught:
+        asyncio.run(_send("openai", request, Text("", finish_reason="failed")))
+    assert caught.value.retryable
 
 
 def test_reasoning_summaries_and_tokens_are_read_from_the_output() -> None:

@@ -78,6 +78,9 @@ class ApiVariant:
     cut_off: frozenset[str]
     """Its finish values for an answer stopped at the output limit."""
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "unsupported", MappingProxyType(dict(self.unsupported)))
+
 
 @dataclass(frozen=True, slots=True)
 class ProviderKind:

@@ -150,7 +150,11 @@ def parse_reply(data: Any) -> Parsed:
     finish = incomplete.get("reason") if status == "incomplete" else status
     if status == "failed":
         error = cast(dict[str, Any], body.get("error") or {})
-        raise ProviderError(f"the response failed: {error.get('message', 'no reason given')}")
+        code, message = error.get("code"), error.get("message", "no reason given")
+        # The API's own failure may pass on another attempt; any other code will not.
+        raise ProviderError(
+            f"the response failed: {code}: {message}", retryable=code == "server_error"
+        )
     parts = [p for item in items if item.get("type") == "message" for p in _parts(item)]
     text = "".join(str(p.get("text", "")) for p in parts if p.get("type") == "output_text")
     calls = any(item.get("type") == "function_call" for item in items)
