@@ -23,7 +23,7 @@ from evalwright.providers.wire import Usage
 from evalwright.targets.kinds import wire_apis
 from evalwright.targets.sampling import SamplingSettings
 from evalwright.targets.tools import ToolChoiceName
-from evalwright.testing import Blocked, FakeServer, FunctionCall, Text, ToolCalls
+from evalwright.testing import Blocked, FakeServer, Fault, FunctionCall, Text, ToolCalls
 from tests.conftest import ProjectDir, run_cli
 from tests.providers.wire_cases import ask, chat_provider, chat_target, rules, with_tools
 
@@ -200,9 +200,14 @@ def test_target_keys_that_mean_nothing_to_the_responses_api_are_refused() -> Non
 
 
 def test_an_azure_api_version_written_selects_the_dated_route() -> None:
-    provider = chat_provider("azure", **RESPONSES, api_version="2025-04-01-preview")
+    request = _request(ChatMessage(role="user", content="Hi"))
+    version = "2025-04-01-preview"
+    response, received = asyncio.run(_send("azure", request, Text("Hi."), api_version=version))
 
-    assert provider.url.endswith("/openai/responses?api-version=2025-04-01-preview")
+    assert (received.path, received.query) == ("/openai/responses", {"api-version": version})
+    wire = response.wire_request.model_dump(mode="json")
+    assert wire["url_path"] == f"/openai/responses?api-version={version}"
+    assert response.text == "Hi."
 
 
 async def _send(
@@ -273,10 +278,26 @@ def test_a_filtered_answer_is_a_block() -> None:
         asyncio.run(_send("azure", _request(ChatMessage(role="user", content="Hi")), Blocked()))
 
 
-def test_a_failed_response_is_an_error_another_attempt_may_cure() -> None:
+def test_a_refused_text_format_names_the_setting_to_change() -> None:
+    judge = ProviderRequest(
+        case_id="judge",
+        purpose="judge",
+        response_schema={"type": "object"},
+        messages=(ChatMessage(role="user", content="Grade."),),
+    )
+    refusal = Fault(400, body={"error": {"message": "Invalid parameter: 'text.format.schema'"}})
+    with pytest.raises(ProviderError) as caught:
+        asyncio.run(_send("openai", judge, refusal))
+    assert "hint: the server refused text.format json_schema: set structured_output: " in str(
+        caught.value
+    )
+
+
+@pytest.mark.parametrize("api", ["openai", "azure"])
+def test_a_failed_response_is_an_error_another_attempt_may_cure(api: str) -> None:
     request = _request(ChatMessage(role="user", content="Hi"))
     with pytest.raises(ProviderError, match="the response failed: server_error") as caught:
-        asyncio.run(_send("openai", request, Text("", finish_reason="failed")))
+        asyncio.run(_send(api, request, Text("", finish_reason="failed")))
     assert caught.value.retryable
 
 

@@ -54,11 +54,11 @@ class OpenAIProvider(ChatProvider):
         """A refused ``response_format`` (docs/targets.md#structured-output), or a 404 from a
         compatible server whose ``base_url`` lacks ``/v1``: the usual slips."""
         mode = self.openai.structured_output
-        if b"response_format" in body and mode != "none":
+        if self.format_field.encode() in body and mode != "none":
             lighter = "json_object (or none)" if mode == "json_schema" else "none"
             return (
-                f"the server refused response_format {mode}: set structured_output: {lighter}"
-                f" on target '{self.openai.name}'"
+                f"the server refused {self.format_field} {mode}: set structured_output: "
+                f"{lighter} on target '{self.openai.name}'"
             )
         base = (self.openai.base_url or "").rstrip("/")
         if status == 404 and base and not base.endswith("/v1"):
@@ -69,6 +69,9 @@ class OpenAIProvider(ChatProvider):
     def limit_field(self) -> str:
         """The body's field for the output limit: the target's ``max_tokens_field``."""
         return self.openai.max_tokens_field
+
+    format_field = "response_format"
+    """The body's field for a judge's structured output, as the API's errors name it."""
 
     def auth_headers(self) -> dict[str, str]:
         """A bearer token."""
@@ -153,6 +156,8 @@ class OpenAIResponsesProvider(responses.ResponsesReading, OpenAIProvider):
     def limit_field(self) -> str:
         """``max_output_tokens``."""
         return "max_output_tokens"
+
+    format_field = "text.format"
 
     def convert(self, request: ProviderRequest) -> tuple[ChatWireRequest, list[DeliveryNote]]:
         """The Responses body."""
