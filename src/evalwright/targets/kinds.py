@@ -103,6 +103,9 @@ class ProviderKind:
     """Whether its commands may run on a cluster node (``--executor ray``, docs/scale.md)."""
     variants: Mapping[str, ApiVariant] = field(default_factory=lambda: MappingProxyType({}))
     """Its other wire APIs by the targets' ``api`` value; the row itself is the default."""
+    _spoken: Mapping[str, ProviderKind] = field(
+        init=False, repr=False, compare=False, default_factory=lambda: MappingProxyType({})
+    )
 
     def __post_init__(self) -> None:
         if (self.family == "chat") != (self.chat is not None):
@@ -110,14 +113,18 @@ class ProviderKind:
         if self.variants and self.chat is None:
             raise TypeError(f"provider kind {self.name!r}: only a chat API has variants")
         object.__setattr__(self, "variants", MappingProxyType(dict(self.variants)))
+        # Built once: a target's kind is asked for on every request.
+        spoken = {api: self._as(variant) for api, variant in self.variants.items()}
+        object.__setattr__(self, "_spoken", MappingProxyType(spoken))
 
     def speaking(self, api: str | None) -> ProviderKind:
-        """The kind as its targets of ``api`` see it: the variant's wire name, API name,
-        unsupported settings and cut-off values over the row's (the row itself for ``None``
-        or an ``api`` it has no variant of)."""
-        variant = self.variants.get(api) if api is not None else None
-        if variant is None or self.chat is None:
-            return self
+        """The kind as its targets of ``api`` see it: the variant's adapter, wire name, API
+        name, unsupported settings and cut-off values over the row's (the row itself for
+        ``None`` or an ``api`` it has no variant of)."""
+        return self._spoken.get(api, self) if api is not None else self
+
+    def _as(self, variant: ApiVariant) -> ProviderKind:
+        assert self.chat is not None  # checked above: only chat rows have variants
         chat = replace(
             self.chat, name=variant.name, unsupported=variant.unsupported, cut_off=variant.cut_off
         )
