@@ -11,6 +11,7 @@ import pytest
 from pydantic import ValidationError
 
 from evalwright.errors import BlockedError, ProviderError
+from evalwright.evalfile import load_eval_file
 from evalwright.evalfile.messages import ToolCall
 from evalwright.evaluators.judge import CUT_OFF_REASONS
 from evalwright.prompts import ChatMessage
@@ -25,7 +26,15 @@ from evalwright.targets.sampling import SamplingSettings
 from evalwright.targets.tools import ToolChoiceName
 from evalwright.testing import Blocked, FakeServer, Fault, FunctionCall, Text, ToolCalls
 from tests.conftest import ProjectDir, run_cli
-from tests.providers.wire_cases import ask, chat_provider, chat_target, rules, with_tools
+from tests.providers.wire_cases import (
+    ask,
+    case_request,
+    chat_provider,
+    chat_target,
+    rules,
+    with_tools,
+)
+from tests.scenarios import SCENARIOS, write_scenarios
 
 RESPONSES: dict[str, Any] = {"api": "responses"}
 AUTH = {
@@ -366,3 +375,31 @@ def test_validate_warns_of_the_settings_the_responses_api_lacks(project: Project
         "settings.stop is not sent to target 'default': OpenAI Responses has no such field" in shown
     )
     assert "temperature" not in shown
+
+
+@pytest.mark.parametrize("api", ["openai", "azure"])
+def test_every_scenario_arrives_exactly_as_recorded(api: str, project: ProjectDir) -> None:
+    cases = load_eval_file(write_scenarios(project.root)).cases
+
+    async def deliver() -> list[tuple[dict[str, Any], Any]]:
+        async with FakeServer() as server:
+            pool = HttpPool()
+            try:
+                provider = chat_provider(api, pool, base_url=server.url, **RESPONSES)
+                sent: list[tuple[dict[str, Any], Any]] = []
+                for case in cases:
+                    response = await ask(provider, case_request(provider, case))
+                    sent.append(
+                        (response.wire_request.model_dump(mode="json"), server.requests[-1])
+                    )
+            finally:
+                await pool.aclose()
+            return sent
+
+    delivered = asyncio.run(deliver())
+
+    assert len(delivered) == len(SCENARIOS)
+    for wire, received in delivered:
+        assert received.api == "responses"
+        assert received.json == wire["body"]
+        assert received.path == wire["url_path"] == PATH[api]
