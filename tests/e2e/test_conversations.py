@@ -40,7 +40,14 @@ AZURE = """  - name: az
     endpoint: {url}
     deployment: dep-test
     judge_target: judge
+  - name: az-responses
+    provider: azure
+    endpoint: {url}
+    deployment: dep-test
+    judge_target: judge
+    api: responses
 """
+TARGETS = ["oa", "az", "an", "ge", "az-responses"]
 
 
 def _entries(request: ReceivedRequest) -> list[Any]:
@@ -48,7 +55,8 @@ def _entries(request: ReceivedRequest) -> list[Any]:
     body = request.json
     if request.api == "gemini":
         return list(body["contents"])
-    return [m for m in body["messages"] if m["role"] not in ("system", "developer")]
+    entries = body["input"] if request.api == "responses" else body["messages"]
+    return [m for m in entries if m["role"] not in ("system", "developer")]
 
 
 def _role_text(api: str, entry: Any) -> tuple[str, str]:
@@ -82,7 +90,16 @@ def _oracle(request: ReceivedRequest) -> None:
     from tests.providers.test_oracles import materialize, openapi_validator
 
     body = request.json
-    if request.api in ("openai", "azure"):
+    if request.api == "responses":
+        from openai.types.responses.response_create_params import (
+            ResponseCreateParamsNonStreaming,
+        )
+
+        errors = [e.message for e in openapi_validator("CreateResponse").iter_errors(body)]
+        assert not errors, errors
+        sdk: TypeAdapter[Any] = TypeAdapter(ResponseCreateParamsNonStreaming)
+        assert materialize(sdk.validate_python(body)) == body
+    elif request.api in ("openai", "azure"):
         errors = [
             e.message for e in openapi_validator("CreateChatCompletionRequest").iter_errors(body)
         ]
@@ -106,7 +123,7 @@ def _with_azure(e2e: E2E) -> None:
     e2e.env["AZURE_OPENAI_API_KEY"] = "az-test-key-0123456789"
 
 
-@pytest.mark.parametrize("target", ["oa", "az", "an", "ge"])
+@pytest.mark.parametrize("target", TARGETS)
 def test_three_turns_grow_by_the_reply_and_the_next_turn(e2e: E2E, target: str) -> None:
     _with_azure(e2e)
     e2e.project.write(EVAL_FILE, THREE_TURNS)
@@ -217,7 +234,7 @@ def _in_line(text: str) -> str:
     return jsontext.one_line(json.dumps(text, ensure_ascii=False)[1:-1])
 
 
-@pytest.mark.parametrize("target", ["oa", "az", "an", "ge"])
+@pytest.mark.parametrize("target", TARGETS)
 def test_each_reply_is_stored_once_and_every_request_rebuilt_byte_for_byte(
     e2e: E2E, target: str
 ) -> None:

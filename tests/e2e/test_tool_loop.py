@@ -3,8 +3,9 @@ domain: four tools with JSON Schema parameters and scripted results, a fake mode
 the user up, then reads a reservation and searches flights in one step (parallel calls), then
 changes the reservation, then answers.
 
-On openai, azure, anthropic and gemini: every request passes the vendor's oracle (the OpenAPI
-document, the Anthropic and google-genai SDK types); each step's conversation is exactly the
+On openai, azure, anthropic and gemini, and on openai and azure with ``api: responses``: every
+request passes the vendor's oracle (the OpenAPI document, the openai, Anthropic and
+google-genai SDK types); each step's conversation is exactly the
 previous step's plus the model's calls (their arguments as the API wrote them) and the
 results, paired by id; the row holds every step, and its stored requests rebuild to the
 bodies the server received."""
@@ -123,11 +124,43 @@ RESULTS = [
     ],
     [("c4", "reservation updated")],
 ]
-TARGETS = ("oa", "az", "an", "ge")
+TARGETS = ("oa", "az", "an", "ge", "oa-responses", "az-responses")
+RESPONSES_TARGETS = """  - name: oa-responses
+    provider: openai
+    model: gpt-test
+    base_url: {url}/v1
+    api: responses
+  - name: az-responses
+    provider: azure
+    endpoint: {url}
+    deployment: dep-test
+    api: responses
+"""
+CONVERSATION_KEYS = ("messages", "contents", "input")
 
 
 def _conversation(target: str, body: dict[str, Any]) -> list[Any]:
+    if target.endswith("-responses"):
+        return body["input"]
     return body["contents"] if target == "ge" else body["messages"]
+
+
+def _added_items(answer: ToolCalls, results: list[tuple[str, str]]) -> list[Any]:
+    """The Responses API's form: the text, each call by its ``call_id``, each output."""
+    items: list[Any] = (
+        [{"type": "message", "role": "assistant", "content": answer.text}] if answer.text else []
+    )
+    items += [
+        {
+            "type": "function_call",
+            "call_id": c.call_id,
+            "name": c.name,
+            "arguments": c.arguments_json(),
+        }
+        for c in answer.calls
+    ]
+    outputs = [{"type": "function_call_output", "call_id": i, "output": t} for i, t in results]
+    return items + outputs
 
 
 def _added(target: str, step: int) -> list[Any]:
@@ -135,6 +168,8 @@ def _added(target: str, step: int) -> list[Any]:
     answer, results = SCRIPT[step - 1], RESULTS[step - 1]
     assert isinstance(answer, ToolCalls)
     calls = answer.calls
+    if target.endswith("-responses"):
+        return _added_items(answer, results)
     if target == "an":
         blocks: list[Any] = [{"type": "text", "text": answer.text}] if answer.text else []
         blocks += [
@@ -175,7 +210,17 @@ def _added(target: str, step: int) -> list[Any]:
 
 
 def _check_oracle(target: str, body: dict[str, Any]) -> None:
-    if target in ("oa", "az"):
+    if target.endswith("-responses"):
+        from openai.types.responses.response_create_params import (
+            ResponseCreateParamsNonStreaming,
+        )
+        from pydantic import TypeAdapter
+
+        errors = [e.message for e in openapi_validator("CreateResponse").iter_errors(body)]
+        assert not errors, errors
+        sdk: TypeAdapter[Any] = TypeAdapter(ResponseCreateParamsNonStreaming)
+        assert materialize(sdk.validate_python(body)) == body
+    elif target in ("oa", "az"):
         errors = [
             e.message for e in openapi_validator("CreateChatCompletionRequest").iter_errors(body)
         ]
@@ -200,6 +245,9 @@ def _check_oracle(target: str, body: dict[str, Any]) -> None:
 @pytest.mark.parametrize("target", TARGETS)
 def test_the_airline_scenario_runs_the_loop_exactly(e2e: E2E, target: str) -> None:
     with_more_targets(e2e)
+    targets = e2e.root / ".evalwright/targets.yaml"
+    extra = RESPONSES_TARGETS.format(url=e2e.server.url)
+    targets.write_text(targets.read_text(encoding="utf-8") + extra, encoding="utf-8")
     e2e.project.write(EVAL_FILE, EVAL)
     received: list[ReceivedRequest] = []
 
@@ -218,8 +266,8 @@ def test_the_airline_scenario_runs_the_loop_exactly(e2e: E2E, target: str) -> No
     for step in range(1, 4):
         before, after = _conversation(target, bodies[step - 1]), _conversation(target, bodies[step])
         assert after == before + _added(target, step), f"step {step + 1}"
-        assert {k: v for k, v in bodies[step].items() if k not in ("messages", "contents")} == {
-            k: v for k, v in bodies[0].items() if k not in ("messages", "contents")
+        assert {k: v for k, v in bodies[step].items() if k not in CONVERSATION_KEYS} == {
+            k: v for k, v in bodies[0].items() if k not in CONVERSATION_KEYS
         }, "every step offers the same tools and settings"
 
     [data] = e2e.rows("results.jsonl")

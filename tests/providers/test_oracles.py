@@ -273,3 +273,41 @@ def test_an_anthropic_history_with_thinking_blocks_satisfies_the_sdk_type() -> N
         "tool_use",
     ]
     assert assistant["content"][0] == {"type": "thinking", "thinking": "Plan.", "signature": "c2ln"}
+
+
+RESPONSES_TUNING: list[dict[str, Any]] = [
+    {},
+    {"temperature": 0.2, "max_output_tokens": 64},
+    {"system_role": "developer", "settings": {"reasoning_effort": "low", "top_p": 0.5}},
+]
+
+
+@pytest.mark.parametrize("offered", [False, True], ids=["no-tools", "tools"])
+@pytest.mark.parametrize("tuning", RESPONSES_TUNING)
+@pytest.mark.parametrize("api", ["openai", "azure"])
+def test_responses_bodies_satisfy_the_openapi_document_and_the_sdk_type(
+    api: str, tuning: dict[str, Any], offered: bool, cases: list[LoadedCase]
+) -> None:
+    from openai.types.responses.response_create_params import ResponseCreateParamsNonStreaming
+
+    validator = openapi_validator("CreateResponse")
+    adapter: TypeAdapter[Any] = TypeAdapter(ResponseCreateParamsNonStreaming)
+    for sent in _requests(cases, api, {"api": "responses", **tuning}, offered):
+        errors = [e.message for e in validator.iter_errors(sent)]
+        assert not errors, (errors, sent)
+        # TypedDicts drop unknown keys: an unchanged round trip means every key is known.
+        assert materialize(adapter.validate_python(sent)) == sent
+        assert sent["store"] is False
+        assert "previous_response_id" not in sent
+        assert "instructions" not in sent
+
+
+def test_the_responses_checks_reject_a_bad_body() -> None:
+    from openai.types.responses.response_create_params import ResponseCreateParamsNonStreaming
+
+    validator = openapi_validator("CreateResponse")
+    bad_output = {"type": "function_call_output", "call_id": "", "output": "x"}  # call_id empty
+    assert list(validator.iter_errors({"model": "m", "input": [bad_output]}))
+    adapter: TypeAdapter[Any] = TypeAdapter(ResponseCreateParamsNonStreaming)
+    unknown = {"model": "m", "input": "hi", "max_tokens": 5}
+    assert materialize(adapter.validate_python(unknown)) != unknown

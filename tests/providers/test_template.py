@@ -106,18 +106,23 @@ def test_prompt_rendered_json_has_the_rendering(server: FakeServer, project: Pro
     [
         (("--target", "local", "--rendered"), "HTTP 404 from http://127.0.0.1:"),
         (("--target", "offline", "--rendered"), "target 'offline' cannot show its rendered"),
+        (("--target", "responses", "--rendered"), "sends the Responses API (api: responses)"),
         (("--rendered",), "--rendered needs --target NAME"),
     ],
 )
 def test_prompt_rendered_errors_in_one_line(
     server: FakeServer, project: ProjectDir, options: tuple[str, ...], expected: str
 ) -> None:
+    responses = (
+        f"  - {{name: responses, provider: openai, model: m, base_url: {server.url}/v1,"
+        " api_key: k, api: responses}\n"
+    )
+    project.write(".evalwright/targets.yaml", targets(server.url, extra=responses))
     result = _prompt(project, *options)
     assert result.code == 2
     assert expected in result.err
     assert len(result.err.strip().splitlines()) == 1, result.err
     assert "Traceback" not in result.err
-    del server
 
 
 def _eval_notes(project: ProjectDir) -> dict[str, list[dict[str, str]]]:

@@ -33,7 +33,7 @@ APIS = ("openai", "azure", "anthropic", "gemini")
 """The APIs of the worked examples' tables (test_wire.py); mistral's are in test_mistral.py."""
 
 
-def chat_target(api: str, base_url: str = "http://127.0.0.1:9", **extra: Any) -> ChatTarget:
+def chat_target(api: str, /, base_url: str = "http://127.0.0.1:9", **extra: Any) -> ChatTarget:
     """A chat target of ``api`` pointed at ``base_url`` (our fake server in tests)."""
     common: dict[str, Any] = {"name": f"{api}-target", "api_key": "test-key-123456", **extra}
     if api == "openai":
@@ -52,7 +52,11 @@ def chat_target(api: str, base_url: str = "http://127.0.0.1:9", **extra: Any) ->
 
 
 def chat_provider(
-    api: str, pool: HttpPool | None = None, base_url: str = "http://127.0.0.1:9", **extra: Any
+    api: str,
+    /,
+    pool: HttpPool | None = None,
+    base_url: str = "http://127.0.0.1:9",
+    **extra: Any,
 ) -> ChatProvider:
     """The real adapter for ``api``."""
     target = chat_target(api, base_url, **extra)

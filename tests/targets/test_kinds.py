@@ -61,13 +61,13 @@ FIELDS = {
 }
 
 
-def target(kind: str) -> Target:
-    data = {"targets": [{"name": "t", "provider": kind, **FIELDS[kind]}]}
+def target(kind: str, **extra: Any) -> Target:
+    data = {"targets": [{"name": "t", "provider": kind, **FIELDS[kind], **extra}]}
     return TargetsFile.model_validate(data).targets[0]
 
 
-def provider(kind: str, root: Path) -> Provider:
-    return create_provider(target(kind), ProviderContext(root, HttpPool()))
+def provider(kind: str, root: Path, **extra: Any) -> Provider:
+    return create_provider(target(kind, **extra), ProviderContext(root, HttpPool()))
 
 
 def test_the_table_covers_every_provider_a_targets_file_accepts() -> None:
@@ -192,7 +192,7 @@ def _check_chat_facts(made: Target, api: ChatApi, tmp_path: Path) -> None:
         assert isinstance(resolved, ChatTarget)
         assert resolved.api_key == "from-" + variable
     settings = SamplingSettings(**EVERY_SETTING)
-    flagged = dict(unsupported_settings(made.kind.name, settings))
+    flagged = dict(unsupported_settings(made.kind, settings))
     assert set(flagged) == set(api.unsupported) < set(EVERY_SETTING)
     assert all(why.startswith(f"{api.name} has no such field") for why in flagged.values())
     assert api.price_provider in {p.id for p in genai_prices.data.providers}
@@ -204,7 +204,7 @@ def _check_chat_facts(made: Target, api: ChatApi, tmp_path: Path) -> None:
         assert looked_up(official)
     assert api.cut_off
     assert api.cut_off <= CUT_OFF_REASONS
-    made_provider = provider(made.kind.name, tmp_path)
+    made_provider = create_provider(made, ProviderContext(tmp_path, HttpPool()))
     assert isinstance(made_provider, ChatProvider)
     prefilled = ProviderRequest(
         case_id="c",
@@ -219,6 +219,43 @@ def _check_chat_facts(made: Target, api: ChatApi, tmp_path: Path) -> None:
         assert batches.max_requests > 0
         assert batches.max_bytes > 0
         assert made.kind.name in batch_kinds()
+
+
+VARIANTS = [(name, api) for name, kind in PROVIDER_KINDS.items() for api in kind.variants]
+
+
+@pytest.mark.parametrize(("name", "api"), VARIANTS)
+def test_every_api_variant_has_each_fact_the_table_derives(
+    name: str, api: str, tmp_path: Path
+) -> None:
+    row = provider_kind(name)
+    made = target(name, api=api)
+    variant = row.variants[api]
+    assert made.kind is row.speaking(api)
+    assert made.kind.adapter == variant.adapter != row.adapter
+    assert made.kind.wire == variant.wire
+    made_provider = create_provider(made, ProviderContext(tmp_path, HttpPool()))
+    assert isinstance(made_provider, provider_class(made.kind))
+    assert made_provider.api == variant.wire
+    wires: TypeAdapter[Any] = TypeAdapter(WireRequest)
+    assert isinstance(wires.validate_python(_recorded(made.kind)), ChatWireRequest)
+    facts = made.kind.chat_api
+    assert (facts.vendor, facts.price_provider) == (
+        row.chat_api.vendor,
+        row.chat_api.price_provider,
+    )
+    assert facts.name == variant.name
+    _check_chat_facts(made, facts, tmp_path)
+
+
+def test_variants_belong_to_chat_rows_and_the_default_api_is_the_row() -> None:
+    row = PROVIDER_KINDS["openai"]
+    assert row.speaking(None) is row
+    assert row.speaking("chat_completions") is row
+    assert target("openai").kind is row
+    assert VARIANTS == [("openai", "responses"), ("azure", "responses")]
+    with pytest.raises(TypeError, match="only a chat API has variants"):
+        ProviderKind("odd", "m:C", "agent", "agent", "odd", variants=row.variants)
 
 
 def test_a_name_that_is_no_kind_raises_naming_the_kinds() -> None:

@@ -382,6 +382,7 @@ def test_unknown_key_names_the_keys_the_provider_uses(project: ProjectDir) -> No
         "temperature",
         "system_role",
         "max_tokens_field",
+        "api",
         "check_template",
     }
 

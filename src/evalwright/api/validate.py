@@ -92,7 +92,7 @@ class _ProjectCheck:
         if target is None:
             return []
         found: list[Diagnostic] = []
-        for key, why in unsupported_settings(target.kind.name, case.spec.settings):
+        for key, why in unsupported_settings(target.kind, case.spec.settings):
             message = (
                 f"case {case.id!r}: settings.{key} is not sent to target '{target.name}': {why}"
             )
@@ -234,7 +234,7 @@ def _warn_settings(target: ChatTarget, index: int, positions: Positions, report:
     """A target's sampling setting its API cannot take: noted on every request, so said now."""
     from evalwright.providers.sampling import foreign_extra_body, unsupported_settings
 
-    for key, why in unsupported_settings(target.kind.name, target.settings):
+    for key, why in unsupported_settings(target.kind, target.settings):
         at = ("targets", index, "settings", key)
         line, col = positions.key(at)
         report.warning(line, col, format_field(at), f"not sent: {why}")

@@ -23,7 +23,7 @@ from evalwright.providers.wire import AnswerToolCall, WireRequest
 from evalwright.records import ReasoningPart
 from evalwright.redact import clip
 from evalwright.results.parts import JudgeTry
-from evalwright.targets.kinds import PROVIDER_KINDS
+from evalwright.targets.kinds import chat_apis
 
 DEFAULT = parse_template(DEFAULT_TEMPLATE, "default")
 JUDGE_MAX_OUTPUT_TOKENS = 1024
@@ -31,9 +31,7 @@ JUDGE_MAX_OUTPUT_TOKENS = 1024
 JUDGE_TEMPERATURE = 0.0
 """The judge's temperature unless its target sets one."""
 MAX_KEPT_REPLY = 4096
-CUT_OFF_REASONS = frozenset(
-    reason for kind in PROVIDER_KINDS.values() if kind.chat for reason in kind.chat.cut_off
-)
+CUT_OFF_REASONS = frozenset(reason for api in chat_apis() for reason in api.cut_off)
 """Every chat API's finish values for a reply stopped at the output limit (their rows')."""
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)\s*```", re.DOTALL)
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal
 
 from evalwright.jsontext import JsonObject
 from evalwright.prompts import DeliveryNote
-from evalwright.targets.kinds import foreign_fields, provider_kind
+from evalwright.targets.kinds import ProviderKind, foreign_fields, provider_kind
 from evalwright.targets.models import ChatTarget
 from evalwright.targets.sampling import ResponseFormat, SamplingSettings, merge_json
 from evalwright.targets.tools import ToolChoice, ToolSpec
@@ -23,15 +23,20 @@ if TYPE_CHECKING:
     from evalwright.providers.base import ProviderRequest
 
 
-def unsupported_settings(kind: str, settings: SamplingSettings | None) -> list[tuple[str, str]]:
-    """The set settings that ``kind`` cannot send, each with the reason (every one for an
-    agent or the mock: they take no sampling settings); UnknownKind for no kind."""
+def unsupported_settings(
+    kind: str | ProviderKind, settings: SamplingSettings | None
+) -> list[tuple[str, str]]:
+    """The set settings that ``kind`` (a name, or a target's kind as its ``api`` speaks it)
+    cannot send, each with the reason (every one for an agent or the mock: they take no
+    sampling settings); UnknownKind for no kind."""
     if settings is None:
         return []
-    api = provider_kind(kind).chat
+    if isinstance(kind, str):
+        kind = provider_kind(kind)
+    api = kind.chat
     given = [key for key in settings.given() if key != "extra_body" or api is None]
     if api is None:
-        reason = f"a {kind} target takes no sampling settings"
+        reason = f"a {kind.name} target takes no sampling settings"
         return [(key, reason) for key in given]
     found: list[tuple[str, str]] = []
     for key in given:
@@ -61,7 +66,9 @@ def foreign_extra_body(kind: str, settings: SamplingSettings | None) -> list[tup
     return found
 
 
-def unsupported_notes(kind: str, settings: SamplingSettings | None) -> list[DeliveryNote]:
+def unsupported_notes(
+    kind: str | ProviderKind, settings: SamplingSettings | None
+) -> list[DeliveryNote]:
     """One ``setting_unsupported`` note per setting ``kind`` cannot send."""
     return [
         DeliveryNote(rule="setting_unsupported", detail=f"settings.{key}: {why}; not sent")

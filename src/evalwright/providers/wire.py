@@ -105,8 +105,10 @@ class Usage(RecordModel):
     """Gemini's ``thoughtsTokenCount``: thinking tokens, billed as output but not part of
     ``output_tokens``."""
     reasoning_tokens: int | None = None
-    """OpenAI's and Azure's ``completion_tokens_details.reasoning_tokens``: reasoning tokens,
-    already part of ``output_tokens`` (so not billed again; docs/running.md#reasoning)."""
+    """OpenAI's and Azure's reasoning tokens (Chat Completions'
+    ``completion_tokens_details.reasoning_tokens``, the Responses API's
+    ``output_tokens_details.reasoning_tokens``): already part of ``output_tokens`` (so not
+    billed again; docs/running.md#reasoning)."""
 
     @model_serializer(mode="plain")
     def _given_keys(self) -> dict[str, JsonValue]:

@@ -13,7 +13,7 @@ schema read it before (or without) importing any adapter.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Literal
 
@@ -66,6 +66,27 @@ class ChatApi:
 
 
 @dataclass(frozen=True, slots=True)
+class ApiVariant:
+    """A chat kind's second wire API, chosen by its targets' ``api`` key (OpenAI's and
+    Azure's ``api: responses``, docs/targets.md#the-responses-api): only what differs from
+    the kind's default API; the vendor, key, prices and host stay the kind's."""
+
+    adapter: str
+    """``module:Class`` of its adapter."""
+    wire: str
+    """The ``api`` of the requests recorded in it."""
+    name: str
+    """The API as delivery notes and ``validate`` warnings name it."""
+    unsupported: Mapping[str, str]
+    """The sampling settings it has no field for, each with a hint (or ``""``)."""
+    cut_off: frozenset[str]
+    """Its finish values for an answer stopped at the output limit."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "unsupported", MappingProxyType(dict(self.unsupported)))
+
+
+@dataclass(frozen=True, slots=True)
 class ProviderKind:
     """One ``provider:`` value of a target."""
 
@@ -84,10 +105,38 @@ class ProviderKind:
     """Whether its targets hold a live conversation (``turns:``); every chat API does."""
     cluster: bool = False
     """Whether its commands may run on a cluster node (``--executor ray``, docs/scale.md)."""
+    variants: Mapping[str, ApiVariant] = field(default_factory=lambda: MappingProxyType({}))
+    """Its other wire APIs by the targets' ``api`` value; the row itself is the default."""
+    _spoken: Mapping[str, ProviderKind] = field(
+        init=False, repr=False, compare=False, default_factory=lambda: MappingProxyType({})
+    )
 
     def __post_init__(self) -> None:
         if (self.family == "chat") != (self.chat is not None):
             raise TypeError(f"provider kind {self.name!r}: chat facts go with the chat family")
+        if self.variants and self.chat is None:
+            raise TypeError(f"provider kind {self.name!r}: only a chat API has variants")
+        object.__setattr__(self, "variants", MappingProxyType(dict(self.variants)))
+        # Built once: a target's kind is asked for on every request.
+        spoken = {api: self._as(variant) for api, variant in self.variants.items()}
+        object.__setattr__(self, "_spoken", MappingProxyType(spoken))
+
+    def speaking(self, api: str | None) -> ProviderKind:
+        """The kind as its targets of ``api`` see it: the variant's adapter, wire name, API
+        name, unsupported settings and cut-off values over the row's (the row itself for
+        ``None`` or an ``api`` it has no variant of)."""
+        return self._spoken.get(api, self) if api is not None else self
+
+    def _as(self, variant: ApiVariant) -> ProviderKind:
+        assert self.chat is not None  # checked above: only chat rows have variants
+        chat = replace(
+            self.chat, name=variant.name, unsupported=variant.unsupported, cut_off=variant.cut_off
+        )
+        return replace(self, adapter=variant.adapter, wire=variant.wire, chat=chat, variants={})
+
+    def every_api(self) -> tuple[ProviderKind, ...]:
+        """The kind as each of its APIs: the row, then each variant."""
+        return (self, *(self.speaking(api) for api in self.variants))
 
     @property
     def chat_api(self) -> ChatApi:
@@ -105,10 +154,46 @@ _CHAT_COMPLETIONS_FIELDS = {
     "reasoning_effort": "reasoning_effort",
     "max_completion_tokens": "max_output_tokens",
 }
+_RESPONSES_UNSUPPORTED = {
+    "seed": "",
+    "stop": "",
+    "presence_penalty": "",
+    "frequency_penalty": "",
+    **_NO_THINKING_BUDGET,
+}
+"""The settings the Responses API has no field for (its ``CreateResponse`` schema)."""
 
 
-def _chat(name: str, adapter: str, wire: str, api: ChatApi) -> ProviderKind:
-    return ProviderKind(name, f"{_ADAPTERS}.{adapter}", "chat", "lm", wire, api, live_turns=True)
+def _responses(adapter: str, vendor_api: str, wire: str) -> dict[str, ApiVariant]:
+    """The ``api: responses`` variant of an OpenAI-wire kind (docs/targets.md#the-responses-api):
+    an answer cut at the limit is ``incomplete`` for ``max_output_tokens``."""
+    variant = ApiVariant(
+        f"{_ADAPTERS}.{adapter}",
+        wire,
+        f"{vendor_api} Responses",
+        _RESPONSES_UNSUPPORTED,
+        frozenset({"max_output_tokens"}),
+    )
+    return {"responses": variant}
+
+
+def _chat(
+    name: str,
+    adapter: str,
+    wire: str,
+    api: ChatApi,
+    variants: Mapping[str, ApiVariant] | None = None,
+) -> ProviderKind:
+    return ProviderKind(
+        name,
+        f"{_ADAPTERS}.{adapter}",
+        "chat",
+        "lm",
+        wire,
+        api,
+        live_turns=True,
+        variants=variants or {},
+    )
 
 
 _TABLE = (
@@ -126,6 +211,7 @@ _TABLE = (
             cut_off=_OPENAI_CUT_OFF,
             own_fields=_CHAT_COMPLETIONS_FIELDS,
         ),
+        _responses("openai.adapter:OpenAIResponsesProvider", "OpenAI", "openai.responses"),
     ),
     _chat(
         "azure",
@@ -141,6 +227,7 @@ _TABLE = (
             cut_off=_OPENAI_CUT_OFF,
             own_fields=_CHAT_COMPLETIONS_FIELDS,
         ),
+        _responses("azure.adapter:AzureResponsesProvider", "Azure OpenAI", "azure.responses"),
     ),
     _chat(
         "anthropic",
@@ -245,8 +332,16 @@ def kinds_of(family: Family) -> tuple[str, ...]:
 
 
 def wire_apis(family: Family) -> tuple[str, ...]:
-    """The ``api`` values of the requests recorded for one family's kinds, each once."""
-    return tuple(dict.fromkeys(kind.wire for kind in _TABLE if kind.family == family))
+    """The ``api`` values of the requests recorded for one family's kinds (each API of a
+    kind), each once."""
+    apis = (each for kind in _TABLE if kind.family == family for each in kind.every_api())
+    return tuple(dict.fromkeys(each.wire for each in apis))
+
+
+def chat_apis() -> tuple[ChatApi, ...]:
+    """Every chat API's facts, each API of each kind, in table order."""
+    kinds = (each for kind in _TABLE for each in kind.every_api())
+    return tuple(kind.chat for kind in kinds if kind.chat is not None)
 
 
 def live_turns_refusal(name: str) -> str | None:

@@ -36,7 +36,7 @@ from evalwright.targets.base import (
     split_command,
     url_problem,
 )
-from evalwright.targets.kinds import PROVIDER_KINDS
+from evalwright.targets.kinds import PROVIDER_KINDS, ProviderKind
 from evalwright.targets.tools import ToolName
 
 __all__ = [
@@ -69,6 +69,24 @@ class _OpenAIWire(ChatTargetBase):
     temperature: Annotated[float, Field(ge=0)] | None = None
     system_role: Literal["system", "developer"] = "system"
     max_tokens_field: Literal["max_completion_tokens", "max_tokens"] = "max_completion_tokens"
+    api: Literal["chat_completions", "responses"] = "chat_completions"
+    """The wire API: Chat Completions, or the Responses API (docs/targets.md#the-responses-api)."""
+
+    @property
+    def kind(self) -> ProviderKind:
+        """The provider kind as this target's ``api`` speaks it."""
+        return super().kind.speaking(self.api)
+
+    @model_validator(mode="after")
+    def _chat_completions_keys(self) -> Self:
+        if self.api == "responses" and "max_tokens_field" in self.model_fields_set:
+            raise field_error(
+                "max_tokens_field",
+                "max_tokens_field is a Chat Completions key: the Responses API (api: responses) "
+                "always sends max_output_tokens",
+                "max_tokens_field",
+            )
+        return self
 
 
 class OpenAITarget(_OpenAIWire):
@@ -88,6 +106,13 @@ class OpenAITarget(_OpenAIWire):
 
     @model_validator(mode="after")
     def _template_needs_server(self) -> OpenAITarget:
+        if self.check_template and self.api == "responses":
+            raise field_error(
+                "check_template",
+                "check_template renders a Chat Completions request: it cannot check a target "
+                "with api: responses",
+                "check_template",
+            )
         if self.check_template and self.base_url is None:
             raise field_error(
                 "check_template",

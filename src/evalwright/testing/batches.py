@@ -28,8 +28,8 @@ BATCH_PATH = re.compile(
     r"^(?:/v1|/openai)?/(?P<kind>files|batches)(?:/(?P<id>[^/]+))?(?:/(?P<verb>content|cancel))?$"
 )
 """The routes of the files and batches APIs (under ``/v1``, Azure's ``/openai``, or neither)."""
-ENDPOINTS = ("/v1/chat/completions", "/chat/completions")
-"""The batch endpoints served: OpenAI's, and Azure OpenAI's."""
+ENDPOINTS = ("/v1/chat/completions", "/chat/completions", "/v1/responses")
+"""The batch endpoints served: OpenAI's, Azure OpenAI's, and the Responses API's."""
 
 Status = Literal[
     "validating",

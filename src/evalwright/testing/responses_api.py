@@ -45,6 +45,7 @@ def response_object(
 ) -> Body:
     """The finished Response object for ``answer``."""
     input_tokens, output_tokens = usage_of(answer, request)
+    cached = (answer.cache_read_tokens if isinstance(answer, Text) else None) or 0
     status = "completed"
     output: list[JsonValue] = []
     incomplete: Body | None = None
@@ -83,7 +84,7 @@ def response_object(
         "tools": [],
         "top_p": 1.0,
         "truncation": "disabled",
-        "usage": _usage(input_tokens, output_tokens),
+        "usage": _usage(input_tokens, output_tokens, cached),
     }
 
 
@@ -176,10 +177,11 @@ def _added(item: Body, index: int, **empty: JsonValue) -> Body:
     return {"output_index": index, "item": {**item, **empty, "status": "in_progress"}}
 
 
-def _usage(input_tokens: int, output_tokens: int) -> Body:
+def _usage(input_tokens: int, output_tokens: int, cached: int) -> Body:
+    # Cache reads are part of the input tokens, as on Chat Completions.
     return {
         "input_tokens": input_tokens,
-        "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+        "input_tokens_details": {"cached_tokens": cached, "cache_write_tokens": 0},
         "output_tokens": output_tokens,
         "output_tokens_details": {"reasoning_tokens": 0},
         "total_tokens": input_tokens + output_tokens,

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 from urllib.parse import quote, urlsplit
 
+from evalwright.jsontext import JsonObject
 from evalwright.prompts import DeliveryNote
 from evalwright.providers.base import ProviderContext, ProviderRequest
 from evalwright.providers.chat import ChatProvider, Parsed
+from evalwright.providers.openai import responses
 from evalwright.providers.openai.convert import parse_reply, request_body
 from evalwright.providers.sampling import effective_settings
 from evalwright.providers.tool_calls import chat_completions_calls
@@ -16,6 +19,9 @@ from evalwright.targets.models import AzureTarget
 
 if TYPE_CHECKING:
     from evalwright.providers.batching import BatchApi
+
+BodyBuilder = Callable[..., tuple[JsonObject, list[DeliveryNote]]]
+"""``request_body`` of Chat Completions or of the Responses API."""
 
 
 class AzureProvider(ChatProvider):
@@ -40,7 +46,12 @@ class AzureProvider(ChatProvider):
 
     def convert(self, request: ProviderRequest) -> tuple[ChatWireRequest, list[DeliveryNote]]:
         """The Chat Completions body; ``model`` names the deployment."""
-        body, notes = request_body(
+        return self._wire(request_body, request)
+
+    def _wire(
+        self, build: BodyBuilder, request: ProviderRequest
+    ) -> tuple[ChatWireRequest, list[DeliveryNote]]:
+        body, notes = build(
             request.messages,
             self.azure,
             self.azure.deployment,
@@ -49,7 +60,7 @@ class AzureProvider(ChatProvider):
             request.tools,
         )
         parts = urlsplit(self.url)
-        path = f"{parts.path}?{parts.query}"
+        path = f"{parts.path}?{parts.query}" if parts.query else parts.path
         return ChatWireRequest.model_construct(
             api=self.api, model=self.azure.deployment, url_path=path, body=body
         ), notes
@@ -67,3 +78,20 @@ class AzureProvider(ChatProvider):
     def tool_calls(self, data: object) -> tuple[AnswerToolCall, ...]:
         """The message's ``tool_calls``."""
         return chat_completions_calls(data)
+
+
+class AzureResponsesProvider(responses.ResponsesReading, AzureProvider):
+    """An ``azure`` target with ``api: responses`` (docs/targets.md#the-responses-api):
+    ``{endpoint}/openai/v1/responses``, or ``/openai/responses?api-version=`` when the target
+    writes its ``api_version``; ``model`` names the deployment."""
+
+    def endpoint(self) -> str:
+        """The v1 API's URL, or the dated one of a written ``api_version``."""
+        base = self.azure.endpoint.rstrip("/")
+        if "api_version" not in self.azure.model_fields_set:
+            return f"{base}/openai/v1/responses"
+        return f"{base}/openai/responses?api-version={quote(self.azure.api_version, safe='')}"
+
+    def convert(self, request: ProviderRequest) -> tuple[ChatWireRequest, list[DeliveryNote]]:
+        """The Responses body."""
+        return self._wire(responses.request_body, request)

@@ -13,6 +13,7 @@ from evalwright.providers.base import (
     ProviderRequest,
 )
 from evalwright.providers.chat import ChatProvider, Parsed
+from evalwright.providers.openai import responses
 from evalwright.providers.openai.convert import bearer_headers, parse_reply, request_body
 from evalwright.providers.openai.template import (
     TemplateUnavailable,
@@ -53,16 +54,24 @@ class OpenAIProvider(ChatProvider):
         """A refused ``response_format`` (docs/targets.md#structured-output), or a 404 from a
         compatible server whose ``base_url`` lacks ``/v1``: the usual slips."""
         mode = self.openai.structured_output
-        if b"response_format" in body and mode != "none":
+        if self.format_field.encode() in body and mode != "none":
             lighter = "json_object (or none)" if mode == "json_schema" else "none"
             return (
-                f"the server refused response_format {mode}: set structured_output: {lighter}"
-                f" on target '{self.openai.name}'"
+                f"the server refused {self.format_field} {mode}: set structured_output: "
+                f"{lighter} on target '{self.openai.name}'"
             )
         base = (self.openai.base_url or "").rstrip("/")
         if status == 404 and base and not base.endswith("/v1"):
             return f"OpenAI-compatible servers usually answer under /v1: try base_url: {base}/v1"
         return None
+
+    @property
+    def limit_field(self) -> str:
+        """The body's field for the output limit: the target's ``max_tokens_field``."""
+        return self.openai.max_tokens_field
+
+    format_field = "response_format"
+    """The body's field for a judge's structured output, as the API's errors name it."""
 
     def auth_headers(self) -> dict[str, str]:
         """A bearer token."""
@@ -85,7 +94,7 @@ class OpenAIProvider(ChatProvider):
     def answer_notes(self, wire: WireRequest, usage: Usage | None) -> tuple[DeliveryNote, ...]:
         """``output_limit_ignored`` when the answer is longer than the limit sent
         (docs/delivery.md#the-ten-delivery-notes)."""
-        field = self.openai.max_tokens_field
+        field = self.limit_field
         limit = wire.body.get(field) if isinstance(wire, ChatWireRequest) else None
         used = usage.output_tokens if usage else None
         if not isinstance(limit, int) or used is None or used <= limit:
@@ -133,3 +142,33 @@ class OpenAIProvider(ChatProvider):
     def tool_calls(self, data: object) -> tuple[AnswerToolCall, ...]:
         """The message's ``tool_calls``."""
         return chat_completions_calls(data)
+
+
+class OpenAIResponsesProvider(responses.ResponsesReading, OpenAIProvider):
+    """An ``openai`` target with ``api: responses``: ``POST {base_url}/responses``
+    (docs/targets.md#the-responses-api)."""
+
+    def endpoint(self) -> str:
+        """``{base_url}/responses``."""
+        return self.base_url + "/responses"
+
+    @property
+    def limit_field(self) -> str:
+        """``max_output_tokens``."""
+        return "max_output_tokens"
+
+    format_field = "text.format"
+
+    def convert(self, request: ProviderRequest) -> tuple[ChatWireRequest, list[DeliveryNote]]:
+        """The Responses body."""
+        body, notes = responses.request_body(
+            request.messages,
+            self.openai,
+            self.openai.model,
+            request.response_schema,
+            effective_settings(self.openai, request),
+            request.tools,
+        )
+        return ChatWireRequest.model_construct(
+            api=self.api, model=self.openai.model, url_path=urlsplit(self.url).path, body=body
+        ), notes

@@ -32,6 +32,7 @@ from evalwright.providers.batching import (
 )
 from evalwright.providers.http import HttpPool, encode_json
 from evalwright.providers.openai.convert import bearer_headers
+from evalwright.targets.models import AzureTarget, OpenAITarget
 
 if TYPE_CHECKING:
     from evalwright.providers.azure.adapter import AzureProvider
@@ -155,20 +156,27 @@ class OpenAIBatches:
         return read_lines(itertools.chain(*found), _line_result)
 
 
+RESPONSES_ENDPOINT = "/v1/responses"
+"""The lines' ``url`` of a target with ``api: responses``, OpenAI's and Azure's."""
+
+
 def openai_batches(provider: OpenAIProvider) -> OpenAIBatches:
-    """OpenAI's: ``{base_url}/files`` and ``/batches``, lines to ``/v1/chat/completions``."""
+    """OpenAI's: ``{base_url}/files`` and ``/batches``, lines to ``/v1/chat/completions``
+    (``/v1/responses`` with ``api: responses``)."""
     base = provider.base_url
 
     def url(path: str, query: str) -> str:
         return base + path + query
 
     headers = bearer_headers(provider.openai)
-    return OpenAIBatches(provider.pool, headers, url, "/v1/chat/completions", base, True)
+    endpoint = _responses_or(provider.openai, "/v1/chat/completions")
+    return OpenAIBatches(provider.pool, headers, url, endpoint, base, True)
 
 
 def azure_batches(provider: AzureProvider) -> OpenAIBatches:
     """Azure OpenAI's: ``{endpoint}/openai/files`` and ``/openai/batches`` with the target's
-    ``api-version``, lines to ``/chat/completions``; the body's ``model`` names the
+    ``api-version``, lines to ``/chat/completions`` (``/v1/responses`` with ``api:
+    responses``); the body's ``model`` names the
     deployment (a Global Batch deployment). No ``metadata`` is sent (not every
     ``api-version`` takes it): a pending batch is found by its input file."""
     target = provider.azure
@@ -177,7 +185,12 @@ def azure_batches(provider: AzureProvider) -> OpenAIBatches:
     def url(path: str, query: str) -> str:
         return f"{base}{path}?api-version={target.api_version}" + query.replace("?", "&", 1)
 
-    return OpenAIBatches(provider.pool, provider.headers, url, "/chat/completions", base, False)
+    endpoint = _responses_or(target, "/chat/completions")
+    return OpenAIBatches(provider.pool, provider.headers, url, endpoint, base, False)
+
+
+def _responses_or(target: OpenAITarget | AzureTarget, chat_completions: str) -> str:
+    return RESPONSES_ENDPOINT if target.api == "responses" else chat_completions
 
 
 def _line_result(line: dict[str, Any]) -> LineResult:

@@ -82,7 +82,7 @@ def request_body(
     wanted = output_format(target, response_schema, settings)
     if wanted is not None:
         body["response_format"] = response_format(wanted, json_mode_schema=True)
-    notes.extend(unsupported_notes(target.kind.name, settings))
+    notes.extend(unsupported_notes(target.kind, settings))
     choice, choice_notes = offered_choice(settings, tools)
     body.update(tool_fields(tools, choice))
     notes.extend(choice_notes)

@@ -40,6 +40,11 @@ def template_root(target: Target) -> str:
             f"target '{target.name}' cannot show its rendered prompt: only an OpenAI-compatible "
             "server (provider: openai with base_url) renders a chat template"
         )
+    if isinstance(target, OpenAITarget) and target.api == "responses":
+        raise TemplateUnavailable(
+            f"target '{target.name}' cannot show its rendered prompt: a chat template renders "
+            "Chat Completions messages, and it sends the Responses API (api: responses)"
+        )
     root = base.rstrip("/")
     return root.removesuffix("/v1")
 
