@@ -21,6 +21,7 @@ from evalwright.providers.http import HttpPool
 from evalwright.providers.openai.responses import parse_reply, reasoning_summaries
 from evalwright.providers.sampling import unsupported_settings
 from evalwright.providers.wire import Usage
+from evalwright.records import ReasoningPart
 from evalwright.targets.kinds import wire_apis
 from evalwright.targets.sampling import SamplingSettings
 from evalwright.targets.tools import ToolChoiceName
@@ -358,6 +359,12 @@ def test_reasoning_summaries_and_tokens_are_read_from_the_output() -> None:
     }
 
     assert reasoning_summaries(body) == ("Compared the dates.", "Picked the earliest.")
+    # The row keeps them apart from the answer, as each API's reasoning is.
+    provider = chat_provider("openai", **RESPONSES)
+    assert provider.reasoning(body) == (
+        ReasoningPart(text="Compared the dates."),
+        ReasoningPart(text="Picked the earliest."),
+    )
     assert parse_reply(body) == (
         "Tuesday.",
         "completed",

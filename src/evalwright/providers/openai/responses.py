@@ -28,6 +28,7 @@ from evalwright.providers.sampling import (
 )
 from evalwright.providers.tool_calls import parsed
 from evalwright.providers.wire import AnswerToolCall
+from evalwright.records import ReasoningPart
 from evalwright.targets.models import AzureTarget, OpenAITarget
 from evalwright.targets.sampling import SamplingSettings
 from evalwright.targets.tools import ToolChoice, ToolSpec
@@ -233,3 +234,7 @@ class ResponsesReading:
     def tool_calls(self, data: object) -> tuple[AnswerToolCall, ...]:
         """Its ``function_call`` items."""
         return function_calls(data)
+
+    def reasoning(self, data: object) -> tuple[ReasoningPart, ...]:
+        """Its reasoning items' summaries, each a part (docs/running.md#reasoning)."""
+        return tuple(ReasoningPart(text=text) for text in reasoning_summaries(data))
