@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 from urllib.parse import quote, urlsplit
 
@@ -19,9 +18,6 @@ from evalwright.targets.models import AzureTarget
 
 if TYPE_CHECKING:
     from evalwright.providers.batching import BatchApi
-
-BodyBuilder = Callable[..., tuple[JsonObject, list[DeliveryNote]]]
-"""``request_body`` of Chat Completions or of the Responses API."""
 
 
 class AzureProvider(ChatProvider):
@@ -44,14 +40,14 @@ class AzureProvider(ChatProvider):
         """Azure's ``api-key`` header."""
         return {"api-key": self.azure.api_key or ""}
 
-    def convert(self, request: ProviderRequest) -> tuple[ChatWireRequest, list[DeliveryNote]]:
-        """The Chat Completions body; ``model`` names the deployment."""
-        return self._wire(request_body, request)
+    build_body: staticmethod[..., tuple[JsonObject, list[DeliveryNote]]] = staticmethod(
+        request_body
+    )
+    """The body's builder: Chat Completions', or the Responses API's (``ResponsesReading``)."""
 
-    def _wire(
-        self, build: BodyBuilder, request: ProviderRequest
-    ) -> tuple[ChatWireRequest, list[DeliveryNote]]:
-        body, notes = build(
+    def convert(self, request: ProviderRequest) -> tuple[ChatWireRequest, list[DeliveryNote]]:
+        """The request body of the target's API; ``model`` names the deployment."""
+        body, notes = self.build_body(
             request.messages,
             self.azure,
             self.azure.deployment,
@@ -91,7 +87,3 @@ class AzureResponsesProvider(responses.ResponsesReading, AzureProvider):
         if "api_version" not in self.azure.model_fields_set:
             return f"{base}/openai/v1/responses"
         return f"{base}/openai/responses?api-version={quote(self.azure.api_version, safe='')}"
-
-    def convert(self, request: ProviderRequest) -> tuple[ChatWireRequest, list[DeliveryNote]]:
-        """The Responses body."""
-        return self._wire(responses.request_body, request)

@@ -6,6 +6,7 @@ import asyncio
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from evalwright.jsontext import JsonObject
 from evalwright.prompts import DeliveryNote
 from evalwright.providers.base import (
     PreparedRequest,
@@ -77,9 +78,14 @@ class OpenAIProvider(ChatProvider):
         """A bearer token."""
         return bearer_headers(self.openai)
 
+    build_body: staticmethod[..., tuple[JsonObject, list[DeliveryNote]]] = staticmethod(
+        request_body
+    )
+    """The body's builder: Chat Completions', or the Responses API's (``ResponsesReading``)."""
+
     def convert(self, request: ProviderRequest) -> tuple[ChatWireRequest, list[DeliveryNote]]:
-        """The Chat Completions body."""
-        body, notes = request_body(
+        """The request body of the target's API."""
+        body, notes = self.build_body(
             request.messages,
             self.openai,
             self.openai.model,
@@ -158,17 +164,3 @@ class OpenAIResponsesProvider(responses.ResponsesReading, OpenAIProvider):
         return "max_output_tokens"
 
     format_field = "text.format"
-
-    def convert(self, request: ProviderRequest) -> tuple[ChatWireRequest, list[DeliveryNote]]:
-        """The Responses body."""
-        body, notes = responses.request_body(
-            request.messages,
-            self.openai,
-            self.openai.model,
-            request.response_schema,
-            effective_settings(self.openai, request),
-            request.tools,
-        )
-        return ChatWireRequest.model_construct(
-            api=self.api, model=self.openai.model, url_path=urlsplit(self.url).path, body=body
-        ), notes

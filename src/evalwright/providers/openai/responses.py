@@ -222,6 +222,9 @@ class ResponsesReading:
     """What the ``openai`` and ``azure`` Responses adapters read alike (mixed in before
     their Chat Completions adapter)."""
 
+    build_body = staticmethod(request_body)
+    """The Responses body, in place of the adapter's Chat Completions one."""
+
     @staticmethod
     def output_limit(body: JsonObject) -> int | None:
         """``max_output_tokens``, reasoning included, when the body sends it."""
