@@ -34,14 +34,8 @@ from evalwright.providers.wire import (
     MockWireRequest,
     WireRequest,
 )
-from evalwright.targets.kinds import (
-    PROVIDER_KINDS,
-    ChatApi,
-    ProviderKind,
-    UnknownKind,
-    kinds_of,
-    provider_kind,
-)
+from evalwright.targets.kind_facts import ChatApi, ProviderKind, UnknownKind
+from evalwright.targets.kinds import PROVIDER_KINDS, kinds_of, provider_kind
 from evalwright.targets.models import ChatTarget, RetrySettings, Target, TargetsFile
 from evalwright.targets.resolve import resolve_target
 from evalwright.targets.sampling import SamplingSettings

@@ -25,7 +25,7 @@ from evalwright.providers.openai.template import check_renderable, render_all
 from evalwright.providers.registry import TargetRegistry
 from evalwright.providers.wire import WireRequest
 from evalwright.results.rows import raw_request
-from evalwright.targets.kinds import Mode
+from evalwright.targets.kind_facts import Mode
 from evalwright.targets.models import Target
 
 

@@ -14,7 +14,7 @@ from evalwright.prompts.chat import (
     system_content,
 )
 from evalwright.prompts.render import block, file_block, question
-from evalwright.targets.kinds import Mode
+from evalwright.targets.kind_facts import Mode
 
 
 @dataclass(frozen=True, slots=True)

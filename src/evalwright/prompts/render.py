@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from evalwright.evalfile.messages import ROLES, ToolCall
 from evalwright.evalfile.resolved import CaseMessage, FileSegment, Segment, TextSegment
-from evalwright.targets.kinds import Mode
+from evalwright.targets.kind_facts import Mode
 
 # Each role's marker line, as ``@[{role.capitalize()}]:`` spells it.
 _MARKERS: dict[str, str] = {role: f"@[{role.capitalize()}]:\n" for role in ROLES}

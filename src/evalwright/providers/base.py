@@ -23,7 +23,7 @@ from evalwright.providers.runner import LOCAL, CommandRunner
 from evalwright.providers.sampling import unsupported_notes
 from evalwright.providers.wire import AnswerToolCall, TraceEntry, Usage, WireRequest
 from evalwright.records import ReasoningPart
-from evalwright.targets.kinds import Mode
+from evalwright.targets.kind_facts import Mode
 from evalwright.targets.models import RetrySettings, Target
 from evalwright.targets.sampling import SamplingSettings
 from evalwright.targets.tools import ToolSpec

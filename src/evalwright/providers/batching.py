@@ -21,7 +21,8 @@ from evalwright.errors import ProviderError
 from evalwright.providers.chat import ChatProvider, http_error
 from evalwright.providers.http import HttpPool
 from evalwright.providers.registry import provider_class
-from evalwright.targets.kinds import ProviderKind, kinds_of, provider_kind
+from evalwright.targets.kind_facts import ProviderKind
+from evalwright.targets.kinds import kinds_of, provider_kind
 
 State = Literal["running", "completed", "expired", "cancelled", "failed"]
 """Where a batch is: still running, or one of the ways it ends."""

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from evalwright.providers.wire import Usage
-from evalwright.targets.kinds import ProviderKind
+from evalwright.targets.kind_facts import ProviderKind
 from evalwright.targets.models import ChatTarget, Target
 from evalwright.targets.price import Price
 

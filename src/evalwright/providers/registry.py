@@ -16,7 +16,8 @@ from evalwright.providers.base import Provider, ProviderContext
 from evalwright.providers.http import HttpPool
 from evalwright.providers.process import ChildEnvironment
 from evalwright.providers.runner import CommandRunner
-from evalwright.targets.kinds import ProviderKind, chat_kinds
+from evalwright.targets.kind_facts import ProviderKind
+from evalwright.targets.kinds import chat_kinds
 from evalwright.targets.load import load_project_targets
 from evalwright.targets.models import ChatTarget, MockTarget, Target, TargetsFile
 from evalwright.targets.resolve import resolve_target

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Literal
 
 from evalwright.jsontext import JsonObject
 from evalwright.prompts import DeliveryNote
-from evalwright.targets.kinds import ProviderKind, foreign_fields, provider_kind
+from evalwright.targets.kind_facts import ProviderKind
+from evalwright.targets.kinds import foreign_fields, provider_kind
 from evalwright.targets.models import ChatTarget
 from evalwright.targets.sampling import ResponseFormat, SamplingSettings, merge_json
 from evalwright.targets.tools import ToolChoice, ToolSpec

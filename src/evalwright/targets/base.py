@@ -22,7 +22,8 @@ from pydantic import (
 
 from evalwright.files.base import FileModel, NonEmptyStr, Pattern, field_error, still_required
 from evalwright.targets.commands import PLACEHOLDER, shell_scripts
-from evalwright.targets.kinds import ProviderKind, chat_kinds, provider_kind
+from evalwright.targets.kind_facts import ProviderKind
+from evalwright.targets.kinds import chat_kinds, provider_kind
 from evalwright.targets.price import PriceSetting
 from evalwright.targets.sampling import SamplingSettings
 from evalwright.targets.script_variables import script_problem

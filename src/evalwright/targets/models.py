@@ -36,7 +36,8 @@ from evalwright.targets.base import (
     split_command,
     url_problem,
 )
-from evalwright.targets.kinds import PROVIDER_KINDS, ProviderKind
+from evalwright.targets.kind_facts import ProviderKind
+from evalwright.targets.kinds import PROVIDER_KINDS
 from evalwright.targets.tools import ToolName
 
 __all__ = [
