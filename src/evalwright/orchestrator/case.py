@@ -73,7 +73,7 @@ class CaseRunner:
         inputs: BuiltPrompt | None = None
         try:
             inputs = case_prompt(item.case, self.plan.registry.target(item.target))
-            stepped = await steps.answer(self, item, item.case)
+            stepped = await steps.answer(self, item, item.case, inputs)
         except ProviderError as exc:
             return AnsweredCase(item, inputs, None, "off", exc)
         except Exception as exc:  # a case that cannot be sent costs its row an error

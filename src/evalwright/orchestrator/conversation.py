@@ -133,7 +133,7 @@ class _Talk:
         inputs: BuiltPrompt | None = None
         try:
             inputs = built_at(runner, item, at)
-            stepped = await steps.answer(runner, item, at)
+            stepped = await steps.answer(runner, item, at, inputs)
         except ProviderError as exc:
             return self.ended(exc, inputs, failed_simulator=simulator)
         except Exception as exc:  # one turn that cannot be sent costs its row an error
@@ -222,10 +222,7 @@ def _ended(talk: _Talk, done: SimulatorRecord, user: SimulatedUser) -> Conversat
 
 def combined_cache(turns: Sequence[TurnAnswer]) -> CacheState:
     """``hit`` when every turn was replayed, ``off`` without a cache, else ``miss``."""
-    states = {turn.record.cache for turn in turns}
-    if states == {"hit"}:
-        return "hit"
-    return "off" if "off" in states else "miss"
+    return steps.combined_cache([turn.record.cache for turn in turns])
 
 
 async def finish(runner: CaseRunner, item: WorkItem, held: Conversation) -> ResultRow:

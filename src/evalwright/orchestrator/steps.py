@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -61,11 +62,13 @@ class Stepped:
     """What the loop added to the conversation: each answer, then its calls' results."""
 
 
-async def answer(runner: CaseRunner, item: WorkItem, case: LoadedCase) -> Stepped:
-    """Ask the target for ``case``'s answer, running the tool loop when its tools can answer
-    calls. A failure is returned, with the steps before it, never raised."""
+async def answer(
+    runner: CaseRunner, item: WorkItem, case: LoadedCase, inputs: BuiltPrompt
+) -> Stepped:
+    """Ask the target for ``case``'s answer (``inputs``: what was built of it), running the
+    tool loop when its tools can answer calls. A later step's failure is returned, with the
+    steps before it, never raised."""
     target = runner.plan.registry.target(item.target)
-    inputs = case_prompt(case, target)
     about = {
         "EVALWRIGHT_EVAL_ID": case.id,
         "EVALWRIGHT_TARGET": item.target,
@@ -180,8 +183,9 @@ def merged(steps: list[Step]) -> ProviderResponse:
     )
 
 
-def combined_cache(states: list[CacheState]) -> CacheState:
-    """``hit`` when every request was replayed, ``off`` without a cache, else ``miss``."""
+def combined_cache(states: Sequence[CacheState]) -> CacheState:
+    """``hit`` when every request was replayed, ``off`` without a cache, else ``miss``: a
+    tool loop's steps, or a live conversation's turns."""
     if set(states) == {"hit"}:
         return "hit"
     return "off" if "off" in states else "miss"
