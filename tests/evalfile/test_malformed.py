@@ -299,7 +299,7 @@ BROKEN: tuple[Broken, ...] = (
         "unknown-message-key",
         {"e.yaml": case("    input_messages:", "      - role: user", "        contnet: hi")},
         "6:9 evalcases[0].input_messages[0].contnet",
-        "unknown key 'contnet' (did you mean 'content'? expected one of: role, content)",
+        "unknown key 'contnet' (did you mean 'content'? expected one of: role, content, name)",
     ),
     Broken(
         "tool-calls-on-user-message",

@@ -15,6 +15,8 @@ def plain_key(message: Message) -> tuple[str, str] | None:
         return None
     if isinstance(message, AssistantMessage) and message.tool_calls:
         return None
+    if getattr(message, "name", None) is not None:
+        return None  # a named turn is not shared with an unnamed one of the same text
     return message.role, content
 
 

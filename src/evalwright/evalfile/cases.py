@@ -271,11 +271,15 @@ class CaseBuilder:
             if isinstance(message, AssistantMessage):
                 if message.tool_calls:
                     self._duplicate_call_ids(message, here.at("tool_calls"))
-                built = CaseMessage("assistant", segments, tuple(message.tool_calls or ()))
+                built = CaseMessage(
+                    "assistant", segments, tuple(message.tool_calls or ()), name=message.name
+                )
             elif isinstance(message, ToolMessage):
                 built = CaseMessage(
                     "tool", segments, tool_call_id=message.tool_call_id, name=message.name
                 )
+            elif isinstance(message, UserMessage):
+                built = CaseMessage("user", segments, name=message.name)
             else:
                 built = CaseMessage(message.role, segments)
             if plain is not None and segments and segments[0] is self._texts.get(plain[1]):

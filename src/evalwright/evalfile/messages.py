@@ -136,6 +136,11 @@ class ToolCall(FileModel):
     ] = Field(default_factory=dict[str, JsonValue])
 
 
+ParticipantName = Annotated[str, Pattern(r"[A-Za-z0-9_-]{1,64}", "participant name")]
+"""A message's ``name`` (e.g. few-shot ``example_user``): OpenAI's documented constraint,
+letters, digits, ``_`` and ``-``, 1 to 64 characters (docs/eval-files.md)."""
+
+
 class SystemMessage(FileModel):
     """A system turn."""
 
@@ -148,6 +153,7 @@ class UserMessage(FileModel):
 
     role: Literal["user"]
     content: Content
+    name: ParticipantName | None = None
 
 
 class AssistantMessage(FileModel):
@@ -155,6 +161,7 @@ class AssistantMessage(FileModel):
 
     role: Literal["assistant"]
     content: OptionalContent = None
+    name: ParticipantName | None = None
     tool_calls: list[ToolCall] | None = None
 
     @model_validator(mode="after")

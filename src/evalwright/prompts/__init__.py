@@ -1,7 +1,12 @@
 """Prompt building: a loaded case becomes its question, guidelines and chat prompt."""
 
 from evalwright.prompts.build import BuiltPrompt, build_prompt, prompt_document, reference_answer
-from evalwright.prompts.chat import DEFAULT_SYSTEM_PROMPT, ChatMessage, DeliveryNote
+from evalwright.prompts.chat import (
+    DEFAULT_SYSTEM_PROMPT,
+    ChatMessage,
+    DeliveryNote,
+    name_notes,
+)
 
 __all__ = [
     "DEFAULT_SYSTEM_PROMPT",
@@ -9,6 +14,7 @@ __all__ = [
     "ChatMessage",
     "DeliveryNote",
     "build_prompt",
+    "name_notes",
     "prompt_document",
     "reference_answer",
 ]

@@ -25,6 +25,7 @@ NoteRule = Literal[
     "template_not_checked",
     "setting_unsupported",
     "unknown_tool",
+    "name_unsupported",
 ]
 
 
@@ -64,11 +65,28 @@ class ChatMessage:
 
 
 class DeliveryNote(RecordModel):
-    """A change an API forced on the conversation (docs/delivery.md#the-ten-delivery-notes);
+    """A change an API forced on the conversation (docs/delivery.md#the-eleven-delivery-notes);
     recorded as ``{rule, detail}`` on the row and in ``prompt --json``."""
 
     rule: NoteRule
     detail: str
+
+
+def name_notes(api: str, messages: Sequence[ChatMessage]) -> list[DeliveryNote]:
+    """One ``name_unsupported`` note per named non-tool message, for an API with no field
+    for a participant name: the message is sent without it
+    (docs/delivery.md#the-eleven-delivery-notes)."""
+    return [
+        DeliveryNote(
+            rule="name_unsupported",
+            detail=(
+                f"chat_prompt[{index}]: {api} has no field for a message's name; the {m.role} "
+                f"message is sent without name {m.name!r}"
+            ),
+        )
+        for index, m in enumerate(messages)
+        if m.name is not None and m.role != "tool"
+    ]
 
 
 def system_content(
@@ -131,6 +149,7 @@ def chat_prompt(
                     role=message.role,
                     content=content_text(message),
                     tool_calls=message.tool_calls,
+                    name=message.name,
                     reasoning=message.reasoning,
                 )
             )

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from evalwright.jsontext import JsonObject, JsonValue
-from evalwright.prompts import ChatMessage, DeliveryNote
+from evalwright.prompts import ChatMessage, DeliveryNote, name_notes
 from evalwright.providers.base import ProviderContext, ProviderRequest
 from evalwright.providers.chat import ChatProvider, Parsed
 from evalwright.providers.openai.convert import (
@@ -98,7 +98,8 @@ def request_body(
     asked for (a judge's verdict schema, else ``response_format``), the declared tools in
     OpenAI's form (Mistral's request takes the same ``tools`` and ``tool_choice``),
     ``extra_body`` merged last."""
-    wire, notes = to_messages(messages, "system")
+    wire, notes = to_messages(messages, "system", names=False)
+    notes.extend(name_notes("Mistral", messages))
     last = wire[-1] if wire else None
     if isinstance(last, dict) and last["role"] == "assistant":
         last["prefix"] = True

@@ -1,5 +1,5 @@
 """Which sampling settings a request carries, and which of them an API cannot take
-(docs/targets.md#settings, docs/delivery.md#the-ten-delivery-notes).
+(docs/targets.md#settings, docs/delivery.md#the-eleven-delivery-notes).
 
 The converters map each setting to their API's own field; a setting the API has no field for
 is never dropped silently: it is a ``setting_unsupported`` note here, and a ``validate``

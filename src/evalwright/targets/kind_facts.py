@@ -49,7 +49,7 @@ class ChatApi:
     inside them (Anthropic's): they are billed on top."""
     prefill: bool = False
     """Whether it continues a conversation's last assistant turn (a prefill) rather than
-    answering after it (docs/delivery.md#the-ten-delivery-notes)."""
+    answering after it (docs/delivery.md#the-eleven-delivery-notes)."""
 
     def __post_init__(self) -> None:
         # Rows share their tables of unsupported settings: none may change them.

@@ -45,7 +45,7 @@ class ResponseFormat(FileModel):
 
 class SamplingSettings(FileModel):
     """How a chat API samples its answer; each key is sent as the API's own field, or noted
-    where the API has no such field (docs/delivery.md#the-ten-delivery-notes)."""
+    where the API has no such field (docs/delivery.md#the-eleven-delivery-notes)."""
 
     temperature: Annotated[float, Field(ge=0)] | None = None
     max_output_tokens: Annotated[int, Field(gt=0)] | None = None

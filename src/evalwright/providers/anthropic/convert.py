@@ -8,7 +8,7 @@ from typing import Any, cast
 
 from evalwright.errors import BlockedError
 from evalwright.jsontext import JsonObject, JsonValue
-from evalwright.prompts import ChatMessage, DeliveryNote
+from evalwright.prompts import ChatMessage, DeliveryNote, name_notes
 from evalwright.providers.chat import Parsed, usage_from
 from evalwright.providers.pairing import pair_tool_calls, with_results
 from evalwright.providers.sampling import (
@@ -84,6 +84,7 @@ def request_body(
     sent (its prompt asks for the JSON), and keeps ``response_format`` off its request."""
     settings = target_settings(target) if settings is None else settings
     paired, notes = pair_tool_calls(messages)
+    notes.extend(name_notes(ANTHROPIC, messages))
     system = paired[0].content if paired and paired[0].role == "system" else None
     turns = paired[1:] if system is not None else paired
     first = 1 if system is not None else 0

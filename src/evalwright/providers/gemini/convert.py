@@ -9,7 +9,7 @@ from typing import Any, TypeAlias, cast
 from evalwright.errors import BlockedError
 from evalwright.evalfile.messages import ToolCall
 from evalwright.jsontext import JsonObject, JsonValue
-from evalwright.prompts import ChatMessage, DeliveryNote
+from evalwright.prompts import ChatMessage, DeliveryNote, name_notes
 from evalwright.prompts.render import ReturnedCall
 from evalwright.providers.anthropic.convert import CONVERSATION_START, start_note
 from evalwright.providers.chat import Parsed, usage_from
@@ -100,6 +100,7 @@ def request_body(
     (by default the target's own) set it, the tools, ``extra_body`` merged last."""
     settings = target_settings(target) if settings is None else settings
     paired, notes = pair_tool_calls(messages)
+    notes.extend(name_notes(GEMINI, messages))
     system = paired[0].content if paired and paired[0].role == "system" else None
     turns = paired[1:] if system is not None else paired
     contents = to_contents(turns)

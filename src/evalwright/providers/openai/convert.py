@@ -37,8 +37,10 @@ def bearer_headers(target: OpenAITarget) -> dict[str, str]:
 def to_messages(
     messages: Sequence[ChatMessage],
     system_role: str,
+    names: bool = True,
 ) -> tuple[list[JsonValue], list[DeliveryNote]]:
-    """Chat Completions ``messages``: tool calls native, one ``tool`` message per result."""
+    """Chat Completions ``messages``: tool calls native, one ``tool`` message per result; a
+    message's ``name`` where ``names`` (an API without the field notes it instead)."""
     paired, notes = pair_tool_calls(messages)
     out: list[JsonValue] = []
     for message in paired:
@@ -51,6 +53,8 @@ def to_messages(
         elif message.role == "assistant" and message.tool_calls:
             # Chat templates read ``content`` unconditionally; "" is valid OpenAI and safe there.
             entry: JsonObject = {"role": "assistant", "content": message.content}
+            if names and message.name is not None:
+                entry["name"] = message.name
             entry["tool_calls"] = [
                 {
                     "id": call.id,
@@ -61,7 +65,10 @@ def to_messages(
             ]
             out.append(entry)
         else:
-            out.append({"role": message.role, "content": message.content})
+            plain: JsonObject = {"role": message.role, "content": message.content}
+            if names and message.name is not None:
+                plain["name"] = message.name  # a participant name, sent where the API takes it
+            out.append(plain)
     return out, notes
 
 

@@ -13,7 +13,7 @@ from typing import Any, cast
 
 from evalwright.errors import BlockedError, ProviderError
 from evalwright.jsontext import JsonObject, JsonValue
-from evalwright.prompts import ChatMessage, DeliveryNote
+from evalwright.prompts import ChatMessage, DeliveryNote, name_notes
 from evalwright.prompts.render import tool_arguments
 from evalwright.providers.chat import Parsed, count_of, usage_from
 from evalwright.providers.pairing import pair_tool_calls
@@ -42,6 +42,7 @@ def to_input(
     a ``function_call_output`` item, paired by ``call_id``. A call's item ``id`` (``fc_...``)
     is not sent: with ``store: false`` the API keeps no item to refer to."""
     paired, notes = pair_tool_calls(messages)
+    notes.extend(name_notes("OpenAI Responses", messages))
     items: list[JsonValue] = []
     for message in paired:
         if message.role == "tool":
