@@ -302,6 +302,18 @@ BROKEN: tuple[Broken, ...] = (
         "unknown key 'contnet' (did you mean 'content'? expected one of: role, content, name)",
     ),
     Broken(
+        "bad-participant-name",
+        {"e.yaml": case("    input_messages:", "      - {role: user, name: a b, content: hi}")},
+        "5:28 evalcases[0].input_messages[0].name",
+        "invalid participant name 'a b': expected [A-Za-z0-9_-]{1,64}",
+    ),
+    Broken(
+        "name-on-system-message",
+        {"e.yaml": case("    input_messages:", "      - {role: system, name: x, content: hi}")},
+        "5:24 evalcases[0].input_messages[0].name",
+        "unknown key 'name'",
+    ),
+    Broken(
         "tool-calls-on-user-message",
         {
             "e.yaml": case(

@@ -1,13 +1,15 @@
 """A message's ``name`` (few-shot ``example_user``/``example_assistant``): sent where the API
-takes it, a ``name_unsupported`` note where not (docs/delivery.md#the-eleven-delivery-notes)."""
+takes it, a ``name_unsupported`` note where not (docs/delivery.md#delivery-notes)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 
 from evalwright.prompts import ChatMessage
 from evalwright.providers.base import ProviderRequest
-from tests.providers.test_oracles import openapi_validator
+from tests.providers.test_oracles import materialize, openapi_validator
 from tests.providers.wire_cases import chat_provider
 
 REQUEST = ProviderRequest(
@@ -43,3 +45,47 @@ def test_apis_without_the_field_note_each_name(api: str) -> None:
     assert len(notes) == 2
     assert notes[0].startswith("chat_prompt[1]:")
     assert "'example_user'" in notes[0]
+
+
+@pytest.mark.parametrize("api", ["openai", "azure"])
+def test_responses_note_each_name_and_send_valid_items(api: str) -> None:
+    from openai.types.responses.response_create_params import ResponseCreateParamsNonStreaming
+    from pydantic import TypeAdapter
+
+    prepared = chat_provider(api, api="responses").prepare(REQUEST)
+    body = prepared.wire.model_dump(mode="json")["body"]
+    assert [item.get("name") for item in body["input"]] == [None] * 4
+    notes = [n.detail for n in prepared.notes if n.rule == "name_unsupported"]
+    assert [n.split(":")[0] for n in notes] == ["chat_prompt[1]", "chat_prompt[2]"]
+    assert "OpenAI Responses has no field" in notes[0]
+    assert not list(openapi_validator("CreateResponse").iter_errors(body))
+    adapter: TypeAdapter[Any] = TypeAdapter(ResponseCreateParamsNonStreaming)
+    assert materialize(adapter.validate_python(body)) == body
+
+
+def test_named_messages_give_bodies_the_vendor_types_accept() -> None:
+    from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
+    from google.genai import types
+    from pydantic import TypeAdapter
+
+    anthropic = chat_provider("anthropic").prepare(REQUEST).wire.model_dump(mode="json")["body"]
+    adapter: TypeAdapter[Any] = TypeAdapter(MessageCreateParamsNonStreaming)
+    assert materialize(adapter.validate_python(anthropic)) == anthropic
+    gemini = chat_provider("gemini").prepare(REQUEST).wire.model_dump(mode="json")["body"]
+    for content in gemini["contents"]:
+        types.Content.model_validate(content)
+    assert [c["parts"][0]["text"] for c in gemini["contents"]] == ["chat", "cat", "chien"]
+
+
+@pytest.mark.parametrize(("api", "field"), [("openai", "messages"), ("azure", "input")])
+def test_a_developer_system_role_is_noted(api: str, field: str) -> None:
+    extra: dict[str, Any] = {"system_role": "developer"}
+    if field == "input":
+        extra["api"] = "responses"
+    prepared = chat_provider(api, **extra).prepare(REQUEST)
+    body = prepared.wire.model_dump(mode="json")["body"]
+    assert body[field][0]["role"] == "developer"
+    [note] = [n for n in prepared.notes if n.rule == "system_as_developer"]
+    assert note.detail.startswith("chat_prompt[0]: the system message is sent with role")
+    plain = chat_provider(api, **{k: v for k, v in extra.items() if k == "api"}).prepare(REQUEST)
+    assert not [n for n in plain.notes if n.rule == "system_as_developer"]

@@ -164,7 +164,10 @@ def test_the_anthropic_check_rejects_an_unknown_key() -> None:
 
 
 @pytest.mark.parametrize("offered", [False, True], ids=["no-tools", "tools"])
-@pytest.mark.parametrize("tuning", [{}, {"temperature": 0.1, "max_output_tokens": 64}])
+@pytest.mark.parametrize(
+    "tuning",
+    [{}, {"temperature": 0.1, "max_output_tokens": 64, "settings": {"reasoning_summary": "auto"}}],
+)
 def test_gemini_bodies_satisfy_the_sdk_types(
     tuning: dict[str, Any], offered: bool, cases: list[LoadedCase]
 ) -> None:
@@ -278,7 +281,10 @@ def test_an_anthropic_history_with_thinking_blocks_satisfies_the_sdk_type() -> N
 RESPONSES_TUNING: list[dict[str, Any]] = [
     {},
     {"temperature": 0.2, "max_output_tokens": 64},
-    {"system_role": "developer", "settings": {"reasoning_effort": "low", "top_p": 0.5}},
+    {
+        "system_role": "developer",
+        "settings": {"reasoning_effort": "low", "reasoning_summary": "auto", "top_p": 0.5},
+    },
 ]
 
 

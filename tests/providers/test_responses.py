@@ -430,3 +430,21 @@ def test_every_scenario_arrives_exactly_as_recorded(api: str, project: ProjectDi
         assert received.api == "responses"
         assert received.json == wire["body"]
         assert received.path == wire["url_path"] == PATH[api]
+
+
+def test_a_reasoning_summary_is_asked_for_in_each_apis_form() -> None:
+    settings = SamplingSettings(reasoning_effort="high", reasoning_summary="detailed")
+    request = _request(ChatMessage(role="user", content="Think."), settings=settings)
+
+    assert _body("openai", request)["reasoning"] == {"effort": "high", "summary": "detailed"}
+    gemini = chat_provider("gemini").prepare(request).wire.model_dump(mode="json")["body"]
+    assert gemini["generationConfig"]["thinkingConfig"] == {
+        "thinkingLevel": "high",
+        "includeThoughts": True,
+    }
+    for api in ("openai", "anthropic", "mistral"):
+        prepared = chat_provider(api).prepare(request)
+        assert "summary" not in str(prepared.wire.model_dump(mode="json")["body"])
+        assert [n.detail.split(":")[0] for n in prepared.notes if n.rule == "setting_unsupported"][
+            -1:
+        ] == ["settings.reasoning_summary"], api

@@ -244,15 +244,21 @@ def test_a_target_setting_its_api_cannot_take_is_a_located_warning(project: Proj
     ) in result.out
 
 
+CHAT_COMPLETIONS = (
+    "OpenAI Chat Completions, Azure OpenAI Chat Completions and Mistral Chat Completions"
+)
+
+
 @pytest.mark.parametrize(
     ("target", "key", "owners"),
     [
-        ("anthropic", "response_format", "OpenAI, Azure OpenAI and Mistral"),
-        ("gemini", "response_format", "OpenAI, Azure OpenAI and Mistral"),
-        ("openai", "generationConfig", "Gemini"),
-        ("anthropic", "generationConfig", "Gemini"),
-        ("openai", "thinking", "Anthropic"),
-        ("gemini", "thinking", "Anthropic"),
+        ("anthropic", "response_format", CHAT_COMPLETIONS),
+        ("gemini", "response_format", CHAT_COMPLETIONS),
+        ("openai", "generationConfig", "Gemini generateContent"),
+        ("anthropic", "generationConfig", "Gemini generateContent"),
+        ("openai", "thinking", "Anthropic Messages"),
+        ("gemini", "thinking", "Anthropic Messages"),
+        ("openai", "text", "OpenAI Responses and Azure OpenAI Responses"),
     ],
 )
 def test_another_apis_field_in_a_cases_extra_body_is_a_validate_warning(
@@ -289,6 +295,26 @@ def test_an_extra_body_field_of_its_own_api_is_no_warning(project: ProjectDir) -
     assert "warning" not in result.out
 
 
+def test_a_responses_target_is_warned_about_chat_completions_fields_not_its_own(
+    project: ProjectDir,
+) -> None:
+    path = project.write(
+        ".evalwright/targets.yaml",
+        "targets:\n  - name: r\n    provider: openai\n    model: m\n    api: responses\n"
+        "    settings:\n      extra_body:\n        response_format: {type: json_object}\n"
+        "        text: {verbosity: low}\n",
+    )
+
+    result = run_cli("validate", path)
+
+    assert result.code == 0, result.out
+    assert (
+        "targets[0].settings.extra_body.response_format: a field of OpenAI Chat Completions, "
+        "Azure OpenAI Chat Completions and Mistral Chat Completions, not of OpenAI Responses"
+    ) in result.out
+    assert "extra_body.text" not in result.out
+
+
 def test_another_apis_field_in_a_targets_extra_body_is_a_located_warning(
     project: ProjectDir,
 ) -> None:
@@ -303,7 +329,7 @@ def test_another_apis_field_in_a_targets_extra_body_is_a_located_warning(
     assert result.code == 0, result.out
     assert (
         ".evalwright/targets.yaml:7:9: warning: targets[0].settings.extra_body.response_format: "
-        "a field of OpenAI, Azure OpenAI and Mistral, not of Anthropic Messages: it is sent "
+        f"a field of {CHAT_COMPLETIONS}, not of Anthropic Messages: it is sent "
         "as written and the API may refuse it; use settings response_format"
     ) in result.out
 

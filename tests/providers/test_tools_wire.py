@@ -329,3 +329,55 @@ def test_the_server_receives_the_tools_the_wire_records(api: str) -> None:
     assert received["tools"], "the tools went over HTTP"
     assert answer.wire_request.model_dump(mode="json")["body"] == received
     assert received == _body(api, with_tools(ASK, choice="required"))
+
+
+def _parallel(request: ProviderRequest, parallel: bool) -> ProviderRequest:
+    settings = (request.settings or SamplingSettings()).model_copy(
+        update={"parallel_tool_calls": parallel}
+    )
+    return ProviderRequest(
+        case_id=request.case_id, messages=request.messages, tools=request.tools, settings=settings
+    )
+
+
+@pytest.mark.parametrize(
+    ("api", "extra", "sent"),
+    [
+        ("openai", {}, {"parallel_tool_calls": False}),
+        ("azure", {"api": "responses"}, {"parallel_tool_calls": False}),
+        ("mistral", {}, {"parallel_tool_calls": False}),
+        ("anthropic", {}, {"tool_choice": {"type": "auto", "disable_parallel_tool_use": True}}),
+    ],
+)
+def test_parallel_tool_calls_is_each_apis_own_field(
+    api: str, extra: dict[str, Any], sent: dict[str, Any]
+) -> None:
+    prepared = chat_provider(api, **extra).prepare(_parallel(with_tools(ASK), False))
+    body = prepared.wire.model_dump(mode="json")["body"]
+
+    assert {key: body.get(key) for key in sent} == sent
+    assert not _notes(prepared)
+
+
+def test_anthropic_keeps_the_written_tool_choice_beside_the_parallel_switch() -> None:
+    required = _body("anthropic", _parallel(with_tools(ASK, choice="required"), True))
+    assert required["tool_choice"] == {"type": "any", "disable_parallel_tool_use": False}
+    prepared = _prepared("anthropic", _parallel(with_tools(ASK, choice="none"), False))
+    assert prepared.wire.model_dump(mode="json")["body"]["tool_choice"] == {"type": "none"}
+    assert _notes(prepared) == [
+        (
+            "setting_unsupported",
+            "settings.parallel_tool_calls: a tool_choice of none in Anthropic Messages has no "
+            "disable_parallel_tool_use field; not sent",
+        )
+    ]
+
+
+@pytest.mark.parametrize("api", ["openai", "gemini"])
+def test_parallel_tool_calls_without_tools_or_a_field_is_a_note(api: str) -> None:
+    prepared = _prepared(api, _parallel(with_tools(ASK, ()), True))
+
+    assert "parallel_tool_calls" not in str(prepared.wire.model_dump(mode="json")["body"])
+    [(rule, detail)] = _notes(prepared)
+    assert rule == "setting_unsupported"
+    assert detail.startswith("settings.parallel_tool_calls: ")

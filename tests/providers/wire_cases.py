@@ -155,6 +155,14 @@ def with_tools(
 
 
 def offering_each_choice(requests: list[ProviderRequest]) -> list[ProviderRequest]:
-    """``requests`` offering the airline tools, with each ``tool_choice`` in turn and none."""
+    """``requests`` offering the airline tools, with each ``tool_choice`` in turn and none,
+    and ``parallel_tool_calls`` unset, false and true in turn."""
     choices: list[ToolChoice | None] = [*TOOL_CHOICES, None]
-    return [with_tools(r, choice=choices[i % len(choices)]) for i, r in enumerate(requests)]
+    parallel: list[bool | None] = [None, False, True]
+    offered: list[ProviderRequest] = []
+    for i, request in enumerate(requests):
+        each = with_tools(request, choice=choices[i % len(choices)])
+        assert each.settings is not None
+        update = {"parallel_tool_calls": parallel[i % len(parallel)]}
+        offered.append(replace(each, settings=each.settings.model_copy(update=update)))
+    return offered

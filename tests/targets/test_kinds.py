@@ -139,8 +139,10 @@ EVERY_SETTING: dict[str, Any] = {
     "frequency_penalty": 0.1,
     "reasoning_effort": "low",
     "thinking_budget_tokens": 64,
+    "reasoning_summary": "auto",
     # Sent with the case's tools by every chat API (docs/tools.md#declaring-tools).
     "tool_choice": "required",
+    "parallel_tool_calls": False,
 }
 
 

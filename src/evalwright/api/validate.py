@@ -97,7 +97,7 @@ class _ProjectCheck:
                 f"case {case.id!r}: settings.{key} is not sent to target '{target.name}': {why}"
             )
             found.append(Diagnostic(display, case.line, 1, "warning", "settings", message))
-        for key, why in foreign_extra_body(target.kind.name, case.spec.settings):
+        for key, why in foreign_extra_body(target.kind, case.spec.settings):
             where = f"settings.extra_body.{key} (target '{target.name}')"
             message = f"case {case.id!r}: {where} is {why}"
             found.append(Diagnostic(display, case.line, 1, "warning", "settings", message))
@@ -238,7 +238,7 @@ def _warn_settings(target: ChatTarget, index: int, positions: Positions, report:
         at = ("targets", index, "settings", key)
         line, col = positions.key(at)
         report.warning(line, col, format_field(at), f"not sent: {why}")
-    for key, why in foreign_extra_body(target.kind.name, target.settings):
+    for key, why in foreign_extra_body(target.kind, target.settings):
         at = ("targets", index, "settings", "extra_body", key)
         line, col = positions.key(at)
         report.warning(line, col, format_field(at), why)

@@ -5,6 +5,7 @@ from evalwright.prompts.chat import (
     DEFAULT_SYSTEM_PROMPT,
     ChatMessage,
     DeliveryNote,
+    developer_notes,
     name_notes,
 )
 
@@ -14,6 +15,7 @@ __all__ = [
     "ChatMessage",
     "DeliveryNote",
     "build_prompt",
+    "developer_notes",
     "name_notes",
     "prompt_document",
     "reference_answer",

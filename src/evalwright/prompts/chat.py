@@ -26,6 +26,7 @@ NoteRule = Literal[
     "setting_unsupported",
     "unknown_tool",
     "name_unsupported",
+    "system_as_developer",
 ]
 
 
@@ -65,7 +66,7 @@ class ChatMessage:
 
 
 class DeliveryNote(RecordModel):
-    """A change an API forced on the conversation (docs/delivery.md#the-eleven-delivery-notes);
+    """A change an API forced on the conversation (docs/delivery.md#delivery-notes);
     recorded as ``{rule, detail}`` on the row and in ``prompt --json``."""
 
     rule: NoteRule
@@ -75,7 +76,7 @@ class DeliveryNote(RecordModel):
 def name_notes(api: str, messages: Sequence[ChatMessage]) -> list[DeliveryNote]:
     """One ``name_unsupported`` note per named non-tool message, for an API with no field
     for a participant name: the message is sent without it
-    (docs/delivery.md#the-eleven-delivery-notes)."""
+    (docs/delivery.md#delivery-notes)."""
     return [
         DeliveryNote(
             rule="name_unsupported",
@@ -86,6 +87,24 @@ def name_notes(api: str, messages: Sequence[ChatMessage]) -> list[DeliveryNote]:
         )
         for index, m in enumerate(messages)
         if m.name is not None and m.role != "tool"
+    ]
+
+
+def developer_notes(system_role: str, messages: Sequence[ChatMessage]) -> list[DeliveryNote]:
+    """One ``system_as_developer`` note per system message sent with the role ``developer``,
+    as the target's ``system_role`` asks (docs/delivery.md#delivery-notes)."""
+    if system_role == "system":
+        return []
+    return [
+        DeliveryNote(
+            rule="system_as_developer",
+            detail=(
+                f"chat_prompt[{index}]: the system message is sent with role {system_role!r}, "
+                f"as the target's system_role asks"
+            ),
+        )
+        for index, m in enumerate(messages)
+        if m.role == "system"
     ]
 
 

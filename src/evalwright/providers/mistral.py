@@ -24,6 +24,7 @@ from evalwright.providers.openai.convert import (
 from evalwright.providers.sampling import (
     effective_settings,
     offered_choice,
+    offered_parallel,
     output_format,
     unsupported_notes,
     with_extra_body,
@@ -116,8 +117,9 @@ def request_body(
         body["response_format"] = response_format(wanted, json_mode_schema=False)
     notes.extend(unsupported_notes(target.kind.name, settings))
     choice, choice_notes = offered_choice(settings, tools)
-    body.update(tool_fields(tools, choice))
-    notes.extend(choice_notes)
+    parallel, parallel_notes = offered_parallel(settings, tools)
+    body.update(tool_fields(tools, choice, parallel))
+    notes.extend(choice_notes + parallel_notes)
     return with_extra_body(body, settings), notes
 
 

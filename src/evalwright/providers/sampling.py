@@ -1,5 +1,5 @@
 """Which sampling settings a request carries, and which of them an API cannot take
-(docs/targets.md#settings, docs/delivery.md#the-eleven-delivery-notes).
+(docs/targets.md#settings, docs/delivery.md#delivery-notes).
 
 The converters map each setting to their API's own field; a setting the API has no field for
 is never dropped silently: it is a ``setting_unsupported`` note here, and a ``validate``
@@ -47,12 +47,17 @@ def unsupported_settings(
     return found
 
 
-def foreign_extra_body(kind: str, settings: SamplingSettings | None) -> list[tuple[str, str]]:
-    """The ``extra_body`` keys that are another chat API's fields, not ``kind``'s, each with
-    why that is likely a mistake: they are sent as written (docs/targets.md#settings)."""
-    if settings is None or not settings.extra_body or provider_kind(kind).chat is None:
+def foreign_extra_body(
+    kind: str | ProviderKind, settings: SamplingSettings | None
+) -> list[tuple[str, str]]:
+    """The ``extra_body`` keys that are another chat API's fields, not ``kind``'s (a name, or
+    a target's kind as its ``api`` speaks it), each with why that is likely a mistake: they
+    are sent as written (docs/targets.md#settings)."""
+    if isinstance(kind, str):
+        kind = provider_kind(kind)
+    if settings is None or not settings.extra_body or kind.chat is None:
         return []
-    api = provider_kind(kind).chat_api
+    api = kind.chat
     others = foreign_fields(kind)
     found: list[tuple[str, str]] = []
     for key in settings.extra_body:
@@ -145,6 +150,18 @@ def offered_choice(
     if choice is None or tools:
         return choice, []
     detail = "settings.tool_choice: the request offers no tools; not sent"
+    return None, [DeliveryNote(rule="setting_unsupported", detail=detail)]
+
+
+def offered_parallel(
+    settings: SamplingSettings, tools: Sequence[ToolSpec]
+) -> tuple[bool | None, list[DeliveryNote]]:
+    """``parallel_tool_calls`` where the request offers tools; without tools there is
+    nothing to call, so it is not sent, with a ``setting_unsupported`` note."""
+    parallel = settings.parallel_tool_calls
+    if parallel is None or tools:
+        return parallel, []
+    detail = "settings.parallel_tool_calls: the request offers no tools; not sent"
     return None, [DeliveryNote(rule="setting_unsupported", detail=detail)]
 
 

@@ -49,7 +49,7 @@ class ChatApi:
     inside them (Anthropic's): they are billed on top."""
     prefill: bool = False
     """Whether it continues a conversation's last assistant turn (a prefill) rather than
-    answering after it (docs/delivery.md#the-eleven-delivery-notes)."""
+    answering after it (docs/delivery.md#delivery-notes)."""
 
     def __post_init__(self) -> None:
         # Rows share their tables of unsupported settings: none may change them.
@@ -73,9 +73,12 @@ class ApiVariant:
     """The sampling settings it has no field for, each with a hint (or ``""``)."""
     cut_off: frozenset[str]
     """Its finish values for an answer stopped at the output limit."""
+    own_fields: Mapping[str, str]
+    """Its top-level body fields that settings map to, each with the settings key."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "unsupported", MappingProxyType(dict(self.unsupported)))
+        object.__setattr__(self, "own_fields", MappingProxyType(dict(self.own_fields)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +125,11 @@ class ProviderKind:
     def _as(self, variant: ApiVariant) -> ProviderKind:
         assert self.chat is not None  # checked above: only chat rows have variants
         chat = replace(
-            self.chat, name=variant.name, unsupported=variant.unsupported, cut_off=variant.cut_off
+            self.chat,
+            name=variant.name,
+            unsupported=variant.unsupported,
+            cut_off=variant.cut_off,
+            own_fields=variant.own_fields,
         )
         return replace(self, adapter=variant.adapter, wire=variant.wire, chat=chat, variants={})
 

@@ -26,10 +26,18 @@ from evalwright.targets.kind_facts import (
 _ADAPTERS = "evalwright.providers"
 _OPENAI_CUT_OFF = frozenset({"length"})
 _NO_THINKING_BUDGET = {"thinking_budget_tokens": "use reasoning_effort"}
+_OPENAI_CHAT_UNSUPPORTED = {**_NO_THINKING_BUDGET, "reasoning_summary": "use api: responses"}
 _CHAT_COMPLETIONS_FIELDS = {
     "response_format": "response_format",
     "reasoning_effort": "reasoning_effort",
     "max_completion_tokens": "max_output_tokens",
+    "parallel_tool_calls": "parallel_tool_calls",
+}
+_RESPONSES_FIELDS = {
+    "text": "response_format",
+    "reasoning": "reasoning_effort, reasoning_summary",
+    "max_output_tokens": "max_output_tokens",
+    "parallel_tool_calls": "parallel_tool_calls",
 }
 _RESPONSES_UNSUPPORTED = {
     "seed": "",
@@ -50,6 +58,7 @@ def _responses(adapter: str, vendor_api: str, wire: str) -> dict[str, ApiVariant
         f"{vendor_api} Responses",
         _RESPONSES_UNSUPPORTED,
         frozenset({"max_output_tokens"}),
+        _RESPONSES_FIELDS,
     )
     return {"responses": variant}
 
@@ -84,7 +93,7 @@ _TABLE = (
             key_variables=("OPENAI_API_KEY",),
             price_provider="openai",
             official_host="api.openai.com",
-            unsupported=_NO_THINKING_BUDGET,
+            unsupported=_OPENAI_CHAT_UNSUPPORTED,
             cut_off=_OPENAI_CUT_OFF,
             own_fields=_CHAT_COMPLETIONS_FIELDS,
         ),
@@ -100,7 +109,7 @@ _TABLE = (
             key_variables=("AZURE_OPENAI_API_KEY",),
             price_provider="azure",
             official_host=None,  # every endpoint is a deployment of Azure's own
-            unsupported=_NO_THINKING_BUDGET,
+            unsupported=_OPENAI_CHAT_UNSUPPORTED,
             cut_off=_OPENAI_CUT_OFF,
             own_fields=_CHAT_COMPLETIONS_FIELDS,
         ),
@@ -121,6 +130,8 @@ _TABLE = (
                 "presence_penalty": "",
                 "frequency_penalty": "",
                 "reasoning_effort": "use thinking_budget_tokens",
+                "reasoning_summary": "its thinking blocks are recorded whenever "
+                "thinking_budget_tokens turns thinking on",
             },
             cut_off=frozenset({"max_tokens"}),
             own_fields={
@@ -142,7 +153,7 @@ _TABLE = (
             key_variables=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
             price_provider="google",
             official_host="generativelanguage.googleapis.com",
-            unsupported={},
+            unsupported={"parallel_tool_calls": ""},
             cut_off=frozenset({"MAX_TOKENS"}),
             own_fields={"generationConfig": "temperature, max_output_tokens, response_format"},
         ),
@@ -157,13 +168,14 @@ _TABLE = (
             key_variables=("MISTRAL_API_KEY",),
             price_provider="mistral",
             official_host="api.mistral.ai",
-            unsupported=_NO_THINKING_BUDGET,
+            unsupported={**_NO_THINKING_BUDGET, "reasoning_summary": ""},
             # model_length: the model's context was full before the limit was reached.
             cut_off=frozenset({"length", "model_length"}),
             own_fields={
                 "response_format": "response_format",
                 "reasoning_effort": "reasoning_effort",
                 "random_seed": "seed",
+                "parallel_tool_calls": "parallel_tool_calls",
             },
             prefill=True,
         ),
@@ -257,19 +269,17 @@ def tools_refusal(name: str) -> str | None:
     )
 
 
-def foreign_fields(name: str) -> dict[str, tuple[tuple[str, ...], str]]:
-    """The body fields of other chat APIs that kind ``name``'s API does not have, each with
-    the vendors whose APIs have it and the settings key that maps to it."""
-    own = provider_kind(name).chat_api.own_fields
+def foreign_fields(kind: ProviderKind) -> dict[str, tuple[tuple[str, ...], str]]:
+    """The body fields of other chat APIs that ``kind``'s API (as its targets' ``api``
+    speaks it) does not have, each with the APIs that have it and the settings key that
+    maps to it."""
+    own = kind.chat_api.own_fields
     found: dict[str, tuple[tuple[str, ...], str]] = {}
-    for kind in _TABLE:
-        api = kind.chat
-        if api is None:
-            continue
+    for api in chat_apis():
         for key, setting in api.own_fields.items():
             if key not in own:
-                vendors = found.get(key, ((), setting))[0]
-                found[key] = (tuple(dict.fromkeys((*vendors, api.vendor))), setting)
+                names = found.get(key, ((), setting))[0]
+                found[key] = (tuple(dict.fromkeys((*names, api.name))), setting)
     return found
 
 

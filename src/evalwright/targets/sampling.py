@@ -13,6 +13,7 @@ from evalwright.files.base import FileModel, Pattern, field_error
 from evalwright.targets.tools import JsonSchema, ToolChoice
 
 ReasoningEffort = Literal["minimal", "low", "medium", "high"]
+ReasoningSummary = Literal["auto", "concise", "detailed"]
 StopSequence = Annotated[str, Field(min_length=1)]
 """Any non-empty text: whitespace such as a blank line is a common stop sequence."""
 
@@ -45,7 +46,7 @@ class ResponseFormat(FileModel):
 
 class SamplingSettings(FileModel):
     """How a chat API samples its answer; each key is sent as the API's own field, or noted
-    where the API has no such field (docs/delivery.md#the-eleven-delivery-notes)."""
+    where the API has no such field (docs/delivery.md#delivery-notes)."""
 
     temperature: Annotated[float, Field(ge=0)] | None = None
     max_output_tokens: Annotated[int, Field(gt=0)] | None = None
@@ -56,9 +57,14 @@ class SamplingSettings(FileModel):
     frequency_penalty: float | None = None
     reasoning_effort: ReasoningEffort | None = None
     thinking_budget_tokens: Annotated[int, Field(ge=0)] | None = None
+    reasoning_summary: ReasoningSummary | None = None
+    """Ask for the model's reasoning as a summary, recorded apart from the answer
+    (docs/running.md#reasoning)."""
     tool_choice: ToolChoice | None = None
     """Whether the model may, must not or must call one of the case's tools, or which one
     (docs/tools.md#declaring-tools); sent only with tools."""
+    parallel_tool_calls: bool | None = None
+    """Whether the model may call several tools in one answer; sent only with tools."""
     response_format: ResponseFormat | None = None
     """The answer as JSON, to a schema or not; sent in each API's own form
     (docs/targets.md#structured-output-of-answers)."""

@@ -15,6 +15,7 @@ from evalwright.providers.sampling import (
     OutputFormat,
     format_field_notes,
     offered_choice,
+    offered_parallel,
     output_format,
     stop_list,
     target_settings,
@@ -117,8 +118,9 @@ def request_body(
         body.update(output)
         notes.extend(format_notes)
     choice, choice_notes = offered_choice(settings, tools)
-    body.update(tool_fields(tools, choice) if tools else _history_tools(turns))
-    notes.extend(choice_notes)
+    parallel, parallel_notes = offered_parallel(settings, tools)
+    body.update(tool_fields(tools, choice, parallel) if tools else _history_tools(turns))
+    notes.extend(choice_notes + parallel_notes + _parallel_notes(choice, parallel))
     return with_extra_body(body, settings), notes
 
 
@@ -135,23 +137,39 @@ def _output_config(fmt: OutputFormat) -> tuple[JsonObject, list[DeliveryNote]]:
     return {"output_config": config}, format_field_notes(ANTHROPIC, fmt, ("name", "strict"))
 
 
-def tool_fields(tools: Sequence[ToolSpec], choice: ToolChoice | None) -> JsonObject:
+def tool_fields(
+    tools: Sequence[ToolSpec], choice: ToolChoice | None, parallel: bool | None = None
+) -> JsonObject:
     """Messages ``tools`` (``input_schema`` the parameters) and ``tool_choice``
-    (docs/tools.md#what-each-api-is-sent)."""
+    (docs/tools.md#what-each-api-is-sent); ``parallel_tool_calls`` is the choice's
+    ``disable_parallel_tool_use``, inverted, on an ``auto`` choice when none is written."""
     fields: JsonObject = {"tools": [_tool(tool) for tool in tools]}
+    if choice is None and parallel is not None:
+        choice = "auto"
     if choice is not None:
-        fields["tool_choice"] = (
-            _CHOICES[choice]
+        wire: JsonObject = (
+            dict(_CHOICES[choice])
             if isinstance(choice, str)
-            else {
-                "type": "tool",
-                "name": choice.name,
-            }
+            else {"type": "tool", "name": choice.name}
         )
+        if parallel is not None and choice != "none":
+            wire["disable_parallel_tool_use"] = not parallel
+        fields["tool_choice"] = wire
     return fields
 
 
-_CHOICES: dict[str, JsonValue] = {
+def _parallel_notes(choice: ToolChoice | None, parallel: bool | None) -> list[DeliveryNote]:
+    """A choice of ``none`` calls no tool, and Anthropic's takes no parallel switch."""
+    if parallel is None or choice != "none":
+        return []
+    detail = (
+        f"settings.parallel_tool_calls: a tool_choice of none in {ANTHROPIC} has no "
+        "disable_parallel_tool_use field; not sent"
+    )
+    return [DeliveryNote(rule="setting_unsupported", detail=detail)]
+
+
+_CHOICES: dict[str, JsonObject] = {
     "auto": {"type": "auto"},
     "none": {"type": "none"},
     "required": {"type": "any"},

@@ -158,7 +158,8 @@ def _calling_config(choice: ToolChoice) -> JsonObject:
 
 def _generation_config(settings: SamplingSettings) -> JsonObject:
     """The ``generationConfig`` sampling fields; ``reasoning_effort`` is Gemini's
-    ``thinkingLevel``, ``thinking_budget_tokens`` its ``thinkingBudget``."""
+    ``thinkingLevel``, ``thinking_budget_tokens`` its ``thinkingBudget``, any
+    ``reasoning_summary`` its ``includeThoughts``."""
     stop = stop_list(settings)
     fields: JsonObject = {
         "temperature": settings.temperature,
@@ -172,6 +173,8 @@ def _generation_config(settings: SamplingSettings) -> JsonObject:
     thinking: JsonObject = {
         "thinkingBudget": settings.thinking_budget_tokens,
         "thinkingLevel": settings.reasoning_effort,
+        # Gemini has one switch for thought summaries, no levels of detail.
+        "includeThoughts": True if settings.reasoning_summary is not None else None,
     }
     fields["thinkingConfig"] = {k: v for k, v in thinking.items() if v is not None} or None
     return {key: value for key, value in fields.items() if value is not None}

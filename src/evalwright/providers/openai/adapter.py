@@ -99,7 +99,7 @@ class OpenAIProvider(ChatProvider):
 
     def answer_notes(self, wire: WireRequest, usage: Usage | None) -> tuple[DeliveryNote, ...]:
         """``output_limit_ignored`` when the answer is longer than the limit sent
-        (docs/delivery.md#the-eleven-delivery-notes)."""
+        (docs/delivery.md#delivery-notes)."""
         field = self.limit_field
         limit = wire.body.get(field) if isinstance(wire, ChatWireRequest) else None
         used = usage.output_tokens if usage else None

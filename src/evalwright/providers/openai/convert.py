@@ -11,13 +11,14 @@ from typing import Any, cast
 
 from evalwright.errors import BlockedError
 from evalwright.jsontext import JsonObject, JsonValue
-from evalwright.prompts import ChatMessage, DeliveryNote
+from evalwright.prompts import ChatMessage, DeliveryNote, developer_notes
 from evalwright.prompts.render import tool_arguments
 from evalwright.providers.chat import Parsed, usage_from
 from evalwright.providers.pairing import pair_tool_calls
 from evalwright.providers.sampling import (
     OutputFormat,
     offered_choice,
+    offered_parallel,
     output_format,
     target_settings,
     tool_declaration,
@@ -42,6 +43,7 @@ def to_messages(
     """Chat Completions ``messages``: tool calls native, one ``tool`` message per result; a
     message's ``name`` where ``names`` (an API without the field notes it instead)."""
     paired, notes = pair_tool_calls(messages)
+    notes.extend(developer_notes(system_role, messages))
     out: list[JsonValue] = []
     for message in paired:
         if message.role == "system":
@@ -91,14 +93,18 @@ def request_body(
         body["response_format"] = response_format(wanted, json_mode_schema=True)
     notes.extend(unsupported_notes(target.kind, settings))
     choice, choice_notes = offered_choice(settings, tools)
-    body.update(tool_fields(tools, choice))
-    notes.extend(choice_notes)
+    parallel, parallel_notes = offered_parallel(settings, tools)
+    body.update(tool_fields(tools, choice, parallel))
+    notes.extend(choice_notes + parallel_notes)
     return with_extra_body(body, settings), notes
 
 
-def tool_fields(tools: Sequence[ToolSpec], choice: ToolChoice | None) -> JsonObject:
-    """Chat Completions ``tools`` (each a ``function``, keys only where given) and
-    ``tool_choice`` (docs/tools.md#what-each-api-is-sent); nothing without tools."""
+def tool_fields(
+    tools: Sequence[ToolSpec], choice: ToolChoice | None, parallel: bool | None = None
+) -> JsonObject:
+    """Chat Completions ``tools`` (each a ``function``, keys only where given),
+    ``tool_choice`` and ``parallel_tool_calls`` (docs/tools.md#what-each-api-is-sent); nothing
+    without tools."""
     if not tools:
         return {}
     fields: JsonObject = {"tools": [_function(tool) for tool in tools]}
@@ -106,6 +112,8 @@ def tool_fields(tools: Sequence[ToolSpec], choice: ToolChoice | None) -> JsonObj
         fields["tool_choice"] = choice
     elif choice is not None:
         fields["tool_choice"] = {"type": "function", "function": {"name": choice.name}}
+    if parallel is not None:
+        fields["parallel_tool_calls"] = parallel
     return fields
 
 

@@ -13,13 +13,14 @@ from typing import Any, cast
 
 from evalwright.errors import BlockedError, ProviderError
 from evalwright.jsontext import JsonObject, JsonValue
-from evalwright.prompts import ChatMessage, DeliveryNote, name_notes
+from evalwright.prompts import ChatMessage, DeliveryNote, developer_notes, name_notes
 from evalwright.prompts.render import tool_arguments
 from evalwright.providers.chat import Parsed, count_of, usage_from
 from evalwright.providers.pairing import pair_tool_calls
 from evalwright.providers.sampling import (
     OutputFormat,
     offered_choice,
+    offered_parallel,
     output_format,
     target_settings,
     tool_declaration,
@@ -42,6 +43,7 @@ def to_input(
     a ``function_call_output`` item, paired by ``call_id``. A call's item ``id`` (``fc_...``)
     is not sent: with ``store: false`` the API keeps no item to refer to."""
     paired, notes = pair_tool_calls(messages)
+    notes.extend(developer_notes(system_role, messages))
     notes.extend(name_notes("OpenAI Responses", messages))
     items: list[JsonValue] = []
     for message in paired:
@@ -90,14 +92,17 @@ def request_body(
         body["text"] = {"format": _text_format(wanted)}
     notes.extend(unsupported_notes(target.kind, settings))
     choice, choice_notes = offered_choice(settings, tools)
-    body.update(tool_fields(tools, choice))
-    notes.extend(choice_notes)
+    parallel, parallel_notes = offered_parallel(settings, tools)
+    body.update(tool_fields(tools, choice, parallel))
+    notes.extend(choice_notes + parallel_notes)
     return with_extra_body(body, settings), notes
 
 
-def tool_fields(tools: Sequence[ToolSpec], choice: ToolChoice | None) -> JsonObject:
-    """Responses ``tools`` (each a flat ``function`` tool) and ``tool_choice``
-    (docs/tools.md#what-each-api-is-sent); nothing without tools. ``strict`` is a required
+def tool_fields(
+    tools: Sequence[ToolSpec], choice: ToolChoice | None, parallel: bool | None = None
+) -> JsonObject:
+    """Responses ``tools`` (each a flat ``function`` tool), ``tool_choice`` and
+    ``parallel_tool_calls`` (docs/tools.md#what-each-api-is-sent); nothing without tools. ``strict`` is a required
     field whose default there is ``true``: a tool that does not ask for it is sent ``false``,
     as Chat Completions treats it."""
     if not tools:
@@ -112,6 +117,8 @@ def tool_fields(tools: Sequence[ToolSpec], choice: ToolChoice | None) -> JsonObj
         fields["tool_choice"] = choice
     elif choice is not None:
         fields["tool_choice"] = {"type": "function", "name": choice.name}
+    if parallel is not None:
+        fields["parallel_tool_calls"] = parallel
     return fields
 
 
@@ -121,8 +128,11 @@ def _sampling(settings: SamplingSettings) -> JsonObject:
         "top_p": settings.top_p,
         "max_output_tokens": settings.max_output_tokens,
     }
-    if settings.reasoning_effort is not None:
-        fields["reasoning"] = {"effort": settings.reasoning_effort}
+    reasoning: JsonObject = {
+        "effort": settings.reasoning_effort,
+        "summary": settings.reasoning_summary,
+    }
+    fields["reasoning"] = {k: v for k, v in reasoning.items() if v is not None} or None
     return {key: value for key, value in fields.items() if value is not None}
 
 

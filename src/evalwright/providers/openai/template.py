@@ -115,7 +115,7 @@ _DROPS = " not in the rendered prompt: the model's chat template drops it"
 
 def dropped_content(wire: ChatWireRequest, rendered: str) -> list[DeliveryNote]:
     """One ``template_dropped_content`` note per message text, tool call or declared tool of
-    ``wire`` that the rendered prompt lacks (docs/delivery.md#the-eleven-delivery-notes)."""
+    ``wire`` that the rendered prompt lacks (docs/delivery.md#delivery-notes)."""
     seen = _squash(rendered)
     notes: list[str] = []
     for index, message in enumerate(cast(list[dict[str, Any]], wire.body["messages"])):
