@@ -102,9 +102,9 @@ def tool_fields(
     tools: Sequence[ToolSpec], choice: ToolChoice | None, parallel: bool | None = None
 ) -> JsonObject:
     """Responses ``tools`` (each a flat ``function`` tool), ``tool_choice`` and
-    ``parallel_tool_calls`` (docs/tools.md#what-each-api-is-sent); nothing without tools. ``strict`` is a required
-    field whose default there is ``true``: a tool that does not ask for it is sent ``false``,
-    as Chat Completions treats it."""
+    ``parallel_tool_calls`` (docs/tools.md#what-each-api-is-sent); nothing without tools.
+    ``strict`` is a required field whose default there is ``true``: a tool that does not ask
+    for it is sent ``false``, as Chat Completions treats it."""
     if not tools:
         return {}
     declared = [
