@@ -5,6 +5,8 @@ missing ``value``."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from pydantic import ValidationError
 
@@ -12,6 +14,7 @@ from evalwright.evalfile.evaluator_specs import FuzzyMatchSpec, IncludesSpec, Ma
 from evalwright.evaluators.base import EvaluatorFailure
 from evalwright.evaluators.builtin import check
 from evalwright.evaluators.matchers import normalize, token_f1
+from tests.conftest import ProjectDir, run_cli
 
 
 @pytest.mark.parametrize(
@@ -79,3 +82,39 @@ def test_negate_and_bad_values() -> None:
     assert check(MatchSpec(name="m", value="No", negate=True), "Yes").score == 1.0
     with pytest.raises(ValidationError, match="expected at least one value"):
         MatchSpec.model_validate({"name": "m", "type": "match", "value": []})
+
+
+EVAL = """execution:
+  evaluators:
+    - {name: starts, type: match}
+    - {name: holds, type: includes, value: [Lyon, "mock answer"]}
+    - {name: fuzzy, type: fuzzy_match, value: "A MOCK answer!!"}
+evalcases:
+  - id: right
+    expected_outcome: Starts with the reference.
+    input: x
+    expected_messages: [{role: assistant, content: This is}]
+  - id: wrong
+    expected_outcome: Starts with the reference.
+    input: x
+    expected_messages: [{role: assistant, content: That was}]
+  - id: none
+    expected_outcome: Has no reference.
+    input: x
+"""
+
+
+def test_a_run_scores_the_matchers_against_the_reference_answer(project: ProjectDir) -> None:
+    project.write(".evalwright/targets.yaml", "targets:\n  - {name: m, provider: mock}\n")
+    path = project.write("evals/e.yaml", EVAL)
+    out = project.root / "r.jsonl"
+
+    ran = run_cli("eval", path, "--target", "m", "--out", out)
+
+    assert ran.code == 1, ran.err  # the case without a reference is an evaluator error
+    rows = {r["eval_id"]: r for r in map(json.loads, out.read_text("utf-8").splitlines())}
+    scores = {k: [e["score"] for e in r["evaluator_results"]] for k, r in rows.items()}
+    assert scores["right"] == [1.0, 1.0, 1.0]  # the mock answers "This is a mock answer."
+    assert scores["wrong"] == [0.0, 1.0, 1.0]
+    assert rows["none"]["status"] == "error"
+    assert "match needs the accepted answers" in rows["none"]["error"]["message"]
