@@ -616,8 +616,8 @@ BROKEN: tuple[Broken, ...] = (
         {"e.yaml": evaluators("        - name: r", "          type: bleu")},
         f"8:17 {EVALUATOR_FIELD}.type",
         "unsupported evaluator type 'bleu' (supported: llm_judge, code, contains, regex, "
-        "equals, is_json, json_schema, tool_called, tool_sequence, tool_call_f1, "
-        "trajectory_match)",
+        "equals, is_json, json_schema, match, includes, fuzzy_match, tool_called, "
+        "tool_sequence, tool_call_f1, trajectory_match)",
     ),
     Broken(
         "evaluator-type-mapping",

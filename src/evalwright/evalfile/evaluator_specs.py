@@ -38,6 +38,9 @@ EVALUATOR_TYPES = (
     "equals",
     "is_json",
     "json_schema",
+    "match",
+    "includes",
+    "fuzzy_match",
     *TOOL_CHECK_TYPES,
 )
 # AgentV evaluator types we recognise but do not implement: a clear error, not "unknown".
@@ -213,6 +216,36 @@ class JsonSchemaSpec(_Check):
     """The JSON Schema, inline; checked against its meta-schema when the file is read."""
 
 
+Answers = Annotated[list[str] | str, AfterValidator(_values)]
+"""The accepted answers: one string or a non-empty list (any one of them will do)."""
+
+
+class MatchSpec(_Check):
+    """Scores 1 when the answer, stripped, starts with one of ``value`` (the case's reference
+    answer when left out): OpenAI evals' ``Match`` (docs/eval-files.md#openai-evals-matchers)."""
+
+    type: Literal["match"] = "match"
+    value: Answers | None = None
+
+
+class IncludesSpec(_Check):
+    """Scores 1 when one of ``value`` (the case's reference answer when left out) occurs in the
+    answer: OpenAI evals' ``Includes`` (docs/eval-files.md#openai-evals-matchers)."""
+
+    type: Literal["includes"] = "includes"
+    value: Answers | None = None
+    case_sensitive: bool = True
+
+
+class FuzzyMatchSpec(_Check):
+    """Scores 1 when, both normalised, the answer holds one of ``value`` (the case's reference
+    answer when left out) or is held in it: OpenAI evals' ``FuzzyMatch``
+    (docs/eval-files.md#openai-evals-matchers)."""
+
+    type: Literal["fuzzy_match"] = "fuzzy_match"
+    value: Answers | None = None
+
+
 Arguments = dict[str, JsonValue]
 """A call's arguments, as a JSON object."""
 
@@ -321,6 +354,9 @@ EvaluatorSpec = Annotated[
     | Annotated[EqualsSpec, Tag("equals")]
     | Annotated[IsJsonSpec, Tag("is_json")]
     | Annotated[JsonSchemaSpec, Tag("json_schema")]
+    | Annotated[MatchSpec, Tag("match")]
+    | Annotated[IncludesSpec, Tag("includes")]
+    | Annotated[FuzzyMatchSpec, Tag("fuzzy_match")]
     | Annotated[ToolCalledSpec, Tag("tool_called")]
     | Annotated[ToolSequenceSpec, Tag("tool_sequence")]
     | Annotated[ToolCallF1Spec, Tag("tool_call_f1")]

@@ -54,7 +54,13 @@ async def _run(evaluator: Evaluator, ctx: EvalContext) -> EvaluatorResult:
             verdict, raw = await run_script(spec, evaluator.cwd or ".", ctx)
         else:
             calls = [Call(c.name, c.arguments) for c in ctx.tool_calls]
-            verdict = check(spec, ctx.candidate_answer, calls, lambda: ctx.expected_messages)
+            verdict = check(
+                spec,
+                ctx.candidate_answer,
+                calls,
+                lambda: ctx.expected_messages,
+                ctx.reference_answer,
+            )
     except EvaluatorFailure as exc:
         return EvaluatorResult(
             name=spec.name,

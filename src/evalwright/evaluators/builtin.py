@@ -12,15 +12,18 @@ from evalwright import jsontext
 from evalwright.evalfile.evaluator_specs import (
     ContainsSpec,
     EqualsSpec,
+    FuzzyMatchSpec,
+    IncludesSpec,
     IsJsonSpec,
     JsonSchemaSpec,
+    MatchSpec,
     RegexSpec,
     ToolCalledSpec,
     ToolCallF1Spec,
     ToolSequenceSpec,
     TrajectoryMatchSpec,
 )
-from evalwright.evaluators import tools
+from evalwright.evaluators import matchers, tools
 from evalwright.evaluators.base import EvaluatorFailure, Verdict
 from evalwright.evaluators.tools import Call
 from evalwright.files.text import normalize_newlines, tidy
@@ -32,6 +35,9 @@ BuiltinSpec = (
     | EqualsSpec
     | IsJsonSpec
     | JsonSchemaSpec
+    | MatchSpec
+    | IncludesSpec
+    | FuzzyMatchSpec
     | ToolCalledSpec
     | ToolSequenceSpec
     | ToolCallF1Spec
@@ -41,12 +47,16 @@ Messages = Callable[[], Sequence[dict[str, Any]]]
 
 
 def check(
-    spec: BuiltinSpec, answer: str, calls: Sequence[Call] = (), expected: Messages = list
+    spec: BuiltinSpec,
+    answer: str,
+    calls: Sequence[Call] = (),
+    expected: Messages = list,
+    reference: str = "",
 ) -> Verdict:
     """Score ``answer`` and its tool ``calls`` with a built-in check, negated when the spec
     says so; ``expected`` gives the case's expected messages (read by ``trajectory_match``
-    only)."""
-    verdict = _score(spec, answer, calls, expected)
+    only), ``reference`` its reference answer (the matchers' answers when they name none)."""
+    verdict = _score(spec, answer, calls, expected, reference)
     if not spec.negate:
         return verdict
     return Verdict(
@@ -57,7 +67,9 @@ def check(
     )
 
 
-def _score(spec: BuiltinSpec, answer: str, calls: Sequence[Call], expected: Messages) -> Verdict:
+def _score(
+    spec: BuiltinSpec, answer: str, calls: Sequence[Call], expected: Messages, reference: str
+) -> Verdict:
     # A spec of no built-in type is a bug: pyright fails on a type left out here, and it
     # raises rather than be scored as another.
     match spec:
@@ -73,6 +85,8 @@ def _score(spec: BuiltinSpec, answer: str, calls: Sequence[Call], expected: Mess
             return _is_json(answer)
         case JsonSchemaSpec():
             return _json_schema(spec, answer)
+        case MatchSpec() | IncludesSpec() | FuzzyMatchSpec():
+            return matchers.match(spec, answer, reference)
         case ToolCalledSpec():
             return tools.tool_called(spec, calls)
         case ToolSequenceSpec():
