@@ -32,7 +32,7 @@ def test_empty_system_prompt_with_guidelines_keeps_only_the_guidelines() -> None
 
 
 def test_no_system_entry_when_system_content_is_empty() -> None:
-    entries, _ = chat_prompt([text("user", "a"), text("assistant", "b")], "")
+    entries, _ = chat_prompt([text("user", "a"), text("assistant", "b")], ())
     assert [e.role for e in entries] == ["user", "assistant"]
 
 
@@ -62,7 +62,7 @@ def test_tool_call_arguments_given_as_a_json_string() -> None:
 
 def test_mid_system_note_names_its_index() -> None:
     messages = [text("user", "a"), text("system", "s"), text("user", "b")]
-    entries, notes = chat_prompt(messages, "base")
+    entries, notes = chat_prompt(messages, ("base",))
     assert entries[2].role == "assistant"
     assert entries[2].content == "@[System]:\ns"
     assert [n.rule for n in notes] == ["system_mid_conversation"]

@@ -75,13 +75,13 @@ async def ask(provider: Provider, request: ProviderRequest) -> ProviderResponse:
     return await provider.send(provider.prepare(request))
 
 
-def prepare(api: str, case: LoadedCase, **extra: Any) -> PreparedRequest:
+def prepare(api: str, case: LoadedCase, /, **extra: Any) -> PreparedRequest:
     """What ``api`` would send for ``case`` (no network)."""
     provider = chat_provider(api, **extra)
     return provider.prepare(case_request(provider, case))
 
 
-def body(api: str, case: LoadedCase, **extra: Any) -> dict[str, Any]:
+def body(api: str, case: LoadedCase, /, **extra: Any) -> dict[str, Any]:
     """The request body ``api`` would send for ``case``."""
     return prepare(api, case, **extra).wire.model_dump(mode="json")["body"]
 

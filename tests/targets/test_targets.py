@@ -66,6 +66,7 @@ CHAT_KEYS = (
     "api_key",
     "retry",
     "system_prompt",
+    "system_messages",
     "max_output_tokens",
     "structured_output",
     "settings",

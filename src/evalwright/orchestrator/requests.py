@@ -11,8 +11,14 @@ from evalwright.targets.models import ChatTarget, Target
 def case_prompt(case: LoadedCase, target: Target) -> BuiltPrompt:
     """The case's prompt in the target's mode (the table of provider kinds), with a chat
     target's system prompt."""
-    system_prompt = target.system_prompt if isinstance(target, ChatTarget) else None
-    return build_prompt(case, mode=target.kind.mode, system_prompt=system_prompt)
+    if not isinstance(target, ChatTarget):
+        return build_prompt(case, mode=target.kind.mode)
+    return build_prompt(
+        case,
+        mode=target.kind.mode,
+        system_prompt=target.system_prompt,
+        separate_system=target.system_messages == "separate",
+    )
 
 
 def candidate_request(case: LoadedCase, inputs: BuiltPrompt, attempt: int = 1) -> ProviderRequest:

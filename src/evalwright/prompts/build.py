@@ -12,6 +12,7 @@ from evalwright.prompts.chat import (
     chat_prompt,
     needs_chat_prompt,
     system_content,
+    system_entries,
 )
 from evalwright.prompts.render import block, file_block, question
 from evalwright.targets.kind_facts import Mode
@@ -47,11 +48,16 @@ class BuiltPrompt:
 
 
 def build_prompt(
-    case: LoadedCase, *, mode: Mode = "lm", system_prompt: str | None = None
+    case: LoadedCase,
+    *,
+    mode: Mode = "lm",
+    system_prompt: str | None = None,
+    separate_system: bool = False,
 ) -> BuiltPrompt:
     """Build a case's prompt for a target in ``mode`` with the target's ``system_prompt``.
 
     ``system_prompt=None`` means the default; ``""`` means no base system text.
+    ``separate_system`` keeps several leading system turns apart in the chat prompt.
     """
     messages = case.input_messages
     guideline_files: dict[str, GuidelineSegment] = {}
@@ -67,7 +73,9 @@ def build_prompt(
     chat: tuple[ChatMessage, ...] | None = None
     notes: tuple[DeliveryNote, ...] = ()
     if mode == "lm" and needs_chat_prompt(messages):
-        chat, notes = chat_prompt(messages, system)
+        entries, merged = system_entries(messages, system, guidelines, separate_system)
+        chat, notes = chat_prompt(messages, entries)
+        notes = (*merged, *notes)
     return BuiltPrompt(
         mode=mode,
         question=question(messages, mode),

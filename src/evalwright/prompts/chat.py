@@ -27,6 +27,7 @@ NoteRule = Literal[
     "unknown_tool",
     "name_unsupported",
     "system_as_developer",
+    "system_messages_merged",
 ]
 
 
@@ -108,23 +109,59 @@ def developer_notes(system_role: str, messages: Sequence[ChatMessage]) -> list[D
     ]
 
 
-def system_content(
-    messages: Sequence[CaseMessage], guidelines: str, system_prompt: str | None
-) -> str:
-    """The base (leading system turns, else the target's prompt) plus guidelines
-    (docs/delivery.md#the-system-message)."""
+def system_blocks(messages: Sequence[CaseMessage]) -> list[str]:
+    """The blocks of the leading system turns that show (docs/delivery.md#the-system-message)."""
     blocks: list[str] = []
     for message in messages:
         if message.role != "system":
             break
         if message.visible:
             blocks.append(block(message, "lm"))
+    return blocks
+
+
+def system_content(
+    messages: Sequence[CaseMessage], guidelines: str, system_prompt: str | None
+) -> str:
+    """The base (leading system turns, else the target's prompt) plus guidelines
+    (docs/delivery.md#the-system-message)."""
+    blocks = system_blocks(messages)
     if blocks:
         base = "\n\n".join(blocks)
     else:
         base = DEFAULT_SYSTEM_PROMPT if system_prompt is None else system_prompt
     guideline_block = GUIDELINES_HEADING + guidelines if guidelines else ""
     return "\n\n".join(item for item in (base, guideline_block) if item)
+
+
+def system_entries(
+    messages: Sequence[CaseMessage], system: str, guidelines: str, separate: bool
+) -> tuple[tuple[str, ...], list[DeliveryNote]]:
+    """The chat prompt's system entries: ``system`` whole, with a ``system_messages_merged``
+    note when it joins several system turns; with ``separate``, one entry per turn, the
+    guidelines after the last (docs/delivery.md#the-system-message)."""
+    blocks = system_blocks(messages)
+    if len(blocks) < 2:
+        return ((system,) if system else ()), []
+    if separate:
+        guideline_block = GUIDELINES_HEADING + guidelines if guidelines else ""
+        last = "\n\n".join(item for item in (blocks[-1], guideline_block) if item)
+        return (*blocks[:-1], last), []
+    detail = (
+        f"chat_prompt[0]: the {len(blocks)} leading system messages are sent as one, joined by "
+        "a blank line; the target's system_messages: separate keeps them apart"
+    )
+    return (system,), [DeliveryNote(rule="system_messages_merged", detail=detail)]
+
+
+def leading_system(
+    messages: Sequence[ChatMessage],
+) -> tuple[tuple[str, ...], Sequence[ChatMessage]]:
+    """The texts of the leading system entries, and the entries after them."""
+    count = 0
+    while count < len(messages) and messages[count].role == "system":
+        count += 1
+    return tuple(m.content for m in messages[:count]), messages[count:]
 
 
 def needs_chat_prompt(messages: Sequence[CaseMessage]) -> bool:
@@ -136,10 +173,11 @@ def needs_chat_prompt(messages: Sequence[CaseMessage]) -> bool:
 
 def chat_prompt(
     messages: Sequence[CaseMessage],
-    system: str,
+    system: Sequence[str],
 ) -> tuple[tuple[ChatMessage, ...], tuple[DeliveryNote, ...]]:
-    """One system entry first, then every later turn in order (docs/delivery.md#the-chat-prompt)."""
-    entries: list[ChatMessage] = [ChatMessage(role="system", content=system)] if system else []
+    """The system entries first (one, unless the target keeps several apart), then every
+    later turn in order (docs/delivery.md#the-chat-prompt)."""
+    entries = [ChatMessage(role="system", content=text) for text in system]
     start = 0
     while start < len(messages) and messages[start].role == "system":
         start += 1

@@ -165,6 +165,9 @@ class ChatTargetBase(TargetBase):
     api_key: str | None = Field(default=None, repr=False, exclude=True)
     retry: RetrySettings = Field(default_factory=RetrySettings)
     system_prompt: str | None = None
+    system_messages: Literal["merge", "separate"] = "merge"
+    """``separate`` sends several leading system messages apart, each its own, where the
+    API takes that (docs/delivery.md#the-system-message); ``merge`` joins them into one."""
     max_output_tokens: Annotated[int, Field(gt=0)] | None = None
     structured_output: StructuredOutput = "json_schema"
     settings: SamplingSettings | None = None

@@ -9,6 +9,7 @@ from typing import Any, cast
 from evalwright.errors import BlockedError
 from evalwright.jsontext import JsonObject, JsonValue
 from evalwright.prompts import ChatMessage, DeliveryNote, name_notes
+from evalwright.prompts.chat import leading_system
 from evalwright.providers.chat import Parsed, usage_from
 from evalwright.providers.pairing import pair_tool_calls, with_results
 from evalwright.providers.sampling import (
@@ -86,9 +87,8 @@ def request_body(
     settings = target_settings(target) if settings is None else settings
     paired, notes = pair_tool_calls(messages)
     notes.extend(name_notes(ANTHROPIC, messages))
-    system = paired[0].content if paired and paired[0].role == "system" else None
-    turns = paired[1:] if system is not None else paired
-    first = 1 if system is not None else 0
+    system, turns = leading_system(paired)
+    first = len(system)
     wire = to_messages(turns)
     if not wire or wire[0]["role"] != "user":
         wire.insert(0, {"role": "user", "content": CONVERSATION_START})
@@ -108,8 +108,10 @@ def request_body(
         "max_tokens": settings.max_output_tokens or DEFAULT_MAX_TOKENS,
     }
     body.update(_sampling(settings))
-    if system is not None:
-        body["system"] = system
+    if len(system) == 1:
+        body["system"] = system[0]
+    elif system:  # kept apart (the target's system_messages: separate): one block each
+        body["system"] = [{"type": "text", "text": text} for text in system]
     body["messages"] = list[JsonValue](wire)  # the same messages, as a JSON list
     notes.extend(unsupported_notes("anthropic", settings))
     wanted = output_format(target, response_schema, settings)

@@ -10,6 +10,7 @@ from evalwright.errors import BlockedError
 from evalwright.evalfile.messages import ToolCall
 from evalwright.jsontext import JsonObject, JsonValue
 from evalwright.prompts import ChatMessage, DeliveryNote, name_notes
+from evalwright.prompts.chat import leading_system
 from evalwright.prompts.render import ReturnedCall
 from evalwright.providers.anthropic.convert import CONVERSATION_START, start_note
 from evalwright.providers.chat import Parsed, usage_from
@@ -101,15 +102,14 @@ def request_body(
     settings = target_settings(target) if settings is None else settings
     paired, notes = pair_tool_calls(messages)
     notes.extend(name_notes(GEMINI, messages))
-    system = paired[0].content if paired and paired[0].role == "system" else None
-    turns = paired[1:] if system is not None else paired
+    system, turns = leading_system(paired)
     contents = to_contents(turns)
     if not contents or contents[0]["role"] != "user":
         contents.insert(0, {"role": "user", "parts": [{"text": CONVERSATION_START}]})
-        notes.append(start_note(1 if system is not None else 0))
+        notes.append(start_note(len(system)))
     body: JsonObject = {}
-    if system is not None:
-        body["systemInstruction"] = {"parts": [{"text": system}]}
+    if system:  # several when the target keeps them apart: one part each
+        body["systemInstruction"] = {"parts": [{"text": text} for text in system]}
     body["contents"] = list[JsonValue](contents)  # the same contents, as a JSON list
     config = _generation_config(settings)
     wanted = output_format(target, response_schema, settings)
