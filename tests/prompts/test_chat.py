@@ -71,3 +71,16 @@ def test_mid_system_note_names_its_index() -> None:
 
 def test_flat_question_joins_blocks_with_one_newline() -> None:
     assert question([text("user", "only")], "lm") == "only"
+
+
+def test_an_empty_turn_is_left_out_with_a_note_a_guideline_only_turn_without() -> None:
+    from evalwright.evalfile.resolved import GuidelineSegment
+
+    guideline = CaseMessage("user", (GuidelineSegment("g.md", "/p/g.md", "Be brief."),))
+    messages = [CaseMessage("user", ()), text("assistant", "Hi"), guideline, text("user", "Go")]
+    entries, notes = chat_prompt(messages, ("base",))
+
+    assert [(e.role, e.content) for e in entries[1:]] == [("assistant", "Hi"), ("user", "Go")]
+    assert [(n.rule, n.detail.split(":")[0]) for n in notes] == [
+        ("empty_message_dropped", "input_messages[0]")
+    ]

@@ -725,7 +725,13 @@ def test_at_most_one_system_entry_and_it_is_first(spec: CaseSpec) -> None:
     notes = [(n.rule, n.detail.split(":", 1)[0]) for n in inputs.notes]
     leading = [i for i in range(oracle.leading) if oracle.visible(i)]
     merged = [("system_messages_merged", "chat_prompt[0]")] if len(leading) > 1 else []
-    assert notes == merged + [
+    later = range(oracle.leading, len(oracle.messages))
+    empty = [
+        ("empty_message_dropped", f"input_messages[{i}]")
+        for i in later
+        if oracle.messages[i].role != "tool" and not oracle.visible(i) and not oracle.segments[i]
+    ]
+    assert notes == merged + empty + [
         ("system_mid_conversation", f"chat_prompt[{positions[i]}]") for i in mids
     ]
 

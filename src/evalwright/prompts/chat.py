@@ -28,6 +28,7 @@ NoteRule = Literal[
     "name_unsupported",
     "system_as_developer",
     "system_messages_merged",
+    "empty_message_dropped",
 ]
 
 
@@ -182,7 +183,8 @@ def chat_prompt(
     while start < len(messages) and messages[start].role == "system":
         start += 1
     mid_system: list[int] = []
-    for message in messages[start:]:
+    empty: list[DeliveryNote] = []
+    for index, message in enumerate(messages[start:], start):
         if message.role == "tool":
             entries.append(
                 ChatMessage(
@@ -194,6 +196,9 @@ def chat_prompt(
                 )
             )
         elif not message.visible:
+            # A guideline-only turn went to the system message; an empty one is just gone.
+            if not message.segments:
+                empty.append(_empty_note(index, message.role))
             continue
         elif message.role == "system":
             mid_system.append(len(entries))
@@ -211,7 +216,17 @@ def chat_prompt(
                 )
             )
     notes = [_place_mid_system(entries, index) for index in mid_system]
-    return tuple(entries), tuple(notes)
+    return tuple(entries), (*empty, *notes)
+
+
+def _empty_note(index: int, role: str) -> DeliveryNote:
+    return DeliveryNote(
+        rule="empty_message_dropped",
+        detail=(
+            f"input_messages[{index}]: the {role} message has no content and no tool calls; "
+            "it is not sent (no API takes an empty turn alike)"
+        ),
+    )
 
 
 def _place_mid_system(entries: list[ChatMessage], index: int) -> DeliveryNote:
