@@ -861,3 +861,19 @@ def test_a_results_file_in_a_directory_is_not_an_eval_file(project: ProjectDir) 
     project.write("evals/.hidden/skip.jsonl", "{}\n")
     names = [p.name for p in find_eval_files(project.root / "evals")]
     assert names == ["broken.jsonl", "cases.jsonl", "empty.jsonl"]
+
+
+def test_a_conversation_ending_with_an_empty_tool_result_is_no_prefill(
+    project: ProjectDir,
+) -> None:
+    text = (
+        "evalcases:\n"
+        "  - id: a\n"
+        "    expected_outcome: o\n"
+        "    input_messages:\n"
+        "      - {role: user, content: Clean up}\n"
+        "      - role: assistant\n"
+        "        tool_calls: [{id: c1, name: rm_tmp}]\n"
+        "      - {role: tool, tool_call_id: c1, content: ''}\n"
+    )
+    assert warnings_of(project, text) == []

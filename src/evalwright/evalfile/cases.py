@@ -378,8 +378,9 @@ class CaseBuilder:
     def _conversation_warnings(self, inputs: tuple[CaseMessage, ...], where: Located) -> None:
         if not any(m.role == "user" for m in inputs):
             self.warning(where, "the conversation has no user turn", key=True)
-        visible = [m for m in inputs if m.visible]
-        if visible and visible[-1].role == "assistant":
+        # A tool result is always sent, even an empty one: it is the last turn then.
+        sent = [m for m in inputs if m.visible or m.role == "tool"]
+        if sent and sent[-1].role == "assistant":
             self.warning(where, prefill_warning(), key=True)
 
 
