@@ -170,9 +170,14 @@ def test_jsonl_header_after_the_first_line_is_a_case(project: ProjectDir) -> Non
     )
     suite, diagnostics = project.check("set.jsonl")
     assert suite is None
-    assert [(d.line, d.field) for d in diagnostics] == [(2, "id"), (2, "description")]
+    assert [(d.line, d.field) for d in diagnostics] == [
+        (2, "id"),
+        (2, "expected_outcome"),
+        (2, "input_messages"),
+        (2, "description"),
+    ]
     assert "missing required key 'id'" in diagnostics[0].message
-    assert "unknown key 'description'" in diagnostics[1].message
+    assert "unknown key 'description'" in diagnostics[3].message
 
 
 @pytest.mark.parametrize("text", ['{"description": "only a header"}\n', "\n\n"])

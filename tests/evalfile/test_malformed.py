@@ -575,6 +575,18 @@ BROKEN: tuple[Broken, ...] = (
         "missing required key 'expected_outcome'",
     ),
     Broken(
+        "missing-expected-outcome-beside-an-unknown-key",
+        {"e.yaml": yaml("evalcases:", "  - id: a", "    input: x", "    zzz: 1")},
+        "2:5 evalcases[0].expected_outcome",
+        "missing required key 'expected_outcome'",
+    ),
+    Broken(
+        "missing-input-beside-a-bad-value",
+        {"e.yaml": yaml("evalcases:", "  - id: a", "    expected_outcome: o", "    tags: 3")},
+        "2:5 evalcases[0].input_messages",
+        "missing required key 'input_messages'",
+    ),
+    Broken(
         "nothing-visible-empty-string",
         {"e.yaml": case("    input: ''")},
         "4:5 evalcases[0].input",

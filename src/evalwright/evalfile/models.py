@@ -6,7 +6,7 @@ loader warns "legacy key X: use Y" for each one it meets.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Literal
 
 from pydantic import Discriminator, Field, JsonValue, Tag, model_validator
@@ -145,6 +145,19 @@ class EvalCase(FileModel):
         default=None, deprecated=_legacy("execution.evaluators")
     )
     note: str | None = Field(default=None, deprecated="AgentV's note is ignored")
+
+    @classmethod
+    def absent_keys(cls, data: Mapping[str, object]) -> list[tuple[str, str]]:
+        """``expected_outcome``, and the input unless the case is live, when ``data`` has
+        neither key of the pair."""
+        pairs = [("expected_outcome", "outcome")]
+        if "turns" not in data and "simulated_user" not in data:
+            pairs.append(("input_messages", "input"))
+        return [
+            (key, f"missing required key '{key}'")
+            for key, other in pairs
+            if key not in data and other not in data
+        ]
 
     @model_validator(mode="after")
     def _check(self) -> EvalCase:

@@ -29,6 +29,14 @@ class FileModel(BaseModel):
         frozen=True, extra="forbid", strict=True, populate_by_name=False, defer_build=True
     )
 
+    @classmethod
+    def absent_keys(cls, data: Mapping[str, object]) -> list[tuple[str, str]]:
+        """Required keys missing from ``data``, each with its message, for a model whose
+        requirements its after-validator checks: that check does not run when another key
+        is wrong, and both problems must still be reported."""
+        del data
+        return []
+
 
 def field_tag(field: str, tags: Mapping[str, str]) -> Callable[[JsonValue | BaseModel], str | None]:
     """A union discriminator: the member a mapping's ``field`` selects, through ``tags``.

@@ -15,6 +15,7 @@ from typing import Annotated, TypeVar, Union, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
+from evalwright.files.base import FileModel
 from evalwright.files.diagnostics import Report, format_field
 from evalwright.files.source import DataPath, Positions
 from evalwright.jsontext import JsonValue
@@ -63,9 +64,23 @@ def validate(
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        for error in exc.errors(include_url=False):
+        errors = exc.errors(include_url=False)
+        for error in errors:
             _report(error, model, data, positions, report, prefix)
+        if isinstance(data, dict) and issubclass(model, FileModel):
+            reported = {_key_of(error) for error in errors}
+            line, col = positions.value(prefix)
+            for key, message in model.absent_keys(data):
+                if key not in reported:
+                    report.error(line, col, format_field((*prefix, key)), message)
         return None
+
+
+def _key_of(error: ErrorDetails) -> object:
+    """The top-level key an error is about (a model check's names it in its context)."""
+    if error["loc"]:
+        return error["loc"][0]
+    return (error.get("ctx") or {}).get("field")
 
 
 def _report(
