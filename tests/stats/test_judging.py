@@ -14,7 +14,8 @@ import evalwright as ew
 from evalwright.results.judge_facts import JudgeUse
 from evalwright.results.parts import JudgeTry
 from evalwright.stats.judging import krippendorff_alpha
-from evalwright.testing import FakeServer
+from evalwright.testing import FakeServer, Text, Verdict
+from evalwright.testing.recorded import ReceivedRequest
 from tests.conftest import ProjectDir, run_cli
 from tests.evaluators.panel_run import JUDGES, responder, run_panel, write_project
 
@@ -130,3 +131,34 @@ def test_a_run_without_a_judge_shows_no_judge_metrics(
     assert result.code == 0, result.err
     assert "parse failures" not in result.out
     assert "Krippendorff" not in result.out
+
+
+LIVE = """evalcases:
+  - id: talk
+    expected_outcome: Keeps track.
+    turns:
+      - content: Case one?
+        evaluators: [{name: first, type: llm_judge, target: ja}]
+      - content: Case two?
+        evaluators: [{name: second, type: llm_judge, judges: [ja, jb]}]
+    execution:
+      evaluators: [{name: whole, type: llm_judge, target: jc}]
+"""
+
+
+def test_the_judges_of_each_turn_are_counted(project: ProjectDir, fake: FakeServer) -> None:
+    write_project(project, fake.url, [], "{name: unused, type: contains, value: x}")
+    suite = project.write("evals/panel.yaml", LIVE)
+
+    def respond(request: ReceivedRequest) -> Text:
+        model = request.json["model"]
+        return Text("fine") if model == "cand" else Verdict(0.8).to_text()
+
+    fake.responder = respond
+    result = ew.run(suite, targets=["cand"], out=project.root / "r.jsonl")
+
+    metrics = result.judges
+    assert metrics is not None
+    assert {name: s.calls for name, s in metrics.targets.items()} == {"ja": 2, "jb": 1, "jc": 1}
+    (panel,) = metrics.panels
+    assert (panel.judges, panel.cases) == (("ja", "jb"), 1)

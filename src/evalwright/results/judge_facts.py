@@ -50,24 +50,29 @@ class JudgeFacts:
 
     @classmethod
     def of(cls, row: ResultRow) -> JudgeFacts | None:
-        """The row's judge facts, ``None`` when no judge ran on it."""
+        """The row's judge facts, ``None`` when no judge ran on it: its own evaluators' and
+        each turn's of a live conversation (docs/conversations.md#the-row)."""
         uses: list[JudgeUse] = []
         panels: list[PanelUnit] = []
-        for result in row.evaluator_results or ():
-            if result.judge_target is not None and result.tries is not None:
-                uses.append(JudgeUse.of(result.judge_target, result.tries))
-            if result.judges:
-                uses.extend(JudgeUse.of(j.target, j.tries) for j in result.judges)
-                panels.append(_unit(row, result))
+        label = case_label(row.eval_id, row.repeat)
+        groups = [(label, row.evaluator_results or ())]
+        groups += [(f"{label} turn {t.turn}", t.evaluator_results) for t in row.turns or ()]
+        for unit_label, results in groups:
+            for result in results:
+                if result.judge_target is not None and result.tries is not None:
+                    uses.append(JudgeUse.of(result.judge_target, result.tries))
+                if result.judges:
+                    uses.extend(JudgeUse.of(j.target, j.tries) for j in result.judges)
+                    panels.append(_unit(row, result, unit_label))
         if not uses:
             return None
         return cls(tuple(uses), tuple(panels))
 
 
-def _unit(row: ResultRow, result: EvaluatorResult) -> PanelUnit:
+def _unit(row: ResultRow, result: EvaluatorResult, label: str) -> PanelUnit:
     judges = result.judges or ()
     return PanelUnit(
-        case=case_label(row.eval_id, row.repeat),
+        case=label,
         target=row.target,
         evaluator=result.name,
         judges=tuple(j.target for j in judges),
