@@ -118,3 +118,30 @@ def test_summary_table_per_target_and_threshold() -> None:
         "b: mean score - BELOW the threshold 0.9",
     ]
     assert summary.exit_code() == 1
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_eta_follows_the_pace_after_the_first_row_not_the_wait_for_it() -> None:
+    clock, stream = Clock(), io.StringIO()
+    progress = Progress(stream, clock=clock)
+    summary = RunSummary(Path("r.jsonl"), total=100)
+    progress.start(summary)
+    etas: list[str] = []
+    # 60 s to the first row (8 requests in parallel, a slow start), then one a second.
+    for at in (60.0, 61.0, 62.0, 72.0):
+        clock.now = at
+        summary.add(row())
+        progress.row(row(), summary)
+        etas.append(stream.getvalue().splitlines()[-1].rsplit("ETA ", 1)[1])
+    # The first lines cannot know the pace; then 1 s a row (97 left: 1:37), then 4 s a row
+    # (96 left: 6:24). From the start, the first row alone would have said 99 minutes.
+    assert etas == ["?", "?", "1:37", "6:24"]

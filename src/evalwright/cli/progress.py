@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import TextIO
 
 from evalwright.errors import Diagnostic, printable
@@ -27,18 +28,27 @@ def _clock(seconds: float) -> str:
 class Progress:
     """Progress on ``stream``: redrawn in place on a terminal, else a line now and then."""
 
-    def __init__(self, stream: TextIO | None = None, *, quiet: bool = False) -> None:
+    def __init__(
+        self,
+        stream: TextIO | None = None,
+        *,
+        quiet: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.stream = stream or sys.stderr
         self.quiet = quiet
         self.tty = self.stream.isatty()
-        self._started = time.monotonic()
+        self._clock = clock
+        self._started = clock()
+        self._first: tuple[float, int] | None = None
+        """When the first rows were done, and how many: the pace is measured from there."""
         self._last = 0.0
         self._bar: str | None = None  # the bar as last drawn, while it is on screen
         self._lock = threading.Lock()  # log lines may come from another thread
 
     def start(self, summary: RunSummary) -> None:
         """Remember when the run began."""
-        self._started = time.monotonic()
+        self._started = self._clock()
         if not self.quiet and not self.tty:
             about = "" if summary.exact_total else "up to "
             self.line(f"running {about}{summary.total} case(s)")
@@ -63,7 +73,9 @@ class Progress:
         """Redraw the bar, or print a line now and then (and each error)."""
         if self.quiet:
             return
-        now = time.monotonic()
+        now = self._clock()
+        if self._first is None:
+            self._first = (now, summary.done)
         last = summary.done >= summary.total
         if self.tty:
             if now - self._last >= _REDRAW_SECONDS or last:
@@ -113,17 +125,31 @@ class Progress:
 
     def _status(self, summary: RunSummary, *, bar: bool) -> str:
         done, total = summary.done, max(summary.total, 1)
-        elapsed = time.monotonic() - self._started
-        eta = elapsed / done * (total - done) if done else 0.0
+        now = self._clock()
+        elapsed = now - self._started
         text = (
             f"{done}/{summary.total} done, {summary.errors} error(s), "
-            f"{_clock(elapsed)} elapsed, ETA {_clock(eta)}"
+            f"{_clock(elapsed)} elapsed, ETA {self._eta(done, total, now)}"
         )
         if not bar:
             return text
         width = 24
         filled = int(width * done / total)
         return f"[{'#' * filled}{'.' * (width - filled)}] " + text
+
+    def _eta(self, done: int, total: int, now: float) -> str:
+        """The time left at the pace since the first rows were done; ``?`` until two more
+        are. The time to the first row (loading, connecting, a slow first answer while
+        others run in parallel) says nothing of the pace after it."""
+        if done >= total:
+            return _clock(0)
+        if self._first is None:
+            return "?"
+        since, counted = self._first
+        if done - counted < 2 or now <= since:
+            return "?"
+        pace = (now - since) / (done - counted)
+        return _clock(pace * (total - done))
 
     def finish(self, summary: RunSummary) -> None:  # noqa: ARG002 - the Reporter interface
         """End the bar's line."""
