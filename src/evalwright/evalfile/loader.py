@@ -7,6 +7,7 @@ never holds a large JSONL suite in memory; :func:`check_eval_file` reads a whole
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import os
 from collections.abc import Callable, Iterator
@@ -24,6 +25,7 @@ from evalwright.evalfile.models import EvalCase, JsonlHeader, raw_field
 from evalwright.evalfile.models import _FileHeader as FileHeader  # pyright: ignore[reportPrivateUsage]
 from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.resolved import Evaluator, LoadedCase, LoadedSuite, SuiteInfo
+from evalwright.evalfile.template_cases import TemplateCase, is_template
 from evalwright.evalfile.tools import Tools
 from evalwright.files.diagnostics import Report, format_field
 from evalwright.files.project import Project, display_path, find_project_root, read_text
@@ -72,7 +74,8 @@ class SuiteReader:
         self.header: FileHeader | None = None
         self.estimated_cases = 0
         self.streams = self.path.suffix.lower() == ".jsonl"
-        """Whether cases are read one by one as asked for (JSONL), not from a whole file."""
+        """Whether cases are read one by one as asked for (JSONL, or a YAML file with a
+        template case), not from a whole file."""
         self._defaults: tuple[Evaluator, ...] = (Evaluator(default_judge()),)
         self._target: str | None = None
         self._tools: Tools = ()
@@ -109,28 +112,49 @@ class SuiteReader:
         return self._tools
 
     def cases(self) -> Iterator[LoadedCase]:
-        """The file's valid cases, in order: a JSONL file's read and checked one by one as
-        they are asked for, a YAML file's built when it was read."""
+        """The file's valid cases, in order: a JSONL file's (and a template case's records,
+        docs/eval-files.md#datasets) read and checked one by one as they are asked for, a
+        YAML file's built when it was read."""
         if self._built is not None:
             built, self._built = self._built, []
             yield from built
             return
+        pending: Iterator[LoadedCase] = iter(())
         while True:
             # Paused per case, not across the ``yield``: the caller's code runs as usual.
             with collector_paused():
-                item = next(self._items, None)
-                case = self._item_case(item) if item is not None else None
-            if item is None:
+                case = next(pending, None)
+                while case is None:
+                    item = next(self._items, None)
+                    if item is None:
+                        break
+                    pending = self._item_cases(item)
+                    case = next(pending, None)
+            if case is None:
                 return
-            if case is not None:
-                yield case
+            yield case
 
     def _all_cases(self) -> list[LoadedCase]:
-        cases = (self._item_case(item) for item in self._items)
-        return [case for case in cases if case is not None]
+        return [case for item in self._items for case in self._item_cases(item)]
 
-    def _item_case(self, item: Item) -> LoadedCase | None:
-        return self._case(item[1], item[2]) if item[0] == "case" else None
+    def _item_cases(self, item: Item) -> Iterator[LoadedCase]:
+        if item[0] != "case":
+            return
+        data, where = item[1], item[2]
+        if not is_template(data):
+            case = self._case(data, where)
+            if case is not None:
+                yield case
+            return
+        assert isinstance(data, dict)
+        base = str(self.path.parent)
+        template = TemplateCase(data, where, self.builder.resolver, base, self.report)
+        for record in template.cases():
+            start = len(self.report.items)
+            case = self._case(record.data, record.where)
+            template.relabel(start, record.label)
+            if case is not None:
+                yield dataclasses.replace(case, vars=record.vars)
 
     def _open(self) -> Iterator[Item]:
         suffix = self.path.suffix.lower()
@@ -225,6 +249,8 @@ def _yaml_items(text: str, reader: SuiteReader) -> Iterator[Item]:
     header = validate(_YamlHeader, data, positions, report)
     yield "header", header, Located((), positions)
     cases = data.get("evalcases")
+    if isinstance(cases, list) and any(is_template(case) for case in cases):
+        reader.streams = True  # a dataset's records are read as the run asks for cases
     if isinstance(cases, list):
         reader.estimated_cases = len(cases)
         for index in range(len(cases)):
