@@ -151,7 +151,7 @@ class SuiteReader:
         template = TemplateCase(data, where, self.builder.resolver, base, self.report)
         for record in template.cases():
             start = len(self.report.items)
-            case = self._case(record.data, record.where)
+            case = self._case(record.data, record.where, verbatim=record.verbatim)
             template.relabel(start, record.label)
             if case is not None:
                 yield dataclasses.replace(case, vars=record.vars)
@@ -190,7 +190,9 @@ class SuiteReader:
                 execution.evaluators, where.at("execution", "evaluators")
             )
 
-    def _case(self, data: JsonValue, where: Located) -> LoadedCase | None:
+    def _case(
+        self, data: JsonValue, where: Located, *, verbatim: bool = False
+    ) -> LoadedCase | None:
         spec: EvalCase | None = validate(EvalCase, data, where.positions, self.report, where.path)
         if spec is None:
             return None
@@ -208,7 +210,9 @@ class SuiteReader:
             self._ids[spec.id] = kept
         errors = len(self.report.errors)
         tags = self.header.tags if self.header else None
-        case = self.builder.build(spec, where, self._defaults, self._target, tags, self._tools)
+        case = self.builder.build(
+            spec, where, self._defaults, self._target, tags, self._tools, verbatim=verbatim
+        )
         return case if len(self.report.errors) == errors else None
 
 

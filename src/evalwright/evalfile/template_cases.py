@@ -47,6 +47,8 @@ class RecordCase:
     where: Located
     vars: JsonObject
     label: str
+    verbatim: bool
+    """Whether its messages are the dataset's own, sent as they are."""
 
 
 class TemplateCase:
@@ -150,7 +152,8 @@ class TemplateCase:
             self._record_problem(self._at_record(record, f"{label}: {exc}"))
             return None
         data["id"] = ident
-        return RecordCase(data, self.where, record.data, label)
+        verbatim = "input" in fields or "turns" in fields
+        return RecordCase(data, self.where, record.data, label, verbatim)
 
     def _at_record(self, record: Record, message: str) -> RecordProblem:
         if record.line and self._spec is not None and self._spec.path is not None:
