@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -101,6 +102,10 @@ def _jsonl_records(path: str) -> Iterator[Record | RecordProblem]:
         number += 1
         try:
             data = jsontext.loads(line)
+        except json.JSONDecodeError as exc:
+            message = f"invalid JSON at column {exc.colno}: {exc.msg}"
+            yield RecordProblem(shown, line_number, message)
+            continue
         except ValueError as exc:
             yield RecordProblem(shown, line_number, f"invalid JSON: {exc}")
             continue

@@ -251,10 +251,10 @@ def _yaml_items(text: str, reader: SuiteReader) -> Iterator[Item]:
         report.error(1, 1, "", f"expected a mapping with 'evalcases', got {type_name(data)}")
         return
     header = validate(_YamlHeader, data, positions, report)
-    yield "header", header, Located((), positions)
     cases = data.get("evalcases")
     if isinstance(cases, list) and any(is_template(case) for case in cases):
         reader.streams = True  # a dataset's records are read as the run asks for cases
+    yield "header", header, Located((), positions)
     if isinstance(cases, list):
         reader.estimated_cases = len(cases)
         for index in range(len(cases)):
