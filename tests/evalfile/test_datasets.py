@@ -244,3 +244,56 @@ def test_records_are_read_as_cases_are_asked_for(project: ProjectDir) -> None:
 
     assert reader.streams
     assert [_text(c) for c in [first, *rest]] == ["1", "2"]
+
+
+_HF_CASE = """  - id: hf
+    dataset: {hf: hfdata, split: test, input: q, target: answer}
+"""
+
+
+def test_a_hugging_face_dataset_saved_locally_is_read(project: ProjectDir) -> None:
+    datasets = pytest.importorskip("datasets")  # in the test extra; this guards a bare install
+    rows = {"q": ["one?", "two?"], "answer": ["1", "2"]}
+    saved = datasets.DatasetDict({"test": datasets.Dataset.from_dict(rows)})
+    saved.save_to_disk(str(project.root / "evals" / "hfdata"))
+    project.write(
+        "evals/e.yaml",
+        "evalcases:\n"
+        + _HF_CASE
+        + """  - id: nosplit
+    dataset: {hf: hfdata, split: validation}
+    input: x
+    expected_outcome: ok
+""",
+    )
+
+    suite, diagnostics = project.check("evals/e.yaml")
+
+    assert suite is None
+    [error] = [d for d in diagnostics if d.severity == "error"]
+    assert (error.line, error.message) == (5, "the dataset has no split 'validation'")
+    project.write("evals/ok.yaml", "evalcases:\n" + _HF_CASE)
+    cases = project.load("evals/ok.yaml").cases
+    assert [(c.id, _text(c), c.expected_outcome) for c in cases] == [
+        ("hf-1", "one?", "1"),
+        ("hf-2", "two?", "2"),
+    ]
+    assert cases[0].vars == {"q": "one?", "answer": "1"}
+
+
+def test_a_hub_dataset_needs_a_pinned_revision(project: ProjectDir) -> None:
+    project.write(
+        "evals/e.yaml",
+        """evalcases:
+  - id: hub
+    dataset: {hf: someone/some-set, split: test}
+    input: x
+    expected_outcome: ok
+""",
+    )
+
+    _, diagnostics = project.check("evals/e.yaml")
+
+    [error] = diagnostics
+    assert error.line == 3
+    assert "a hub dataset needs a pinned 'revision'" in error.message

@@ -148,13 +148,25 @@ class SuiteReader:
             return
         assert isinstance(data, dict)
         base = str(self.path.parent)
-        template = TemplateCase(data, where, self.builder.resolver, base, self.report)
+        template = TemplateCase(
+            data, where, self.builder.resolver, base, self.report, self._file_evaluators()
+        )
         for record in template.cases():
             start = len(self.report.items)
             case = self._case(record.data, record.where, verbatim=record.verbatim)
             template.relabel(start, record.label)
             if case is not None:
                 yield dataclasses.replace(case, vars=record.vars)
+
+    def _file_evaluators(self) -> list[JsonValue] | None:
+        """The file's ``execution.evaluators`` as data: a template case fills them too."""
+        execution = self.header.execution if self.header else None
+        if execution is None or execution.evaluators is None:
+            return None
+        return [
+            spec.model_dump(mode="json", by_alias=True, exclude_unset=True)
+            for spec in execution.evaluators
+        ]
 
     def _open(self) -> Iterator[Item]:
         suffix = self.path.suffix.lower()

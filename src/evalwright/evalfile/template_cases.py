@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
+from evalwright import jsontext
 from evalwright.errors import Diagnostic
 from evalwright.evalfile.dataset_records import (
     DatasetUnavailable,
@@ -62,18 +63,31 @@ class TemplateCase:
         resolver: FileResolver,
         base_dir: str,
         report: Report,
+        file_evaluators: list[JsonValue] | None = None,
     ) -> None:
+        """``file_evaluators``: the file's ``execution.evaluators`` as data, filled for each
+        record like the case's own when the case has none."""
         self.where = where
         self.report = report
         self._resolver = resolver
         self._base_dir = base_dir
         self._template = {k: v for k, v in data.items() if k not in TEMPLATE_KEYS}
+        self._inherit(file_evaluators)
         self._filler = Filler()
         self._failed = 0
         self._seen_warnings: set[tuple[int, str, str]] = set()
         self._spec: DatasetSpec | None = None
         self._inline: list[JsonObject] | None = None
         self._ok = self._read_keys(data)
+
+    def _inherit(self, file_evaluators: list[JsonValue] | None) -> None:
+        execution = self._template.get("execution")
+        own = isinstance(execution, dict) and "evaluators" in execution
+        if file_evaluators is None or own or "evaluators" in self._template:
+            return
+        if "{" in jsontext.dumps_line(file_evaluators):
+            base = execution if isinstance(execution, dict) else {}
+            self._template["execution"] = {**base, "evaluators": file_evaluators}
 
     def _read_keys(self, data: JsonObject) -> bool:
         if "dataset" in data and "vars" in data:
