@@ -74,7 +74,7 @@ def test_the_first_request_is_sent_before_the_dataset_is_read_whole(e2e: E2E) ->
     names = [f"P{n}" for n in range(10)]
     lines = "".join(f"{name},yes\n" for name in names)
     dataset = e2e.project.write("evals/d.csv", "who,answer\n" + lines)
-    e2e.project.write(EVAL_FILE, TEMPLATE.split("  - id: literal")[0])
+    e2e.project.write(EVAL_FILE, TEMPLATE.split("  - id: literal", maxsplit=1)[0])
 
     def grow(request: ReceivedRequest) -> Text | None:
         if not is_judge(request) and "to P0." in _user_text(request.body):

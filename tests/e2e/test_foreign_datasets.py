@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from typing import Any
+from typing import Any, cast
 
 from tests.conftest import DATA
 from tests.e2e.harness import E2E
@@ -103,6 +103,7 @@ def test_mt_bench_questions_run_as_live_conversations(e2e: E2E) -> None:
         assert row.expected_outcome == f"A good answer to each {line['category']} turn."
         last = list(row.full_turns())[-1].wire_request
         assert last is not None
-        messages: list[dict[str, Any]] = last.body["messages"]  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType]
+        wire: Any = last
+        messages = cast(list[dict[str, Any]], wire.body["messages"])
         users = [m["content"] for m in messages if m["role"] == "user"]
         assert users == line["turns"]

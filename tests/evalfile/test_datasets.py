@@ -213,7 +213,8 @@ def test_a_missing_dataset_and_a_bad_mapping_are_located(project: ProjectDir) ->
     _, diagnostics = project.check("evals/e.yaml")
 
     shown = [(d.line, d.message) for d in diagnostics]
-    assert shown[0][0] == 3 and "file not found: 'nowhere.csv'" in shown[0][1]
+    assert shown[0][0] == 3
+    assert "file not found: 'nowhere.csv'" in shown[0][1]
     assert shown[1] == (
         8,
         "the dataset gives each case's input: the template must not have 'input'",

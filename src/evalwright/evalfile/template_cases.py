@@ -201,7 +201,8 @@ class TemplateCase:
     def _dataset_shown(self) -> str:
         from evalwright.files.project import display_path
 
-        assert self._spec is not None and self._spec.path is not None
+        assert self._spec is not None
+        assert self._spec.path is not None
         return display_path(self._resolver.locate(self._spec.path, self._base_dir))
 
     def _locate(self, spec: DatasetSpec) -> str:

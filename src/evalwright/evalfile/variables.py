@@ -9,7 +9,7 @@ Each template string is compiled once, when the first record needs it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from evalwright.evalfile.dataset_spec import DatasetSpec
@@ -128,8 +128,9 @@ class Filler:
         for index, spec in enumerate(evaluators):
             here = (*path, "evaluators", index, "value")
             if isinstance(spec, dict) and "value" in spec:
-                spec = {**spec, "value": self._value(spec["value"], values, here)}
-            filled.append(spec)
+                filled.append({**spec, "value": self._value(spec["value"], values, here)})
+            else:
+                filled.append(spec)
         return {**holder, "evaluators": filled}
 
     def _value(self, value: JsonValue, values: JsonObject, path: DataPath) -> JsonValue:
