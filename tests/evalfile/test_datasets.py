@@ -1,4 +1,4 @@
-"""Template cases (docs/eval-files.md#datasets): ``dataset:`` files of every kind and
+"""Template cases (docs/eval-files.md#datasets-and-variables): ``dataset:`` files of every kind and
 ``vars:`` make one case per record, their ``{{ name }}`` variables filled in the sandbox; bad
 records and missing variables are located errors; any other case keeps ``{{`` as written."""
 

@@ -1,6 +1,6 @@
 """A dataset's records, read lazily: CSV and JSONL line by line, JSON and YAML whole, a
 Hugging Face dataset through the optional ``datasets`` package
-(docs/eval-files.md#datasets).
+(docs/eval-files.md#datasets-and-variables).
 
 A malformed record is yielded as a :class:`RecordProblem` located in the dataset file, so the
 caller reports it and goes on with the next record.

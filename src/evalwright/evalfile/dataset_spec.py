@@ -1,5 +1,5 @@
 """``dataset:`` and ``vars:`` on a case: where a template case's records come from, and how
-their fields map to the case (docs/eval-files.md#datasets)."""
+their fields map to the case (docs/eval-files.md#datasets-and-variables)."""
 
 from __future__ import annotations
 

@@ -69,7 +69,7 @@ class FileResolver:
     def locate(self, reference: str, base_dir: str, *, want_dir: bool = False) -> str:
         """The real path of a file (or directory) reference, found and confined as
         :meth:`resolve` finds one, but not read: a dataset streams
-        (docs/eval-files.md#datasets)."""
+        (docs/eval-files.md#datasets-and-variables)."""
         return self._confine(reference, self._find(reference, base_dir, want_dir=want_dir))
 
     def resolve_dir(self, reference: str, base_dir: str) -> str:
