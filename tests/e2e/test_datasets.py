@@ -1,7 +1,7 @@
-"""Template cases run end to end (docs/eval-files.md#datasets-and-variables): the filled text is what the
-target gets and the row records, with the record's ``vars``; a case without records sends
-``{{`` as written; a missing variable stops ``eval`` with a located error; and a dataset is
-read as the run goes, not before it starts."""
+"""Template cases run end to end (docs/eval-files.md#datasets-and-variables): the filled
+text is what the target gets and the row records, with the record's ``vars``; a case without
+records sends ``{{`` as written; a missing variable stops ``eval`` with a located error; and a
+dataset is read as the run goes, not before it starts."""
 
 from __future__ import annotations
 

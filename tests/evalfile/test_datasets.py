@@ -298,3 +298,23 @@ def test_a_hub_dataset_needs_a_pinned_revision(project: ProjectDir) -> None:
     [error] = diagnostics
     assert error.line == 3
     assert "a hub dataset needs a pinned 'revision'" in error.message
+
+
+def test_prompt_shows_the_filled_cases(project: ProjectDir) -> None:
+    project.write(
+        "evals/e.yaml",
+        """evalcases:
+  - id: t
+    vars: [{who: Ada}, {who: Bob}]
+    input: "Hello {{ who }}"
+    expected_outcome: ok
+""",
+    )
+
+    result = run_cli("prompt", project.root / "evals/e.yaml")
+
+    assert result.code == 0, result.err
+    assert "=== t-1 " in result.out
+    assert "Hello Ada" in result.out
+    assert "Hello Bob" in result.out
+    assert "{{" not in result.out

@@ -113,8 +113,8 @@ class SuiteReader:
 
     def cases(self) -> Iterator[LoadedCase]:
         """The file's valid cases, in order: a JSONL file's (and a template case's records,
-        docs/eval-files.md#datasets-and-variables) read and checked one by one as they are asked for, a
-        YAML file's built when it was read."""
+        docs/eval-files.md#datasets-and-variables) read and checked one by one as they are
+        asked for, a YAML file's built when it was read."""
         if self._built is not None:
             built, self._built = self._built, []
             yield from built

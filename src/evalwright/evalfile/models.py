@@ -139,8 +139,8 @@ class EvalCase(FileModel):
     """A chat target playing the user instead of fixed ``turns``
     (docs/conversations.md#simulated-user)."""
     dataset: NonEmptyStr | DatasetSpec | None = None
-    """A template case: one case per record of this dataset (docs/eval-files.md#datasets-and-variables);
-    the cases built from it no longer hold it."""
+    """A template case: one case per record of this dataset
+    (docs/eval-files.md#datasets-and-variables); the cases built from it no longer hold it."""
     vars: Annotated[list[dict[str, JsonValue]], Field(min_length=1)] | None = None
     """A template case: one case per inline record (docs/eval-files.md#variables)."""
     outcome: str | None = Field(default=None, deprecated=_legacy("expected_outcome"))

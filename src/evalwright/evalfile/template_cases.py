@@ -1,5 +1,6 @@
 """A template case made into one case per record of its ``dataset:`` or ``vars:``
-(docs/eval-files.md#datasets-and-variables), lazily: a large dataset is read as the run asks for cases."""
+(docs/eval-files.md#datasets-and-variables), lazily: a large dataset is read as the run asks
+for cases."""
 
 from __future__ import annotations
 
