@@ -5,6 +5,7 @@ records and missing variables are located errors; any other case keeps ``{{`` as
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -318,3 +319,64 @@ def test_prompt_shows_the_filled_cases(project: ProjectDir) -> None:
     assert "Hello Ada" in result.out
     assert "Hello Bob" in result.out
     assert "{{" not in result.out
+
+
+def test_a_list_field_as_a_whole_value_gives_the_evaluator_the_list(project: ProjectDir) -> None:
+    project.write(
+        "evals/e.yaml",
+        """evalcases:
+  - id: t
+    vars:
+      - {q: "Season?", ideal: ["Season 11", "11"]}
+    input: "{{ q }}"
+    expected_outcome: "One of {{ ideal | join(', ') }}."
+    execution:
+      evaluators:
+        - {name: m, type: match, value: "{{ ideal }}"}
+""",
+    )
+
+    [case] = project.load("evals/e.yaml").cases
+
+    assert getattr(case.evaluators[0].spec, "value", None) == ["Season 11", "11"]
+    assert case.expected_outcome == "One of Season 11, 11."
+
+
+def test_a_template_syntax_error_is_located(project: ProjectDir) -> None:
+    project.write(
+        "evals/e.yaml",
+        """evalcases:
+  - id: t
+    vars: [{a: 1}]
+    input: "{{ a"
+    expected_outcome: ok
+""",
+    )
+
+    _, diagnostics = project.check("evals/e.yaml")
+
+    [error] = diagnostics
+    assert error.line == 4
+    assert error.message.startswith("record 1 (id 't-1'): template line 1: unexpected end")
+
+
+def test_without_the_datasets_package_the_error_names_the_extra(
+    project: ProjectDir, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "datasets", None)  # makes ``import datasets`` fail
+    (project.root / "evals" / "saved").mkdir(parents=True)
+    project.write(
+        "evals/e.yaml",
+        """evalcases:
+  - id: t
+    dataset: {hf: saved, split: test}
+    input: x
+    expected_outcome: ok
+""",
+    )
+
+    _, diagnostics = project.check("evals/e.yaml")
+
+    [error] = diagnostics
+    assert error.line == 3
+    assert "pip install 'evalwright[datasets]'" in error.message
