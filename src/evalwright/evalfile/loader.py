@@ -25,7 +25,7 @@ from evalwright.evalfile.models import EvalCase, JsonlHeader, raw_field
 from evalwright.evalfile.models import _FileHeader as FileHeader  # pyright: ignore[reportPrivateUsage]
 from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.resolved import Evaluator, LoadedCase, LoadedSuite, SuiteInfo
-from evalwright.evalfile.template_cases import TemplateCase, is_template
+from evalwright.evalfile.template_cases import TemplateCase, file_evaluators, is_template
 from evalwright.evalfile.tools import Tools
 from evalwright.files.diagnostics import Report, format_field
 from evalwright.files.project import Project, display_path, find_project_root, read_text
@@ -149,7 +149,7 @@ class SuiteReader:
         assert isinstance(data, dict)
         base = str(self.path.parent)
         template = TemplateCase(
-            data, where, self.builder.resolver, base, self.report, self._file_evaluators()
+            data, where, self.builder.resolver, base, self.report, file_evaluators(self.header)
         )
         for record in template.cases():
             start = len(self.report.items)
@@ -157,16 +157,6 @@ class SuiteReader:
             template.relabel(start, record.label)
             if case is not None:
                 yield dataclasses.replace(case, vars=record.vars)
-
-    def _file_evaluators(self) -> list[JsonValue] | None:
-        """The file's ``execution.evaluators`` as data: a template case fills them too."""
-        execution = self.header.execution if self.header else None
-        if execution is None or execution.evaluators is None:
-            return None
-        return [
-            spec.model_dump(mode="json", by_alias=True, exclude_unset=True)
-            for spec in execution.evaluators
-        ]
 
     def _open(self) -> Iterator[Item]:
         suffix = self.path.suffix.lower()

@@ -17,6 +17,7 @@ from evalwright.evalfile.dataset_records import (
 )
 from evalwright.evalfile.dataset_spec import DatasetSpec, InlineRecords
 from evalwright.evalfile.located import Located, report_at
+from evalwright.evalfile.models import _FileHeader as FileHeader  # pyright: ignore[reportPrivateUsage]
 from evalwright.evalfile.references import FileResolver, ReferenceProblem
 from evalwright.evalfile.variables import (
     Filler,
@@ -39,6 +40,18 @@ _INPUT_KEYS = ("input", "input_messages", "turns", "simulated_user")
 def is_template(data: JsonValue) -> bool:
     """Whether a case's data is a template case (it has ``dataset:`` or ``vars:``)."""
     return isinstance(data, dict) and any(key in data for key in TEMPLATE_KEYS)
+
+
+def file_evaluators(header: FileHeader | None) -> list[JsonValue] | None:
+    """The file's ``execution.evaluators`` as data: a template case without evaluators of its
+    own fills them for each record."""
+    execution = header.execution if header else None
+    if execution is None or execution.evaluators is None:
+        return None
+    return [
+        spec.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        for spec in execution.evaluators
+    ]
 
 
 @dataclass(frozen=True, slots=True)
