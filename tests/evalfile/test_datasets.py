@@ -380,3 +380,23 @@ def test_without_the_datasets_package_the_error_names_the_extra(
     [error] = diagnostics
     assert error.line == 3
     assert "pip install 'evalwright[datasets]'" in error.message
+
+
+def test_the_run_estimates_a_dataset_by_its_lines(project: ProjectDir) -> None:
+    project.write("evals/d.csv", "a\n1\n2\n\n3\n")
+    project.write("evals/d.jsonl", '{"a": 1}\n{"a": 2}\n')
+    eval_file = project.write(
+        "evals/e.yaml",
+        """evalcases:
+  - {id: c, dataset: d.csv, input: "{{ a }}", expected_outcome: ok}
+  - {id: j, dataset: {path: d.jsonl}, input: "{{ a }}", expected_outcome: ok}
+  - {id: v, vars: [{a: 1}, {a: 2}], input: "{{ a }}", expected_outcome: ok}
+  - {id: plain, input: x, expected_outcome: ok}
+""",
+    )
+    project_ = Project.load(project.root)[0]
+
+    reader = SuiteReader(eval_file, project_, FileResolver(project_))
+
+    assert reader.estimated_cases == 3 + 2 + 2 + 1
+    assert len(list(reader.cases())) == 8

@@ -25,7 +25,12 @@ from evalwright.evalfile.models import EvalCase, JsonlHeader, raw_field
 from evalwright.evalfile.models import _FileHeader as FileHeader  # pyright: ignore[reportPrivateUsage]
 from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.resolved import Evaluator, LoadedCase, LoadedSuite, SuiteInfo
-from evalwright.evalfile.template_cases import TemplateCase, file_evaluators, is_template
+from evalwright.evalfile.template_cases import (
+    TemplateCase,
+    estimated_records,
+    file_evaluators,
+    is_template,
+)
 from evalwright.evalfile.tools import Tools
 from evalwright.files.diagnostics import Report, format_field
 from evalwright.files.project import Project, display_path, find_project_root, read_text
@@ -255,10 +260,15 @@ def _yaml_items(text: str, reader: SuiteReader) -> Iterator[Item]:
     header = validate(_YamlHeader, data, positions, report)
     cases = data.get("evalcases")
     if isinstance(cases, list) and any(is_template(case) for case in cases):
-        reader.streams = True  # a dataset's records are read as the run asks for cases
+        # A dataset's records are read as the run asks for cases; known before the header is
+        # taken, as is their estimated count (the run's progress).
+        reader.streams = True
+        base, resolver = str(reader.path.parent), reader.builder.resolver
+        reader.estimated_cases = sum(estimated_records(c, resolver, base) for c in cases)
     yield "header", header, Located((), positions)
     if isinstance(cases, list):
-        reader.estimated_cases = len(cases)
+        if not reader.streams:
+            reader.estimated_cases = len(cases)
         for index in range(len(cases)):
             # Each case's data is let go once it is built: the file is not held twice.
             case, cases[index] = cases[index], None

@@ -28,6 +28,7 @@ from evalwright.evalfile.variables import (
     record_label,
 )
 from evalwright.files.diagnostics import Report
+from evalwright.files.reading import UnreadableFile, open_regular
 from evalwright.files.validation import validate
 from evalwright.jsontext import JsonObject, JsonValue
 
@@ -40,6 +41,26 @@ _INPUT_KEYS = ("input", "input_messages", "turns", "simulated_user")
 def is_template(data: JsonValue) -> bool:
     """Whether a case's data is a template case (it has ``dataset:`` or ``vars:``)."""
     return isinstance(data, dict) and any(key in data for key in TEMPLATE_KEYS)
+
+
+def estimated_records(data: JsonValue, resolver: FileResolver, base_dir: str) -> int:
+    """About how many cases a case's data makes, for the run's progress: a template case's
+    inline records, or a CSV or JSONL dataset's non-blank lines (counted, not parsed); 1 for
+    any other case, or when the dataset cannot be counted."""
+    if not isinstance(data, dict) or not is_template(data):
+        return 1
+    inline, given = data.get("vars"), data.get("dataset")
+    if isinstance(inline, list):
+        return max(1, len(inline))
+    path = given.get("path") if isinstance(given, dict) else given
+    if not isinstance(path, str) or not path.lower().endswith((".csv", ".jsonl")):
+        return 1
+    try:
+        with open_regular(resolver.locate(path, base_dir)) as handle:
+            lines = sum(1 for line in handle if line.strip())
+    except (OSError, ReferenceProblem, UnreadableFile):
+        return 1
+    return max(1, lines - 1 if path.lower().endswith(".csv") else lines)
 
 
 def file_evaluators(header: FileHeader | None) -> list[JsonValue] | None:
