@@ -83,6 +83,9 @@ class CaseBuilder:
         # So do whole turns of plain text (a role and one string, no tool fields): each is
         # built once and shared, immutable like its segment.
         self._plain: dict[tuple[str, str], CaseMessage] = {}
+        # A dataset's own messages are its data, sent as they are: not tidied
+        # (docs/eval-files.md#foreign-formats).
+        self._verbatim = False
 
     def error(self, where: Located, message: str, *, key: bool = False) -> None:
         """Report an error at a location (its key with ``key=True``)."""
@@ -157,10 +160,28 @@ class CaseBuilder:
         file_target: str | None,
         file_tags: Sequence[str] | None = None,
         file_tools: Tools = (),
+        *,
+        verbatim: bool = False,
     ) -> LoadedCase | None:
         """Build one case; ``None`` when it has an error (already reported). Its tags are
         ``file_tags`` and its own; its tools ``file_tools`` with its own
-        (docs/tools.md#declaring-tools)."""
+        (docs/tools.md#declaring-tools). With ``verbatim`` its message text is not tidied
+        (a dataset's messages, docs/eval-files.md#foreign-formats)."""
+        self._verbatim = verbatim
+        try:
+            return self._build(spec, where, defaults, file_target, file_tags, file_tools)
+        finally:
+            self._verbatim = False
+
+    def _build(
+        self,
+        spec: EvalCase,
+        where: Located,
+        defaults: tuple[Evaluator, ...],
+        file_target: str | None,
+        file_tags: Sequence[str] | None,
+        file_tools: Tools,
+    ) -> LoadedCase | None:
         errors_before = len(self.report.errors)
         self._legacy_warnings(spec, where)
         displays: dict[str, str] = {}
@@ -262,7 +283,7 @@ class CaseBuilder:
         displays: dict[str, str],
     ) -> Iterator[CaseMessage]:
         for message, path in messages:
-            plain = plain_key(message)
+            plain = None if self._verbatim else plain_key(message)
             if plain is not None and (shared := self._plain.get(plain)) is not None:
                 yield shared
                 continue
@@ -331,6 +352,9 @@ class CaseBuilder:
 
     def _text(self, raw: str, where: Callable[[], Located]) -> Segment | None:
         """A tidied text segment; ``where`` is worked out only for a warning."""
+        if self._verbatim:
+            exact = normalize_newlines(raw)
+            return TextSegment(exact) if exact.strip() else None
         segment = self._texts.get(raw)
         if segment is not None:
             return segment

@@ -7,6 +7,7 @@ never holds a large JSONL suite in memory; :func:`check_eval_file` reads a whole
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import os
 from collections.abc import Callable, Iterator
@@ -24,6 +25,12 @@ from evalwright.evalfile.models import EvalCase, JsonlHeader, raw_field
 from evalwright.evalfile.models import _FileHeader as FileHeader  # pyright: ignore[reportPrivateUsage]
 from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.resolved import Evaluator, LoadedCase, LoadedSuite, SuiteInfo
+from evalwright.evalfile.template_cases import (
+    TemplateCase,
+    estimated_records,
+    file_evaluators,
+    is_template,
+)
 from evalwright.evalfile.tools import Tools
 from evalwright.files.diagnostics import Report, format_field
 from evalwright.files.project import Project, display_path, find_project_root, read_text
@@ -72,7 +79,8 @@ class SuiteReader:
         self.header: FileHeader | None = None
         self.estimated_cases = 0
         self.streams = self.path.suffix.lower() == ".jsonl"
-        """Whether cases are read one by one as asked for (JSONL), not from a whole file."""
+        """Whether cases are read one by one as asked for (JSONL, or a YAML file with a
+        template case), not from a whole file."""
         self._defaults: tuple[Evaluator, ...] = (Evaluator(default_judge()),)
         self._target: str | None = None
         self._tools: Tools = ()
@@ -109,28 +117,51 @@ class SuiteReader:
         return self._tools
 
     def cases(self) -> Iterator[LoadedCase]:
-        """The file's valid cases, in order: a JSONL file's read and checked one by one as
-        they are asked for, a YAML file's built when it was read."""
+        """The file's valid cases, in order: a JSONL file's (and a template case's records,
+        docs/eval-files.md#datasets-and-variables) read and checked one by one as they are
+        asked for, a YAML file's built when it was read."""
         if self._built is not None:
             built, self._built = self._built, []
             yield from built
             return
+        pending: Iterator[LoadedCase] = iter(())
         while True:
             # Paused per case, not across the ``yield``: the caller's code runs as usual.
             with collector_paused():
-                item = next(self._items, None)
-                case = self._item_case(item) if item is not None else None
-            if item is None:
+                case = next(pending, None)
+                while case is None:
+                    item = next(self._items, None)
+                    if item is None:
+                        break
+                    pending = self._item_cases(item)
+                    case = next(pending, None)
+            if case is None:
                 return
-            if case is not None:
-                yield case
+            yield case
 
     def _all_cases(self) -> list[LoadedCase]:
-        cases = (self._item_case(item) for item in self._items)
-        return [case for case in cases if case is not None]
+        return [case for item in self._items for case in self._item_cases(item)]
 
-    def _item_case(self, item: Item) -> LoadedCase | None:
-        return self._case(item[1], item[2]) if item[0] == "case" else None
+    def _item_cases(self, item: Item) -> Iterator[LoadedCase]:
+        if item[0] != "case":
+            return
+        data, where = item[1], item[2]
+        if not is_template(data):
+            case = self._case(data, where)
+            if case is not None:
+                yield case
+            return
+        assert isinstance(data, dict)
+        base = str(self.path.parent)
+        template = TemplateCase(
+            data, where, self.builder.resolver, base, self.report, file_evaluators(self.header)
+        )
+        for record in template.cases():
+            start = len(self.report.items)
+            case = self._case(record.data, record.where, verbatim=record.verbatim)
+            template.relabel(start, record.label)
+            if case is not None:
+                yield dataclasses.replace(case, vars=record.vars)
 
     def _open(self) -> Iterator[Item]:
         suffix = self.path.suffix.lower()
@@ -166,7 +197,9 @@ class SuiteReader:
                 execution.evaluators, where.at("execution", "evaluators")
             )
 
-    def _case(self, data: JsonValue, where: Located) -> LoadedCase | None:
+    def _case(
+        self, data: JsonValue, where: Located, *, verbatim: bool = False
+    ) -> LoadedCase | None:
         spec: EvalCase | None = validate(EvalCase, data, where.positions, self.report, where.path)
         if spec is None:
             return None
@@ -184,7 +217,9 @@ class SuiteReader:
             self._ids[spec.id] = kept
         errors = len(self.report.errors)
         tags = self.header.tags if self.header else None
-        case = self.builder.build(spec, where, self._defaults, self._target, tags, self._tools)
+        case = self.builder.build(
+            spec, where, self._defaults, self._target, tags, self._tools, verbatim=verbatim
+        )
         return case if len(self.report.errors) == errors else None
 
 
@@ -223,10 +258,17 @@ def _yaml_items(text: str, reader: SuiteReader) -> Iterator[Item]:
         report.error(1, 1, "", f"expected a mapping with 'evalcases', got {type_name(data)}")
         return
     header = validate(_YamlHeader, data, positions, report)
-    yield "header", header, Located((), positions)
     cases = data.get("evalcases")
+    if isinstance(cases, list) and any(is_template(case) for case in cases):
+        # A dataset's records are read as the run asks for cases; known before the header is
+        # taken, as is their estimated count (the run's progress).
+        reader.streams = True
+        base, resolver = str(reader.path.parent), reader.builder.resolver
+        reader.estimated_cases = sum(estimated_records(c, resolver, base) for c in cases)
+    yield "header", header, Located((), positions)
     if isinstance(cases, list):
-        reader.estimated_cases = len(cases)
+        if not reader.streams:
+            reader.estimated_cases = len(cases)
         for index in range(len(cases)):
             # Each case's data is let go once it is built: the file is not held twice.
             case, cases[index] = cases[index], None

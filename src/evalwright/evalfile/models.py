@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import Discriminator, Field, JsonValue, Tag, model_validator
 
+from evalwright.evalfile.dataset_spec import DatasetSpec
 from evalwright.evalfile.evaluator_specs import EvaluatorList
 from evalwright.evalfile.messages import Content, Message
 from evalwright.files.base import FileModel, NonEmptyStr, Pattern, field_error
@@ -137,6 +138,11 @@ class EvalCase(FileModel):
     simulated_user: SimulatedUser | None = None
     """A chat target playing the user instead of fixed ``turns``
     (docs/conversations.md#simulated-user)."""
+    dataset: NonEmptyStr | DatasetSpec | None = None
+    """A template case: one case per record of this dataset
+    (docs/eval-files.md#datasets-and-variables); the cases built from it no longer hold it."""
+    vars: Annotated[list[dict[str, JsonValue]], Field(min_length=1)] | None = None
+    """A template case: one case per inline record (docs/eval-files.md#variables)."""
     outcome: str | None = Field(default=None, deprecated=_legacy("expected_outcome"))
     evaluators: EvaluatorList | None = Field(
         default=None, deprecated=_legacy("execution.evaluators")

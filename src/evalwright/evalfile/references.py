@@ -66,6 +66,12 @@ class FileResolver:
         key = (reference, base_dir, classify)
         return _memo(self._resolved, key, lambda: self._resolve(reference, base_dir, classify))
 
+    def locate(self, reference: str, base_dir: str, *, want_dir: bool = False) -> str:
+        """The real path of a file (or directory) reference, found and confined as
+        :meth:`resolve` finds one, but not read: a dataset streams
+        (docs/eval-files.md#datasets-and-variables)."""
+        return self._confine(reference, self._find(reference, base_dir, want_dir=want_dir))
+
     def resolve_dir(self, reference: str, base_dir: str) -> str:
         """Resolve a directory reference (a code evaluator's ``cwd``) the same way."""
         candidate = self._find(reference, base_dir, want_dir=True)

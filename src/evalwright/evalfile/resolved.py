@@ -129,6 +129,8 @@ class LoadedCase:
     (docs/tools.md#declaring-tools)."""
     tool_servers: tuple[McpTools, ...] = field(default=(), kw_only=True)
     """The MCP servers whose tools join them when the run starts (docs/tools.md#mcp-servers)."""
+    vars: dict[str, JsonValue] | None = field(default=None, kw_only=True)
+    """The record a template case was filled from (docs/eval-files.md#variables)."""
     spec: EvalCase = field(repr=False)
 
     @property

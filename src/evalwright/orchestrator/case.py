@@ -197,6 +197,7 @@ class CaseRunner:
             provider=provider,
             expected_outcome=case.expected_outcome,
             repeat=item.repeat,
+            vars=case.vars,
         )
 
     def _provider_kind(self, target: str) -> str | None:

@@ -321,7 +321,8 @@ def _survey(plan: Plan, source: _Source) -> None:
 def _open(path: Path, project: Project, resolver: FileResolver) -> _Source:
     reader = SuiteReader(path, project, resolver)
     _raise_errors(reader.report)
-    if path.suffix.lower() == ".jsonl":
+    # JSONL, or a template case's dataset (docs/eval-files.md#large-datasets)
+    if reader.streams:
         return _Source.of(reader, reader.cases())
     cases = list(reader.cases())
     _raise_errors(reader.report)

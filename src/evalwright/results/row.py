@@ -44,6 +44,9 @@ class ResultRow(RecordModel):
     metadata: dict[str, JsonValue] | None
     tags: tuple[str, ...] = ()
     """The case's tags, its file's included (absent from rows written before tags: none)."""
+    vars: Annotated[dict[str, JsonValue] | None, Field(exclude_if=absent)] = None
+    """The record a template case was filled from (docs/eval-files.md#variables); left out
+    of every other row."""
     target: str
     repeat: int = 0
     """Which run of the case on the target, from 0 (docs/running.md#repeats-and-reliability;
@@ -115,10 +118,9 @@ class ResultRow(RecordModel):
         return turn_requests.full_results(self.evaluator_results or (), self.turns or ())
 
 
-OPTIONAL_KEYS = ("tool_calls", "answer_reasoning", "steps", "node", "turns")
-"""The keys written only where a row has them: an answer's tool calls and reasoning, a tool
-loop's steps, a
-cluster's node and a live conversation's turns."""
+OPTIONAL_KEYS = ("vars", "tool_calls", "answer_reasoning", "steps", "node", "turns")
+"""The keys written only where a row has them: a template case's record, an answer's tool
+calls and reasoning, a tool loop's steps, a cluster's node and a live conversation's turns."""
 ROW_KEYS = tuple(key for key in ResultRow.model_fields if key not in OPTIONAL_KEYS)
 """Every key of a row, in the order it is written (but :data:`OPTIONAL_KEYS`)."""
 

@@ -57,6 +57,8 @@ class RowIdentity:
     provider: str | None
     expected_outcome: str
     repeat: int = 0
+    vars: dict[str, JsonValue] | None = None
+    """The record a template case was filled from (docs/eval-files.md#variables)."""
 
 
 def answered_row(
@@ -159,6 +161,7 @@ def _row(
         conversation_id=who.conversation_id,
         metadata=who.metadata,
         tags=who.tags,
+        vars=who.vars,
         target=who.target,
         repeat=who.repeat,
         provider=who.provider,
