@@ -308,12 +308,6 @@ BROKEN: tuple[Broken, ...] = (
         "invalid participant name 'a b': expected [A-Za-z0-9_-]{1,64}",
     ),
     Broken(
-        "name-on-system-message",
-        {"e.yaml": case("    input_messages:", "      - {role: system, name: x, content: hi}")},
-        "5:24 evalcases[0].input_messages[0].name",
-        "unknown key 'name'",
-    ),
-    Broken(
         "tool-calls-on-user-message",
         {
             "e.yaml": case(

@@ -7,10 +7,12 @@ from typing import Any
 
 import pytest
 
+from evalwright.evalfile import LoadedCase, load_eval_file
 from evalwright.prompts import ChatMessage
 from evalwright.providers.base import ProviderRequest
+from tests.conftest import ProjectDir
 from tests.providers.test_oracles import materialize, openapi_validator
-from tests.providers.wire_cases import chat_provider
+from tests.providers.wire_cases import chat_provider, prepare
 
 REQUEST = ProviderRequest(
     case_id="c",
@@ -89,3 +91,60 @@ def test_a_developer_system_role_is_noted(api: str, field: str) -> None:
     assert note.detail.startswith("chat_prompt[0]: the system message is sent with role")
     plain = chat_provider(api, **{k: v for k, v in extra.items() if k == "api"}).prepare(REQUEST)
     assert not [n for n in plain.notes if n.rule == "system_as_developer"]
+
+
+FEW_SHOT = """evalcases:
+  - id: few-shot
+    expected_outcome: Translates.
+    input_messages:
+      - {role: system, content: Translate to French.}
+      - {role: system, name: example_user, content: cat}
+      - {role: system, name: example_assistant, content: chat}
+      - {role: user, content: dog}
+      - {role: assistant, content: chien}
+      - {role: system, name: example_user, content: bird}
+      - {role: user, content: horse}
+"""
+
+
+@pytest.fixture
+def few_shot(project: ProjectDir) -> LoadedCase:
+    """OpenAI-evals' few-shot convention: examples as named system messages."""
+    (case,) = load_eval_file(project.write("evals/e.yaml", FEW_SHOT)).cases
+    return case
+
+
+def test_named_system_messages_merged_say_their_names_are_lost(few_shot: LoadedCase) -> None:
+    prepared = prepare("openai", few_shot)
+
+    body = prepared.wire.model_dump(mode="json")["body"]
+    assert body["messages"][0] == {
+        "role": "system",
+        "content": "Translate to French.\n\ncat\n\nchat",
+    }
+    assert [(n.rule, n.detail.split(":")[0]) for n in prepared.notes] == [
+        ("system_messages_merged", "chat_prompt[0]"),
+        ("name_unsupported", "input_messages[1]"),
+        ("name_unsupported", "input_messages[2]"),
+        ("name_unsupported", "input_messages[5]"),
+        ("system_mid_conversation", "chat_prompt[3]"),
+    ]
+
+
+def test_named_system_messages_kept_apart_keep_their_names(few_shot: LoadedCase) -> None:
+    prepared = prepare("openai", few_shot, system_messages="separate")
+
+    body = prepared.wire.model_dump(mode="json")["body"]
+    assert [(m["role"], m.get("name"), m["content"]) for m in body["messages"][:3]] == [
+        ("system", None, "Translate to French."),
+        ("system", "example_user", "cat"),
+        ("system", "example_assistant", "chat"),
+    ]
+    assert not list(openapi_validator("CreateChatCompletionRequest").iter_errors(body))
+    assert [n.rule for n in prepared.notes] == ["name_unsupported", "system_mid_conversation"]
+    claude = prepare("anthropic", few_shot, system_messages="separate")
+    assert [n.detail.split(":")[0] for n in claude.notes if n.rule == "name_unsupported"] == [
+        "input_messages[5]",
+        "chat_prompt[1]",
+        "chat_prompt[2]",
+    ]

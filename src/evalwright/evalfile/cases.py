@@ -299,10 +299,8 @@ class CaseBuilder:
                 built = CaseMessage(
                     "tool", segments, tool_call_id=message.tool_call_id, name=message.name
                 )
-            elif isinstance(message, UserMessage):
-                built = CaseMessage("user", segments, name=message.name)
             else:
-                built = CaseMessage(message.role, segments)
+                built = CaseMessage(message.role, segments, name=message.name)
             if plain is not None and segments and segments[0] is self._texts.get(plain[1]):
                 # Only a turn whose text was shared (it warned of nothing) is shared in turn.
                 if len(self._plain) >= _TEXT_CACHE_SIZE:

@@ -142,10 +142,12 @@ letters, digits, ``_`` and ``-``, 1 to 64 characters (docs/eval-files.md)."""
 
 
 class SystemMessage(FileModel):
-    """A system turn."""
+    """A system turn; OpenAI-evals' few-shot examples are system turns named
+    ``example_user`` and ``example_assistant``."""
 
     role: Literal["system"]
     content: Content
+    name: ParticipantName | None = None
 
 
 class UserMessage(FileModel):

@@ -112,13 +112,18 @@ def developer_notes(system_role: str, messages: Sequence[ChatMessage]) -> list[D
 
 def system_blocks(messages: Sequence[CaseMessage]) -> list[str]:
     """The blocks of the leading system turns that show (docs/delivery.md#the-system-message)."""
-    blocks: list[str] = []
-    for message in messages:
+    return [block(m, "lm") for _, m in _leading_shown(messages)]
+
+
+def _leading_shown(messages: Sequence[CaseMessage]) -> list[tuple[int, CaseMessage]]:
+    """The leading system turns that show, with their indexes."""
+    shown: list[tuple[int, CaseMessage]] = []
+    for index, message in enumerate(messages):
         if message.role != "system":
             break
         if message.visible:
-            blocks.append(block(message, "lm"))
-    return blocks
+            shown.append((index, message))
+    return shown
 
 
 def system_content(
@@ -137,22 +142,38 @@ def system_content(
 
 def system_entries(
     messages: Sequence[CaseMessage], system: str, guidelines: str, separate: bool
-) -> tuple[tuple[str, ...], list[DeliveryNote]]:
+) -> tuple[tuple[ChatMessage, ...], list[DeliveryNote]]:
     """The chat prompt's system entries: ``system`` whole, with a ``system_messages_merged``
-    note when it joins several system turns; with ``separate``, one entry per turn, the
-    guidelines after the last (docs/delivery.md#the-system-message)."""
-    blocks = system_blocks(messages)
-    if len(blocks) < 2:
-        return ((system,) if system else ()), []
+    note when it joins several system turns (and a ``name_unsupported`` one per name the
+    merge loses); with ``separate``, one entry per turn with its name, the guidelines after
+    the last (docs/delivery.md#the-system-message)."""
+    shown = _leading_shown(messages)
+    if len(shown) < 2:
+        name = shown[0][1].name if shown else None
+        return ((ChatMessage("system", system, name=name),) if system else ()), []
     if separate:
         guideline_block = GUIDELINES_HEADING + guidelines if guidelines else ""
-        last = "\n\n".join(item for item in (blocks[-1], guideline_block) if item)
-        return (*blocks[:-1], last), []
+        entries = [ChatMessage("system", block(m, "lm"), name=m.name) for _, m in shown]
+        last = "\n\n".join(item for item in (entries[-1].content, guideline_block) if item)
+        entries[-1] = ChatMessage("system", last, name=entries[-1].name)
+        return tuple(entries), []
     detail = (
-        f"chat_prompt[0]: the {len(blocks)} leading system messages are sent as one, joined by "
+        f"chat_prompt[0]: the {len(shown)} leading system messages are sent as one, joined by "
         "a blank line; the target's system_messages: separate keeps them apart"
     )
-    return (system,), [DeliveryNote(rule="system_messages_merged", detail=detail)]
+    notes = [DeliveryNote(rule="system_messages_merged", detail=detail)]
+    notes.extend(
+        DeliveryNote(
+            rule="name_unsupported",
+            detail=(
+                f"input_messages[{index}]: the system message's name {m.name!r} is not sent: "
+                "it is merged into one system message"
+            ),
+        )
+        for index, m in shown
+        if m.name is not None
+    )
+    return (ChatMessage("system", system),), notes
 
 
 def leading_system(
@@ -174,11 +195,11 @@ def needs_chat_prompt(messages: Sequence[CaseMessage]) -> bool:
 
 def chat_prompt(
     messages: Sequence[CaseMessage],
-    system: Sequence[str],
+    system: Sequence[ChatMessage],
 ) -> tuple[tuple[ChatMessage, ...], tuple[DeliveryNote, ...]]:
     """The system entries first (one, unless the target keeps several apart), then every
     later turn in order (docs/delivery.md#the-chat-prompt)."""
-    entries = [ChatMessage(role="system", content=text) for text in system]
+    entries = list(system)
     start = 0
     while start < len(messages) and messages[start].role == "system":
         start += 1
@@ -201,6 +222,8 @@ def chat_prompt(
                 empty.append(_empty_note(index, message.role))
             continue
         elif message.role == "system":
+            if message.name is not None:
+                empty.append(_mid_name_note(index, message.name))
             mid_system.append(len(entries))
             entries.append(
                 ChatMessage(role="assistant", content="@[System]:\n" + block(message, "lm"))
@@ -217,6 +240,16 @@ def chat_prompt(
             )
     notes = [_place_mid_system(entries, index) for index in mid_system]
     return tuple(entries), (*empty, *notes)
+
+
+def _mid_name_note(index: int, name: str) -> DeliveryNote:
+    return DeliveryNote(
+        rule="name_unsupported",
+        detail=(
+            f"input_messages[{index}]: the system message's name {name!r} is not sent: it "
+            "comes after the conversation started and is sent as a marked turn"
+        ),
+    )
 
 
 def _empty_note(index: int, role: str) -> DeliveryNote:

@@ -47,7 +47,10 @@ def to_messages(
     out: list[JsonValue] = []
     for message in paired:
         if message.role == "system":
-            out.append({"role": system_role, "content": message.content})
+            system: JsonObject = {"role": system_role, "content": message.content}
+            if names and message.name is not None:
+                system["name"] = message.name
+            out.append(system)
         elif message.role == "tool":
             out.append(
                 {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
