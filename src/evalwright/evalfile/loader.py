@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Literal, TypeAlias
 
@@ -23,7 +24,13 @@ from evalwright.evalfile.located import Located
 from evalwright.evalfile.models import EvalCase, JsonlHeader, raw_field
 from evalwright.evalfile.models import _FileHeader as FileHeader  # pyright: ignore[reportPrivateUsage]
 from evalwright.evalfile.references import FileResolver
-from evalwright.evalfile.resolved import Evaluator, LoadedCase, LoadedSuite, SuiteInfo
+from evalwright.evalfile.resolved import (
+    Evaluator,
+    LoadedCase,
+    LoadedSuite,
+    PromptVariant,
+    SuiteInfo,
+)
 from evalwright.evalfile.tools import Tools
 from evalwright.files.diagnostics import Report, format_field
 from evalwright.files.project import Project, display_path, find_project_root, read_text
@@ -76,6 +83,7 @@ class SuiteReader:
         self._defaults: tuple[Evaluator, ...] = (Evaluator(default_judge()),)
         self._target: str | None = None
         self._tools: Tools = ()
+        self._variants: tuple[PromptVariant, ...] = ()
         self._ids: dict[str, int | Located] = {}
         with collector_paused():
             items = self._open()
@@ -96,6 +104,7 @@ class SuiteReader:
             self.header.dataset if self.header and self.header.dataset else self.path.stem,
             self.header.description if self.header else None,
             resolver,
+            variants=self._variants,
         )
 
     @property
@@ -161,6 +170,8 @@ class SuiteReader:
         self._target = execution.target if execution and execution.target else header.target
         if header.tools is not None:
             self._tools = self.builder.tools.declared(header.tools, where.at("tools"))
+        if header.prompts is not None:
+            self._variants = self.builder.variants(header.prompts, where.at("prompts"))
         if execution and execution.evaluators is not None:
             self._defaults = self.builder.evaluators(
                 execution.evaluators, where.at("execution", "evaluators")
@@ -185,6 +196,8 @@ class SuiteReader:
         errors = len(self.report.errors)
         tags = self.header.tags if self.header else None
         case = self.builder.build(spec, where, self._defaults, self._target, tags, self._tools)
+        if case is not None and self.header is not None and self.header.system_prompt == "none":
+            case = replace(case, system_prompt="")
         return case if len(self.report.errors) == errors else None
 
 

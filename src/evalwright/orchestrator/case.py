@@ -197,6 +197,7 @@ class CaseRunner:
             provider=provider,
             expected_outcome=case.expected_outcome,
             repeat=item.repeat,
+            variant=item.variant,
         )
 
     def _provider_kind(self, target: str) -> str | None:

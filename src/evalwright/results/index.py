@@ -1,6 +1,6 @@
-"""Which row of a results file stands for each ``(eval_file, eval_id, target, repeat)``, without
-holding the rows: a resumed file may hold several rows of one key (a rerun appends its row),
-and the index keeps, per key, the winner's few numbers and where its line starts.
+"""Which row of a results file stands for each ``(eval_file, eval_id, target, repeat,
+variant)``, without holding the rows: a resumed file may hold several rows of one key (a
+rerun appends its row), and the index keeps, per key, the winner's few numbers and where its line starts.
 
 The last row of a key wins, except that an ``ok`` row is never replaced by an error row
 older than it (docs/running.md#--resume).
@@ -15,14 +15,16 @@ from typing import Protocol
 from evalwright.results.judge_facts import JudgeFacts
 from evalwright.results.row import ResultRow
 
-RowKey = tuple[str, str, str, int]
+RowKey = tuple[str, str, str, int, str | None]
 
 
 def row_key(row: ResultRow) -> RowKey:
-    """``(eval_file, eval_id, target, repeat)``: what identifies a row across runs."""
+    """``(eval_file, eval_id, target, repeat, variant)``: what identifies a row across runs
+    (``variant`` is ``None`` without prompt variants)."""
     # A file's rows share a few eval files and targets: one string each, however many keys
     # an index or a comparison keeps.
-    return (sys.intern(row.eval_file), row.eval_id, sys.intern(row.target), row.repeat)
+    variant = sys.intern(row.variant) if row.variant is not None else None
+    return (sys.intern(row.eval_file), row.eval_id, sys.intern(row.target), row.repeat, variant)
 
 
 @dataclass(frozen=True, slots=True)

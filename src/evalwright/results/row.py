@@ -48,6 +48,9 @@ class ResultRow(RecordModel):
     repeat: int = 0
     """Which run of the case on the target, from 0 (docs/running.md#repeats-and-reliability;
     absent from rows written before repeats: 0)."""
+    variant: Annotated[str | None, Field(exclude_if=absent)] = None
+    """The prompt variant the case ran with (docs/eval-files.md#prompt-variants); left out of
+    a row of a file without ``prompts:``."""
     provider: str | None
     status: Status
     score: Score | None
@@ -115,10 +118,9 @@ class ResultRow(RecordModel):
         return turn_requests.full_results(self.evaluator_results or (), self.turns or ())
 
 
-OPTIONAL_KEYS = ("tool_calls", "answer_reasoning", "steps", "node", "turns")
-"""The keys written only where a row has them: an answer's tool calls and reasoning, a tool
-loop's steps, a
-cluster's node and a live conversation's turns."""
+OPTIONAL_KEYS = ("variant", "tool_calls", "answer_reasoning", "steps", "node", "turns")
+"""The keys written only where a row has them: its prompt variant, an answer's tool calls and
+reasoning, a tool loop's steps, a cluster's node and a live conversation's turns."""
 ROW_KEYS = tuple(key for key in ResultRow.model_fields if key not in OPTIONAL_KEYS)
 """Every key of a row, in the order it is written (but :data:`OPTIONAL_KEYS`)."""
 

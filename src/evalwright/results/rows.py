@@ -57,6 +57,7 @@ class RowIdentity:
     provider: str | None
     expected_outcome: str
     repeat: int = 0
+    variant: str | None = None
 
 
 def answered_row(
@@ -161,6 +162,7 @@ def _row(
         tags=who.tags,
         target=who.target,
         repeat=who.repeat,
+        variant=who.variant,
         provider=who.provider,
         status="error" if error else "ok",
         score=score,

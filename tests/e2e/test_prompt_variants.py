@@ -1,0 +1,132 @@
+"""Prompt variants (docs/eval-files.md#prompt-variants) and ``system_prompt: none`` run end to
+end against the fake API server: each case runs once per variant, each request carries its
+variant's messages exactly, and the row names the variant."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+from tests.e2e.background import complete_lines, interrupt_after_rows, start_eval
+from tests.e2e.harness import E2E
+
+EVAL_FILE = "evals/variants.yaml"
+EVAL = """prompts:
+  terse: Answer in one sentence.
+  friendly:
+    messages:
+      - {role: system, content: You are warm.}
+      - {role: user, content: Hi}
+      - {role: assistant, content: Hello!}
+execution:
+  evaluators:
+    - {name: says-fake, type: contains, value: fake}
+evalcases:
+  - id: plain
+    expected_outcome: Answers.
+    input: What is 2+2?
+  - id: own-system
+    expected_outcome: Answers.
+    input_messages:
+      - {role: system, content: Use French.}
+      - {role: user, content: What is 3+3?}
+"""
+
+
+def _messages(row: dict[str, object]) -> list[dict[str, object]]:
+    wire = row["wire_request"]
+    assert isinstance(wire, dict)
+    return wire["body"]["messages"]  # type: ignore[index]
+
+
+def test_each_case_runs_once_per_variant_with_its_prompt(e2e: E2E) -> None:
+    e2e.project.write(EVAL_FILE, EVAL)
+
+    result = e2e.run("eval", EVAL_FILE, "--target", "oa", "--out", "results.jsonl")
+
+    assert result.code == 0, result.err
+    rows = {(r["eval_id"], r["variant"]): r for r in e2e.rows()}
+    assert sorted(rows) == [
+        ("own-system", "friendly"),
+        ("own-system", "terse"),
+        ("plain", "friendly"),
+        ("plain", "terse"),
+    ]
+    assert _messages(rows["plain", "terse"]) == [
+        {"role": "system", "content": "Answer in one sentence."},
+        {"role": "user", "content": "What is 2+2?"},
+    ]
+    assert _messages(rows["plain", "friendly"]) == [
+        {"role": "system", "content": "You are warm."},
+        {"role": "user", "content": "Hi"},
+        {"role": "assistant", "content": "Hello!"},
+        {"role": "user", "content": "What is 2+2?"},
+    ]
+    # The variant's system text first, the case's own after it: both kept, one message, noted.
+    assert _messages(rows["own-system", "terse"])[0] == {
+        "role": "system",
+        "content": "Answer in one sentence.\n\nUse French.",
+    }
+    notes = rows["own-system", "terse"]["delivery_notes"]
+    assert [n["rule"] for n in notes] == ["system_messages_merged"]
+    sent = sorted(json.dumps(json.loads(r.body)["messages"]) for r in e2e.candidates())
+    assert sent == sorted(json.dumps(_messages(r)) for r in rows.values()), "rows = the wire"
+
+
+def test_rows_of_a_file_without_prompts_have_no_variant_key(e2e: E2E) -> None:
+    e2e.project.write(
+        "evals/plain.yaml",
+        "evalcases:\n  - id: a\n    expected_outcome: Answers.\n    input: Hi\n",
+    )
+
+    result = e2e.run("eval", "evals/plain.yaml", "--target", "oa", "--out", "results.jsonl")
+
+    assert result.code in (0, 1), result.err
+    assert ["variant" in row for row in e2e.rows()] == [False]
+
+
+def test_system_prompt_none_sends_no_system_message(e2e: E2E) -> None:
+    e2e.project.write(
+        "evals/bare.yaml",
+        "system_prompt: none\n"
+        "evalcases:\n  - id: a\n    expected_outcome: Answers.\n    input: Hi\n",
+    )
+
+    result = e2e.run("eval", "evals/bare.yaml", "--target", "oa", "--out", "results.jsonl")
+
+    assert result.code in (0, 1), result.err
+    [candidate] = e2e.candidates()
+    assert json.loads(candidate.body)["messages"] == [{"role": "user", "content": "Hi"}]
+
+
+def test_resume_does_not_rerun_finished_case_variant_pairs(e2e: E2E) -> None:
+    cases = "".join(
+        f"  - id: case-{i}\n    expected_outcome: Answers.\n    input: Question {i}?\n"
+        for i in range(4)
+    )
+    checks = "execution:\n  evaluators:\n    - {name: says, type: contains, value: fake}\n"
+    e2e.project.write(
+        EVAL_FILE, "prompts:\n  a: Be brief.\n  b: Be long.\n" + checks + "evalcases:\n" + cases
+    )
+    e2e.server.latency_ms = 300
+    path = e2e.root / "results.jsonl"
+    options = ("--target", "oa", "--workers", "2", "--out", path)
+    process = start_eval(e2e, "eval", EVAL_FILE, *options)
+
+    err = interrupt_after_rows(path, 3, process)
+
+    assert process.returncode == 130, err
+    first = [json.loads(line) for line in complete_lines(path)]
+    assert 3 <= len(first) < 8, "the interrupt landed mid-run"
+    e2e.server.latency_ms = 0
+    e2e.server.clear()
+
+    resumed = e2e.run("eval", EVAL_FILE, "--target", "oa", "--resume", "results.jsonl")
+
+    assert resumed.code in (0, 1), resumed.err
+    rows = e2e.rows()
+    keys = Counter((r["eval_id"], r["variant"]) for r in rows)
+    assert len(keys) == 8 and set(keys.values()) == {1}, keys
+    assert len(e2e.candidates()) == 8 - len(first), (
+        "finished (case, variant) pairs are not asked again"
+    )
