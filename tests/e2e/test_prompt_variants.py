@@ -126,7 +126,8 @@ def test_resume_does_not_rerun_finished_case_variant_pairs(e2e: E2E) -> None:
     assert resumed.code in (0, 1), resumed.err
     rows = e2e.rows()
     keys = Counter((r["eval_id"], r["variant"]) for r in rows)
-    assert len(keys) == 8 and set(keys.values()) == {1}, keys
+    assert len(keys) == 8, keys
+    assert set(keys.values()) == {1}, keys
     assert len(e2e.candidates()) == 8 - len(first), (
         "finished (case, variant) pairs are not asked again"
     )

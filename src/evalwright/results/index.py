@@ -1,6 +1,7 @@
 """Which row of a results file stands for each ``(eval_file, eval_id, target, repeat,
 variant)``, without holding the rows: a resumed file may hold several rows of one key (a
-rerun appends its row), and the index keeps, per key, the winner's few numbers and where its line starts.
+rerun appends its row), and the index keeps, per key, the winner's few numbers and where its
+line starts.
 
 The last row of a key wins, except that an ``ok`` row is never replaced by an error row
 older than it (docs/running.md#--resume).
