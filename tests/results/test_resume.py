@@ -15,7 +15,7 @@ from evalwright.errors import ConfigError
 from evalwright.results.resume import first_run_id, leftovers, read_previous
 from tests.results.samples import sample_row
 
-KEY = ("evals/a.yaml", "a", "t", 0)
+KEY = ("evals/a.yaml", "a", "t", 0, None)
 
 
 def _row(eval_id: str, status: str, timestamp: str, **more: Any) -> dict[str, Any]:
@@ -56,7 +56,7 @@ def test_the_last_row_of_a_key_wins(tmp_path: Path) -> None:
     ]
     offsets = _write(path, rows)
     previous = read_previous(path)
-    assert list(previous.index.entries) == [KEY, ("evals/a.yaml", "b", "t", 0)]
+    assert list(previous.index.entries) == [KEY, ("evals/a.yaml", "b", "t", 0, None)]
     assert previous.index.entries[KEY].offset == offsets[3]
     facts = previous.index.get(KEY)
     assert facts is not None
