@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from evalwright.results.judge_facts import JudgeFacts
-from evalwright.results.row import ResultRow
+from evalwright.results.row import ResultRow, target_label
 
 RowKey = tuple[str, str, str, int, str | None]
 
@@ -47,6 +47,13 @@ class RowFacts:
     judge_cost_usd: float | None = None
     judges: JudgeFacts | None = None
     """What the judge metrics count of the row (docs/judges.md#run-metrics)."""
+    variant: str | None = None
+    """The row's prompt variant (docs/eval-files.md#prompt-variants)."""
+
+    @property
+    def label(self) -> str:
+        """The target as the summary names it: with the variant, when the row has one."""
+        return target_label(self.target, self.variant)
 
     @classmethod
     def of(cls, row: ResultRow) -> RowFacts:
@@ -67,6 +74,7 @@ class RowFacts:
             cost_usd=row.cost_usd,
             judge_cost_usd=row.judge_cost_usd,
             judges=JudgeFacts.of(row),
+            variant=row.variant,
         )
 
 

@@ -152,6 +152,13 @@ def row_problem(exc: ValidationError) -> str:
     return f"{where}: {first['msg']}" + (f"; {more} more problem(s)" if more else "")
 
 
+def target_label(target: str, variant: str | None) -> str:
+    """A row's target as summaries, comparisons and reports name it: ``TARGET [VARIANT]`` for
+    a row of a prompt variant, so each (target, variant) is a column of its own; else the
+    target alone (docs/eval-files.md#prompt-variants)."""
+    return target if variant is None else f"{target} [{variant}]"
+
+
 def case_label(eval_id: str, repeat: int) -> str:
     """A row's case as reports name it: its id, and its repeat when it is not the first (so a
     run without repeats names its rows as before; docs/running.md#repeats-and-reliability)."""
