@@ -5,11 +5,16 @@ variant's messages exactly, and the row names the variant."""
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from collections import Counter
 
+import xmlschema
+
+from tests.conftest import REPO
 from tests.e2e.background import complete_lines, interrupt_after_rows, start_eval
 from tests.e2e.harness import E2E
 
+XSD = REPO / "tests" / "data" / "junit-10.xsd"
 EVAL_FILE = "evals/variants.yaml"
 EVAL = """prompts:
   terse: Answer in one sentence.
@@ -131,3 +136,30 @@ def test_resume_does_not_rerun_finished_case_variant_pairs(e2e: E2E) -> None:
     assert len(e2e.candidates()) == 8 - len(first), (
         "finished (case, variant) pairs are not asked again"
     )
+
+
+def test_the_variant_shows_in_summary_compare_and_junit(e2e: E2E) -> None:
+    e2e.project.write(EVAL_FILE, EVAL)
+    junit = e2e.root / "junit.xml"
+
+    first = e2e.run("eval", EVAL_FILE, "--target", "oa", "--out", "a.jsonl", "--junit", junit)
+    e2e.project.write(EVAL_FILE, EVAL.replace("value: fake", "value: absent"))
+    e2e.run("eval", EVAL_FILE, "--target", "oa", "--out", "b.jsonl")
+    compared = e2e.run("compare", "a.jsonl", "b.jsonl")
+
+    assert first.code == 0, first.err
+    summary = [line.split("  ")[0] for line in first.out.splitlines()[1:3]]
+    assert summary == ["oa [terse]", "oa [friendly]"], first.out
+    assert compared.code == 1, compared.err
+    changed = [line for line in compared.out.splitlines() if line.startswith("regressed")]
+    assert len(changed) == 4, "each (case, variant) is a key of its own"
+    assert sum("oa [terse]" in line for line in changed) == 2, compared.out
+    assert sum("oa [friendly]" in line for line in changed) == 2, compared.out
+    xmlschema.XMLSchema(XSD).validate(junit)
+    names = {case.get("name") for case in ET.parse(junit).getroot().iter("testcase")}
+    assert names == {
+        "plain [oa] [terse]",
+        "plain [oa] [friendly]",
+        "own-system [oa] [terse]",
+        "own-system [oa] [friendly]",
+    }
