@@ -10,6 +10,7 @@ from collections import Counter
 
 import xmlschema
 
+from evalwright.testing.actions import Text
 from tests.conftest import REPO
 from tests.e2e.background import complete_lines, interrupt_after_rows, start_eval
 from tests.e2e.harness import E2E
@@ -163,3 +164,30 @@ def test_the_variant_shows_in_summary_compare_and_junit(e2e: E2E) -> None:
         "own-system [oa] [terse]",
         "own-system [oa] [friendly]",
     }
+
+
+def test_only_failed_reruns_only_the_failed_variants(e2e: E2E) -> None:
+    cases = "".join(
+        f"  - id: case-{i}\n    expected_outcome: Answers.\n    input: Question {i}?\n"
+        for i in range(2)
+    )
+    checks = "execution:\n  evaluators:\n    - {name: says, type: contains, value: fake}\n"
+    text = "prompts:\n  a: Be brief.\n  b: Be long.\n" + checks + "evalcases:\n" + cases
+    e2e.project.write(EVAL_FILE, text)
+    # Variant b's answers miss the expected word: its rows fail, variant a's pass.
+    e2e.server.responder = lambda r: Text("nope") if r.system_prompt == "Be long." else None
+    first = e2e.run("eval", EVAL_FILE, "--target", "oa", "--out", "first.jsonl")
+    e2e.server.responder = None
+    e2e.server.clear()
+
+    again = e2e.run(
+        "eval", EVAL_FILE, "--target", "oa", "--only-failed", "first.jsonl", "--out", "again.jsonl"
+    )
+
+    assert first.code == 1, first.err
+    assert again.code == 0, again.err
+    assert sorted((r["eval_id"], r["variant"]) for r in e2e.rows("again.jsonl")) == [
+        ("case-0", "b"),
+        ("case-1", "b"),
+    ]
+    assert {r.system_prompt for r in e2e.candidates()} == {"Be long."}

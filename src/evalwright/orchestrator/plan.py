@@ -123,15 +123,22 @@ class Plan:
 
     def runs_of(self, info: SuiteInfo, case: LoadedCase) -> Iterator[WorkItem]:
         """``case``'s work items: each of ``work_of`` once per prompt variant of its file,
-        variant by variant (docs/eval-files.md#prompt-variants)."""
-        work = self.work_of(info, case)
+        variant by variant (docs/eval-files.md#prompt-variants); with ``--only-failed`` only
+        the (target, repeat, variant) runs that failed."""
+        # Several variants of one (target, repeat) may have failed: each run once per variant.
+        work = list(dict.fromkeys(self.work_of(info, case)))
         if not info.variants:
             yield from (WorkItem(info, case, target, repeat) for target, repeat in work)
             return
+        failed = None
+        if self.failed is not None:
+            failed = {f.key for f in self.failed.by_case.get((info.relative_path, case.id), ())}
         for variant in info.variants:
             applied = variant.apply(case)
             for target, repeat in work:
-                yield WorkItem(info, applied, target, repeat, variant.name)
+                item = WorkItem(info, applied, target, repeat, variant.name)
+                if failed is None or work_key(item) in failed:
+                    yield item
 
     def repeats_of(self, case: LoadedCase) -> int:
         """How many times ``case`` runs on each target: its own ``repeat:``, else
