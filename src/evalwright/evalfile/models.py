@@ -198,15 +198,17 @@ def _one_of(spec: FileModel, key: str, other: str, *, required: bool) -> None:
 VariantName = Annotated[str, Pattern(r"[A-Za-z0-9._-]+", "prompt variant name")]
 
 
-class PromptMessages(FileModel):
+class VariantMessages(FileModel):
     """A prompt variant as messages put before each case's own
     (docs/eval-files.md#prompt-variants)."""
 
     messages: Annotated[list[Message], Field(min_length=1)]
 
 
-PromptSpec = NonEmptyStr | PromptMessages
+PromptSpec = NonEmptyStr | VariantMessages
 """One of ``prompts:``: a system prompt's text, or ``{messages: [...]}``."""
+PromptsMap = Annotated[dict[VariantName, PromptSpec], Field(min_length=1)]
+"""``prompts:``: at least one named variant."""
 
 
 class _FileHeader(FileModel):
@@ -221,7 +223,7 @@ class _FileHeader(FileModel):
     execution: Execution | None = None
     tools: list[ToolItem] | None = None
     """Tools every case of the file offers the model (docs/tools.md#declaring-tools)."""
-    prompts: Annotated[dict[VariantName, PromptSpec], Field(min_length=1)] | None = None
+    prompts: PromptsMap | None = None
     """Named prompt variants: each case runs once per variant
     (docs/eval-files.md#prompt-variants)."""
     system_prompt: Literal["none"] | None = None
