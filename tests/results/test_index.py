@@ -42,7 +42,10 @@ def test_the_index_keeps_one_winner_per_key_in_first_seen_order() -> None:
     ]
     for row, offset in rows:
         index.offer(row_key(row), RowFacts.of(row), offset)
-    assert list(index.entries) == [("evals/a.yaml", "b", "t", 0, None), ("evals/a.yaml", "a", "t", 0, None)]
+    assert list(index.entries) == [
+        ("evals/a.yaml", "b", "t", 0, None),
+        ("evals/a.yaml", "a", "t", 0, None),
+    ]
     assert [e.offset for e in index.entries.values()] == [200, 100]
     kept = index.get(("evals/a.yaml", "a", "t", 0, None))
     assert kept is not None

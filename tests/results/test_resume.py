@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from evalwright.errors import ConfigError
+from evalwright.results.index import RowKey
 from evalwright.results.resume import first_run_id, leftovers, read_previous
 from tests.results.samples import sample_row
 
@@ -40,7 +41,7 @@ def _write(path: Path, rows: list[dict[str, Any]], tail: str = "") -> list[int]:
     return offsets
 
 
-def _winner(path: Path, key: tuple[str, str, str, int] = KEY) -> int:
+def _winner(path: Path, key: RowKey = KEY) -> int:
     previous = read_previous(path)
     entry = previous.index.entries[key]
     return entry.offset
