@@ -20,6 +20,7 @@ _EXPORTS: dict[str, str] = {
     # building cases and suites
     "EvalCase": "evalwright.evalfile.models",
     "Execution": "evalwright.evalfile.models",
+    "VariantMessages": "evalwright.evalfile.models",
     "Message": "evalwright.evalfile.messages",
     "SystemMessage": "evalwright.evalfile.messages",
     "UserMessage": "evalwright.evalfile.messages",
@@ -218,6 +219,7 @@ __all__ = [
     "Usage",
     "UserMessage",
     "VSCodeTarget",
+    "VariantMessages",
     "__version__",
     "assistant",
     "build_prompt",
@@ -295,7 +297,7 @@ if TYPE_CHECKING:
         ToolMessage,
         UserMessage,
     )
-    from evalwright.evalfile.models import EvalCase, Execution
+    from evalwright.evalfile.models import EvalCase, Execution, VariantMessages
     from evalwright.evalfile.suite import Suite, load_suite
     from evalwright.orchestrator.run import Reporter
     from evalwright.prompts import BuiltPrompt

@@ -17,6 +17,7 @@ EXPORTED = {
     # building
     "EvalCase",
     "Execution",
+    "VariantMessages",
     "Message",
     "SystemMessage",
     "UserMessage",

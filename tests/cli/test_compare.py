@@ -147,7 +147,7 @@ def test_compare_from_python_takes_lists_of_files(project: ProjectDir) -> None:
         "unchanged": 1,
     }
     (regression,) = comparison.of("regressed")
-    assert regression.key == ("evals/suite.yaml", "flips", "default", 0)
+    assert regression.key == ("evals/suite.yaml", "flips", "default", 0, None)
     strict = ew.compare(str(first), str(first), pass_mark=1.0)
     assert not strict.regressed
     assert strict.changes[0].pass_mark == 1.0

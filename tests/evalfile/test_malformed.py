@@ -1043,6 +1043,46 @@ BROKEN: tuple[Broken, ...] = (
         "expected an integer, got string",
         where=CONFIG,
     ),
+    Broken(
+        "prompts-empty",
+        {"e.yaml": yaml("prompts: {}", "evalcases:", "  - {id: a, expected_outcome: o, input: x}")},
+        "1:10 prompts",
+        "expected at least 1 item(s), got none",
+    ),
+    Broken(
+        "prompts-value-a-number",
+        {"e.yaml": yaml("prompts:", "  terse: 3", *HEAD, "    input: x")},
+        "2:10 prompts.terse",
+        "expected a mapping, got number",
+    ),
+    Broken(
+        "prompts-bad-name",
+        {"e.yaml": yaml("prompts:", "  two words: Be brief.", *HEAD, "    input: x")},
+        "2:14 prompts.two words",
+        "invalid prompt variant name 'two words'",
+    ),
+    Broken(
+        "prompts-no-messages",
+        {"e.yaml": yaml("prompts:", "  warm: {messages: []}", *HEAD, "    input: x")},
+        "2:20 prompts.warm.messages",
+        "expected at least 1 item(s), got none",
+    ),
+    Broken(
+        "prompts-message-bad-role",
+        {
+            "e.yaml": yaml(
+                "prompts:", "  warm: {messages: [{role: judge, content: x}]}", *HEAD, "    input: x"
+            )
+        },
+        "2:28 prompts.warm.messages[0].role",
+        "judge",
+    ),
+    Broken(
+        "system-prompt-not-none",
+        {"e.yaml": yaml("system_prompt: nothing", *HEAD, "    input: x")},
+        "1:16 system_prompt",
+        "expected one of none, got 'nothing'",
+    ),
 )
 
 

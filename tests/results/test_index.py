@@ -42,12 +42,15 @@ def test_the_index_keeps_one_winner_per_key_in_first_seen_order() -> None:
     ]
     for row, offset in rows:
         index.offer(row_key(row), RowFacts.of(row), offset)
-    assert list(index.entries) == [("evals/a.yaml", "b", "t", 0), ("evals/a.yaml", "a", "t", 0)]
+    assert list(index.entries) == [
+        ("evals/a.yaml", "b", "t", 0, None),
+        ("evals/a.yaml", "a", "t", 0, None),
+    ]
     assert [e.offset for e in index.entries.values()] == [200, 100]
-    kept = index.get(("evals/a.yaml", "a", "t", 0))
+    kept = index.get(("evals/a.yaml", "a", "t", 0, None))
     assert kept is not None
     assert (kept.ok, kept.score, kept.input_tokens, kept.output_tokens) == (True, 0.25, 3, 2)
-    assert index.get(("evals/a.yaml", "c", "t", 0)) is None
+    assert index.get(("evals/a.yaml", "c", "t", 0, None)) is None
 
 
 def test_facts_of_a_row_that_reports_no_usage_or_score_count_as_nothing() -> None:

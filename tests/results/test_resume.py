@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 
 from evalwright.errors import ConfigError
+from evalwright.results.index import RowKey
 from evalwright.results.resume import first_run_id, leftovers, read_previous
 from tests.results.samples import sample_row
 
-KEY = ("evals/a.yaml", "a", "t", 0)
+KEY = ("evals/a.yaml", "a", "t", 0, None)
 
 
 def _row(eval_id: str, status: str, timestamp: str, **more: Any) -> dict[str, Any]:
@@ -40,7 +41,7 @@ def _write(path: Path, rows: list[dict[str, Any]], tail: str = "") -> list[int]:
     return offsets
 
 
-def _winner(path: Path, key: tuple[str, str, str, int] = KEY) -> int:
+def _winner(path: Path, key: RowKey = KEY) -> int:
     previous = read_previous(path)
     entry = previous.index.entries[key]
     return entry.offset
@@ -56,7 +57,7 @@ def test_the_last_row_of_a_key_wins(tmp_path: Path) -> None:
     ]
     offsets = _write(path, rows)
     previous = read_previous(path)
-    assert list(previous.index.entries) == [KEY, ("evals/a.yaml", "b", "t", 0)]
+    assert list(previous.index.entries) == [KEY, ("evals/a.yaml", "b", "t", 0, None)]
     assert previous.index.entries[KEY].offset == offsets[3]
     facts = previous.index.get(KEY)
     assert facts is not None

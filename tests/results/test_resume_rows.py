@@ -79,5 +79,5 @@ def test_rows_read_back_are_typed_and_indexed(project: ProjectDir) -> None:
     previous = read_previous(project.root / "r.jsonl")
     assert previous.run_id == json.loads(lines[0])["run_id"]
     first = ResultRow.model_validate_json(lines[0])
-    assert previous.index.get(("evals/suite.yaml", "a", "default", 0)) == RowFacts.of(first)
+    assert previous.index.get(("evals/suite.yaml", "a", "default", 0, None)) == RowFacts.of(first)
     assert previous.end == sum(len(line.encode("utf-8")) + 1 for line in lines)

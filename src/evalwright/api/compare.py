@@ -21,7 +21,7 @@ def compare(
     pass_mark: float = 0.5,
 ) -> Comparison:
     """Match the rows of two runs (each one or more results files) on ``(eval_file, eval_id,
-    target, repeat)`` and mark each key improved, regressed, unchanged, new or removed, as
+    target, repeat, variant)`` and mark each key improved, regressed, unchanged, new or removed, as
     ``evalwright compare`` does (docs/running.md#evalwright-compare).
 
     The files are streamed: each change keeps its rows' status and score, and reads a row

@@ -4,7 +4,7 @@ evaluators prepared, and every warning of ``validate`` recorded."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from evalwright.evalfile.case_spec import (
     expected_messages_of,
@@ -19,11 +19,19 @@ from evalwright.evalfile.messages import (
     AssistantMessage,
     FilePart,
     Message,
+    SystemMessage,
     TextPart,
     ToolMessage,
     UserMessage,
 )
-from evalwright.evalfile.models import EvalCase, FileModel, Turn, merged_tags, raw_field
+from evalwright.evalfile.models import (
+    EvalCase,
+    FileModel,
+    PromptSpec,
+    Turn,
+    merged_tags,
+    raw_field,
+)
 from evalwright.evalfile.references import FileResolver, ReferenceProblem
 from evalwright.evalfile.resolved import (
     CaseMessage,
@@ -32,6 +40,7 @@ from evalwright.evalfile.resolved import (
     GuidelineSegment,
     LoadedCase,
     LoadedTurn,
+    PromptVariant,
     Segment,
     TextSegment,
 )
@@ -269,6 +278,22 @@ class CaseBuilder:
         if raw_field(spec, "evaluator") is not None:
             return (Evaluator(default_judge()),)
         return defaults
+
+    def variants(
+        self, prompts: Mapping[str, PromptSpec], where: Located
+    ) -> tuple[PromptVariant, ...]:
+        """A file's ``prompts:`` as variants, their messages built as a case's are: a text is
+        one system message (docs/eval-files.md#prompt-variants)."""
+        found: list[PromptVariant] = []
+        for name, spec in prompts.items():
+            given: list[tuple[Message, DataPath]]
+            if isinstance(spec, str):
+                given = [(SystemMessage(role="system", content=spec), (name,))]
+            else:
+                given = [(m, (name, "messages", i)) for i, m in enumerate(spec.messages)]
+            built = tuple(self._messages(given, where, "input", {}))
+            found.append(PromptVariant(name, built))
+        return tuple(found)
 
     def _legacy_warnings(self, spec: FileModel, where: Located) -> None:
         for key, message in _LEGACY_CASE_KEYS.items():

@@ -11,6 +11,7 @@ import dataclasses
 import itertools
 import os
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Literal, TypeAlias
 
@@ -24,7 +25,13 @@ from evalwright.evalfile.located import Located
 from evalwright.evalfile.models import EvalCase, JsonlHeader, raw_field
 from evalwright.evalfile.models import _FileHeader as FileHeader  # pyright: ignore[reportPrivateUsage]
 from evalwright.evalfile.references import FileResolver
-from evalwright.evalfile.resolved import Evaluator, LoadedCase, LoadedSuite, SuiteInfo
+from evalwright.evalfile.resolved import (
+    Evaluator,
+    LoadedCase,
+    LoadedSuite,
+    PromptVariant,
+    SuiteInfo,
+)
 from evalwright.evalfile.template_cases import (
     TemplateCase,
     estimated_records,
@@ -84,6 +91,7 @@ class SuiteReader:
         self._defaults: tuple[Evaluator, ...] = (Evaluator(default_judge()),)
         self._target: str | None = None
         self._tools: Tools = ()
+        self._variants: tuple[PromptVariant, ...] = ()
         self._ids: dict[str, int | Located] = {}
         with collector_paused():
             items = self._open()
@@ -104,6 +112,7 @@ class SuiteReader:
             self.header.dataset if self.header and self.header.dataset else self.path.stem,
             self.header.description if self.header else None,
             resolver,
+            variants=self._variants,
         )
 
     @property
@@ -192,6 +201,8 @@ class SuiteReader:
         self._target = execution.target if execution and execution.target else header.target
         if header.tools is not None:
             self._tools = self.builder.tools.declared(header.tools, where.at("tools"))
+        if header.prompts is not None:
+            self._variants = self.builder.variants(header.prompts, where.at("prompts"))
         if execution and execution.evaluators is not None:
             self._defaults = self.builder.evaluators(
                 execution.evaluators, where.at("execution", "evaluators")
@@ -220,6 +231,8 @@ class SuiteReader:
         case = self.builder.build(
             spec, where, self._defaults, self._target, tags, self._tools, verbatim=verbatim
         )
+        if case is not None and self.header is not None and self.header.system_prompt == "none":
+            case = replace(case, system_prompt="")
         return case if len(self.report.errors) == errors else None
 
 

@@ -201,6 +201,22 @@ def _one_of(spec: FileModel, key: str, other: str, *, required: bool) -> None:
         raise field_error("required", f"missing required key '{key}'", key)
 
 
+VariantName = Annotated[str, Pattern(r"[A-Za-z0-9._-]+", "prompt variant name")]
+
+
+class VariantMessages(FileModel):
+    """A prompt variant as messages put before each case's own
+    (docs/eval-files.md#prompt-variants)."""
+
+    messages: Annotated[list[Message], Field(min_length=1)]
+
+
+PromptSpec = NonEmptyStr | VariantMessages
+"""One of ``prompts:``: a system prompt's text, or ``{messages: [...]}``."""
+PromptsMap = Annotated[dict[VariantName, PromptSpec], Field(min_length=1)]
+"""``prompts:``: at least one named variant."""
+
+
 class _FileHeader(FileModel):
     schema_: Literal["evalwright-eval-v1", "agentv-eval-v2"] | None = Field(
         default=None, alias="$schema"
@@ -213,6 +229,12 @@ class _FileHeader(FileModel):
     execution: Execution | None = None
     tools: list[ToolItem] | None = None
     """Tools every case of the file offers the model (docs/tools.md#declaring-tools)."""
+    prompts: PromptsMap | None = None
+    """Named prompt variants: each case runs once per variant
+    (docs/eval-files.md#prompt-variants)."""
+    system_prompt: Literal["none"] | None = None
+    """``none``: no default system prompt for the file's cases
+    (docs/eval-files.md#system_prompt-none)."""
     evaluator: Literal["llm_judge"] | None = Field(
         default=None, deprecated=_legacy("execution.evaluators")
     )

@@ -5,7 +5,7 @@ These are internal, immutable and cheap: one is built per case once, at load.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -131,6 +131,9 @@ class LoadedCase:
     """The MCP servers whose tools join them when the run starts (docs/tools.md#mcp-servers)."""
     vars: dict[str, JsonValue] | None = field(default=None, kw_only=True)
     """The record a template case was filled from (docs/eval-files.md#variables)."""
+    system_prompt: str | None = field(default=None, kw_only=True)
+    """``""`` when the file says ``system_prompt: none``: no default system prompt, whatever
+    the target's (docs/eval-files.md#system_prompt-none); ``None`` leaves it to the target."""
     spec: EvalCase = field(repr=False)
 
     @property
@@ -138,6 +141,19 @@ class LoadedCase:
         """The line the case starts on in its file; worked out when first asked for, since
         a large YAML file's positions are composed only when needed (docs/eval-files.md)."""
         return self.where.line()
+
+
+@dataclass(frozen=True, slots=True)
+class PromptVariant:
+    """One of a file's ``prompts:``: a name and the messages put before each case's own
+    (docs/eval-files.md#prompt-variants)."""
+
+    name: str
+    messages: tuple[CaseMessage, ...]
+
+    def apply(self, case: LoadedCase) -> LoadedCase:
+        """``case`` as this variant sends it: the variant's messages first, then the case's."""
+        return replace(case, input_messages=(*self.messages, *case.input_messages))
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +166,8 @@ class SuiteInfo:
     dataset: str
     description: str | None
     resolver: FileResolver = field(repr=False)
+    variants: tuple[PromptVariant, ...] = field(default=(), kw_only=True)
+    """The file's prompt variants; each case runs once per variant (none: once, as written)."""
     relative_path: str = field(init=False)
     """The eval file's path relative to the project root, with ``/`` separators."""
 

@@ -9,9 +9,10 @@ cases, so a case sends the same request whichever way it was written.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Literal
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -19,9 +20,9 @@ from evalwright.evalfile.cases import CaseBuilder
 from evalwright.evalfile.evaluator_specs import EvaluatorList, EvaluatorSpec, default_judge
 from evalwright.evalfile.loader import SuiteReader
 from evalwright.evalfile.located import Located
-from evalwright.evalfile.models import EvalCase, merged_tags
+from evalwright.evalfile.models import EvalCase, PromptsMap, PromptSpec, merged_tags
 from evalwright.evalfile.references import FileResolver
-from evalwright.evalfile.resolved import Evaluator, LoadedCase, SuiteInfo
+from evalwright.evalfile.resolved import Evaluator, LoadedCase, PromptVariant, SuiteInfo
 from evalwright.files.diagnostics import Report, format_field
 from evalwright.files.project import Project, display_path, find_project_root
 from evalwright.files.source import Positions
@@ -48,6 +49,10 @@ class Suite:
     tools: tuple[ToolSpec | McpTools, ...]
     base_dir: Path | None
     path: Path | None = field(repr=False)
+    prompts: dict[str, PromptSpec] | None = None
+    """Named prompt variants (docs/eval-files.md#prompt-variants)."""
+    system_prompt: Literal["none"] | None = None
+    """``"none"``: no default system prompt (docs/eval-files.md#system_prompt-none)."""
 
     def __init__(
         self,
@@ -60,6 +65,8 @@ class Suite:
         tools: Iterable[ToolSpec | McpTools] = (),
         base_dir: str | os.PathLike[str] | None = None,
         path: str | os.PathLike[str] | None = None,
+        prompts: Mapping[str, PromptSpec] | None = None,
+        system_prompt: Literal["none"] | None = None,
     ) -> None:
         # Any iterable is accepted; the suite itself stays immutable.
         values = {
@@ -71,6 +78,8 @@ class Suite:
             "tools": tuple(tools),
             "base_dir": Path(base_dir) if base_dir is not None else None,
             "path": Path(path) if path is not None else None,
+            "prompts": dict(prompts) if prompts is not None else None,
+            "system_prompt": system_prompt,
         }
         for key, value in values.items():
             object.__setattr__(self, key, value)
@@ -125,6 +134,8 @@ def load_suite(path: str | os.PathLike[str]) -> Suite:
         evaluators=evaluators,
         tools=reader.file_tools,
         path=absolute,
+        prompts=header.prompts if header is not None else None,
+        system_prompt=header.system_prompt if header is not None else None,
     )
 
 
@@ -156,9 +167,31 @@ def open_suite(
         seen.add(spec.id)
         case = builder.build(spec, here, defaults, suite.target, file_tools=tools)
         if case is not None:
-            cases.append(case)
-    info = SuiteInfo(suite.file, shown, project, suite.dataset, suite.description, resolver)
+            none = suite.system_prompt == "none"
+            cases.append(replace(case, system_prompt="") if none else case)
+    variants = _variants(suite, builder, where, report)
+    info = SuiteInfo(
+        suite.file, shown, project, suite.dataset, suite.description, resolver, variants=variants
+    )
     return info, cases, report
+
+
+_PROMPTS: TypeAdapter[dict[str, PromptSpec]] = TypeAdapter(PromptsMap)
+
+
+def _variants(
+    suite: Suite, builder: CaseBuilder, where: Located, report: Report
+) -> tuple[PromptVariant, ...]:
+    """The suite's prompt variants, checked as a file's ``prompts:`` is."""
+    if suite.prompts is None:
+        return ()
+    try:
+        prompts = _PROMPTS.validate_python(suite.prompts)
+    except ValidationError as exc:
+        for error in exc.errors(include_url=False):
+            report.error(1, 1, format_field(("prompts", *error["loc"])), error["msg"])
+        return ()
+    return builder.variants(prompts, where.at("prompts"))
 
 
 def _defaults(

@@ -198,6 +198,7 @@ class CaseRunner:
             expected_outcome=case.expected_outcome,
             repeat=item.repeat,
             vars=case.vars,
+            variant=item.variant,
         )
 
     def _provider_kind(self, target: str) -> str | None:

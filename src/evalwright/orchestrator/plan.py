@@ -25,18 +25,21 @@ from evalwright.orchestrator.options import RunOptions
 from evalwright.providers.batching import batch_kinds, has_batch_api
 from evalwright.providers.registry import DEFAULT_TARGET, TargetRegistry
 from evalwright.results.failed import FailedRows, read_failed
+from evalwright.results.index import RowKey
 from evalwright.targets.kinds import live_turns_refusal, simulator_refusal, tools_refusal
 from evalwright.targets.models import ChatTarget
 
 
 @dataclass(frozen=True, slots=True)
 class WorkItem:
-    """One run of a case on a target: repeat ``repeat`` (from 0) of its repeats."""
+    """One run of a case on a target: repeat ``repeat`` (from 0) of its repeats; with a
+    prompt variant, ``case`` is as the variant sends it (docs/eval-files.md#prompt-variants)."""
 
     suite: SuiteInfo
     case: LoadedCase
     target: str
     repeat: int = 0
+    variant: str | None = None
 
 
 @dataclass(slots=True)
@@ -107,16 +110,35 @@ class Plan:
             for case in source.cases:
                 _raise_errors(source.report)
                 seen.add(case.id)
-                for target, repeat in self.work_of(source.info, case):
-                    self._check(case, target, source.info)
+                for item in self.runs_of(source.info, case):
+                    self._check(item.case, item.target, source.info)
                     produced += 1
-                    yield WorkItem(source.info, case, target, repeat)
+                    yield item
             _raise_errors(source.report)
             self._gone(source.info, seen)
         if self.failed is not None:
             self._gone_files()
         if produced == 0:
             raise ConfigError(self._nothing_selected())
+
+    def runs_of(self, info: SuiteInfo, case: LoadedCase) -> Iterator[WorkItem]:
+        """``case``'s work items: each of ``work_of`` once per prompt variant of its file,
+        variant by variant (docs/eval-files.md#prompt-variants); with ``--only-failed`` only
+        the (target, repeat, variant) runs that failed."""
+        # Several variants of one (target, repeat) may have failed: each run once per variant.
+        work = list(dict.fromkeys(self.work_of(info, case)))
+        if not info.variants:
+            yield from (WorkItem(info, case, target, repeat) for target, repeat in work)
+            return
+        failed = None
+        if self.failed is not None:
+            failed = {f.key for f in self.failed.by_case.get((info.relative_path, case.id), ())}
+        for variant in info.variants:
+            applied = variant.apply(case)
+            for target, repeat in work:
+                item = WorkItem(info, applied, target, repeat, variant.name)
+                if failed is None or work_key(item) in failed:
+                    yield item
 
     def repeats_of(self, case: LoadedCase) -> int:
         """How many times ``case`` runs on each target: its own ``repeat:``, else
@@ -238,6 +260,11 @@ class Plan:
                 )
 
 
+def work_key(item: WorkItem) -> RowKey:
+    """The key of the row ``item`` writes (docs/running.md#--resume)."""
+    return (item.suite.relative_path, item.case.id, item.target, item.repeat, item.variant)
+
+
 def _raise_errors(report: Report) -> None:
     if report.errors:
         raise LoadError(sorted(report.errors, key=lambda d: (d.line, d.col)))
@@ -307,12 +334,13 @@ def _survey(plan: Plan, source: _Source) -> None:
     options = plan.options
     if isinstance(source.cases, list):
         for case in source.cases:
-            for target, _ in plan.work_of(source.info, case):
-                plan._check(case, target, source.info)  # pyright: ignore[reportPrivateUsage]
+            for item in plan.runs_of(source.info, case):
+                plan._check(item.case, item.target, source.info)  # pyright: ignore[reportPrivateUsage]
                 plan.estimated += 1
         return
     repeats = options.repeat or plan.project.config.repeat or 1
-    plan.estimated += source.estimated * max(1, len(options.targets)) * repeats
+    variants = max(1, len(source.info.variants))
+    plan.estimated += source.estimated * max(1, len(options.targets)) * repeats * variants
     plan.exact = plan.exact and not options.selection.narrowed and plan.failed is None
     for name in options.targets or [source.default_target or DEFAULT_TARGET]:
         plan.registry.target(name)

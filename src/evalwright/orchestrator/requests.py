@@ -13,10 +13,12 @@ def case_prompt(case: LoadedCase, target: Target) -> BuiltPrompt:
     target's system prompt."""
     if not isinstance(target, ChatTarget):
         return build_prompt(case, mode=target.kind.mode)
+    # A file's ``system_prompt: none`` wins over the target's (docs/eval-files.md).
+    system = case.system_prompt if case.system_prompt is not None else target.system_prompt
     return build_prompt(
         case,
         mode=target.kind.mode,
-        system_prompt=target.system_prompt,
+        system_prompt=system,
         separate_system=target.system_messages == "separate",
     )
 

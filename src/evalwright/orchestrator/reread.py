@@ -8,7 +8,7 @@ from collections.abc import Container, Iterable, Iterator, Sequence
 
 from evalwright.evalfile.loader import SuiteReader
 from evalwright.evalfile.resolved import LoadedCase
-from evalwright.orchestrator.plan import Plan, WorkItem
+from evalwright.orchestrator.plan import Plan, WorkItem, work_key
 from evalwright.results.index import RowKey
 
 
@@ -22,6 +22,6 @@ def reread(plan: Plan, wanted: Container[RowKey]) -> Iterator[WorkItem]:
         if not isinstance(cases, Sequence):
             cases = SuiteReader(info.path, plan.project, info.resolver).cases()
         for case in cases:
-            for target, repeat in plan.work_of(info, case):
-                if (info.relative_path, case.id, target, repeat) in wanted:
-                    yield WorkItem(info, case, target, repeat)
+            for item in plan.runs_of(info, case):
+                if work_key(item) in wanted:
+                    yield item

@@ -27,12 +27,12 @@ from evalwright.orchestrator.calls import TargetCaller
 from evalwright.orchestrator.case import AnsweredCase, CaseRunner
 from evalwright.orchestrator.gc_thresholds import fewer_collections
 from evalwright.orchestrator.output import open_results
-from evalwright.orchestrator.plan import Plan, RunOptions, WorkItem
+from evalwright.orchestrator.plan import Plan, RunOptions, WorkItem, work_key
 from evalwright.orchestrator.summary import RunSummary
 from evalwright.providers.batching import BatchStatus
 from evalwright.redact import Redactor, redacting
 from evalwright.results.cache import ResponseCache
-from evalwright.results.index import RowIndex, RowKey
+from evalwright.results.index import RowIndex
 from evalwright.results.row import ResultRow, case_label
 from evalwright.results.writer import ResultsWriter
 from evalwright.tools.mcp import McpServers
@@ -90,10 +90,6 @@ class SilentReporter:
 STALL_SECONDS = 10.0
 """How long no row may finish before the reporter is told what is in flight. Tests lower it
 (by setting this attribute); it is not a setting."""
-
-
-def _key(item: WorkItem) -> RowKey:
-    return (item.suite.relative_path, item.case.id, item.target, item.repeat)
 
 
 async def execute(plan: Plan, reporter: Reporter) -> RunSummary:
@@ -207,7 +203,7 @@ def _pending(
         for item in plan.items():
             _tell_warnings(plan, reporter)  # a streamed file's warnings, as its cases are read
             total += 1
-            kept = previous.get(_key(item)) if previous is not None else None
+            kept = previous.get(work_key(item)) if previous is not None else None
             if kept is not None and kept.ok:
                 summary.count(kept)
                 continue

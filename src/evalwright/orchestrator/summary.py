@@ -101,7 +101,8 @@ class RunSummary:
 
     def count(self, row: RowFacts) -> None:
         """Count a row from its facts (a row a resumed file already holds, or a new one)."""
-        stats = self.targets.setdefault(row.target, TargetStats())
+        # A prompt variant's rows count apart: ``TARGET [VARIANT]`` (docs/eval-files.md).
+        stats = self.targets.setdefault(row.label, TargetStats())
         stats.cases += 1
         passed = row.ok and row.score >= self.pass_mark
         if not row.ok:

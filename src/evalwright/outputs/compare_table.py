@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from evalwright.errors import printable
-from evalwright.results.row import case_label
+from evalwright.results.row import case_label, target_label
 from evalwright.stats.compare import (
     CHANGES,
     Change,
@@ -61,7 +61,7 @@ def target_deltas(comparison: Comparison) -> dict[str, TargetDelta]:
     """Per target (in the order targets first appear), both sides' counts."""
     deltas: dict[str, TargetDelta] = {}
     for change in comparison.changes:
-        delta = deltas.setdefault(change.key[2], TargetDelta())
+        delta = deltas.setdefault(target_label(change.key[2], change.key[4]), TargetDelta())
         if change.before is not None:
             delta.before.add(change.before, change.pass_mark)
         if change.after is not None:
@@ -97,9 +97,19 @@ def _change_rows(changes: Iterable[RowChange]) -> list[tuple[str, ...]]:
     rows: list[tuple[str, ...]] = [head]
     for c in changes:
         delta = "-" if c.score_delta is None else f"{c.score_delta:+.3f}"
-        eval_file, eval_id, target, repeat = c.key
+        eval_file, eval_id, target, repeat, variant = c.key
         case = case_label(eval_id, repeat)
-        rows.append((c.change, eval_file, case, target, _score(c.before), _score(c.after), delta))
+        rows.append(
+            (
+                c.change,
+                eval_file,
+                case,
+                target_label(target, variant),
+                _score(c.before),
+                _score(c.after),
+                delta,
+            )
+        )
     return rows
 
 

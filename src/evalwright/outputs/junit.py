@@ -34,11 +34,16 @@ def _failure_text(row: ResultRow) -> str:
     return "\n\n".join(p for p in parts if p)
 
 
+def _where(row: ResultRow) -> str:
+    """``[TARGET]``, and ``[VARIANT]`` after it for a prompt variant's row."""
+    return f"[{row.target}]" + (f" [{row.variant}]" if row.variant is not None else "")
+
+
 def _testcase(row: ResultRow, pass_mark: float) -> ET.Element:
     case = ET.Element(
         "testcase",
         classname=_text(row.eval_file),
-        name=_text(f"{case_label(row.eval_id, row.repeat)} [{row.target}]"),
+        name=_text(f"{case_label(row.eval_id, row.repeat)} {_where(row)}"),
         time=f"{(row.latency_ms or 0.0) / 1000:.3f}",
     )
     verdict = outcome(row, pass_mark)

@@ -24,7 +24,7 @@ from evalwright.report.overview import Column, Overview
 from evalwright.results.index import RowKey, row_key
 from evalwright.results.judge_facts import JudgeFacts
 from evalwright.results.reading import WinningLine, read_back, winning_lines
-from evalwright.results.row import ResultRow
+from evalwright.results.row import ResultRow, target_label
 from evalwright.stats.compare import Comparison, Scored, compare_scored, passed
 from evalwright.stats.judging import JudgeMetrics, JudgeTally
 
@@ -78,7 +78,7 @@ class Side:
 
 @dataclass(slots=True)
 class Columns:
-    """Every (results file, target) pair, in order of appearance, each a column."""
+    """Every (results file, target and variant) pair, in order of appearance, each a column."""
 
     several: bool
     """Whether the report has several results files (a column's label then names its file)."""
@@ -88,12 +88,14 @@ class Columns:
 
     def of(self, source: int, path: str, row: ResultRow) -> int:
         """The column of a row of the ``source``-th file (``path``), which counts it."""
-        pair = (source, row.target)
+        # A prompt variant's rows are a column of their own (docs/report.md).
+        target = target_label(row.target, row.variant)
+        pair = (source, target)
         place = self.where.get(pair)
         if place is None:
-            label = f"{row.target} · {Path(path).name}" if self.several else row.target
+            label = f"{target} · {Path(path).name}" if self.several else target
             place = self.where[pair] = len(self.found)
-            self.found.append(Column(label, row.target, source, Overview(self.pass_mark)))
+            self.found.append(Column(label, target, source, Overview(self.pass_mark)))
         self.found[place].add(row)
         return place
 
@@ -174,7 +176,8 @@ class ReportData:
     def _old_rows(self, before: Side, targets: dict[str, Overview]) -> Iterator[str]:
         for source in self.baseline:
             for scored, row in source.rows():
-                targets.setdefault(row.target, Overview(self.pass_mark)).add(row)
+                label = target_label(row.target, row.variant)
+                targets.setdefault(label, Overview(self.pass_mark)).add(row)
                 before.add(scored, row)
                 yield _row_json(row)
 

@@ -11,6 +11,12 @@
   const state = { data: null, entries: [], columns: [], keys: [], list: [], listHash: "" };
 
   // ---- DOM helpers ------------------------------------------------------------------------
+  // A row's target as its column names it: "TARGET [VARIANT]" for a prompt variant's row
+  // (the report's Python side names columns the same way).
+  function targetLabel(row) {
+    return row.variant == null ? row.target : row.target + " [" + row.variant + "]";
+  }
+
   function el(tag, props, ...children) {
     const node = document.createElement(tag);
     for (const [name, value] of Object.entries(props || {})) {
@@ -201,7 +207,7 @@
       for (const c of baseline.changes) {
         const old = c.old === null ? null : baseline.rows[c.old];
         const entry = c.new === null
-          ? { row: old, old: old, removed: true, column: old.target }
+          ? { row: old, old: old, removed: true, column: targetLabel(old) }
           : entries[c.new];
         if (c.new === null) entries.push(entry);
         Object.assign(entry, {

@@ -1,4 +1,4 @@
-"""``--only-failed``: which (eval file, case, target, repeat) runs an earlier results file
+"""``--only-failed``: which (eval file, case, target, repeat, variant) runs an earlier results file
 holds as failed or errored (docs/running.md#--only-failed).
 
 The file is read as ``--resume`` reads it (:class:`RowReader`, the same rule for which row of

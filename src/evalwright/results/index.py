@@ -1,6 +1,7 @@
-"""Which row of a results file stands for each ``(eval_file, eval_id, target, repeat)``, without
-holding the rows: a resumed file may hold several rows of one key (a rerun appends its row),
-and the index keeps, per key, the winner's few numbers and where its line starts.
+"""Which row of a results file stands for each ``(eval_file, eval_id, target, repeat,
+variant)``, without holding the rows: a resumed file may hold several rows of one key (a
+rerun appends its row), and the index keeps, per key, the winner's few numbers and where its
+line starts.
 
 The last row of a key wins, except that an ``ok`` row is never replaced by an error row
 older than it (docs/running.md#--resume).
@@ -13,16 +14,18 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from evalwright.results.judge_facts import JudgeFacts
-from evalwright.results.row import ResultRow
+from evalwright.results.row import ResultRow, target_label
 
-RowKey = tuple[str, str, str, int]
+RowKey = tuple[str, str, str, int, str | None]
 
 
 def row_key(row: ResultRow) -> RowKey:
-    """``(eval_file, eval_id, target, repeat)``: what identifies a row across runs."""
+    """``(eval_file, eval_id, target, repeat, variant)``: what identifies a row across runs
+    (``variant`` is ``None`` without prompt variants)."""
     # A file's rows share a few eval files and targets: one string each, however many keys
     # an index or a comparison keeps.
-    return (sys.intern(row.eval_file), row.eval_id, sys.intern(row.target), row.repeat)
+    variant = sys.intern(row.variant) if row.variant is not None else None
+    return (sys.intern(row.eval_file), row.eval_id, sys.intern(row.target), row.repeat, variant)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +47,13 @@ class RowFacts:
     judge_cost_usd: float | None = None
     judges: JudgeFacts | None = None
     """What the judge metrics count of the row (docs/judges.md#run-metrics)."""
+    variant: str | None = None
+    """The row's prompt variant (docs/eval-files.md#prompt-variants)."""
+
+    @property
+    def label(self) -> str:
+        """The target as the summary names it: with the variant, when the row has one."""
+        return target_label(self.target, self.variant)
 
     @classmethod
     def of(cls, row: ResultRow) -> RowFacts:
@@ -64,6 +74,7 @@ class RowFacts:
             cost_usd=row.cost_usd,
             judge_cost_usd=row.judge_cost_usd,
             judges=JudgeFacts.of(row),
+            variant=row.variant,
         )
 
 

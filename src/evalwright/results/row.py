@@ -51,6 +51,9 @@ class ResultRow(RecordModel):
     repeat: int = 0
     """Which run of the case on the target, from 0 (docs/running.md#repeats-and-reliability;
     absent from rows written before repeats: 0)."""
+    variant: Annotated[str | None, Field(exclude_if=absent)] = None
+    """The prompt variant the case ran with (docs/eval-files.md#prompt-variants); left out of
+    a row of a file without ``prompts:``."""
     provider: str | None
     status: Status
     score: Score | None
@@ -118,9 +121,10 @@ class ResultRow(RecordModel):
         return turn_requests.full_results(self.evaluator_results or (), self.turns or ())
 
 
-OPTIONAL_KEYS = ("vars", "tool_calls", "answer_reasoning", "steps", "node", "turns")
-"""The keys written only where a row has them: a template case's record, an answer's tool
-calls and reasoning, a tool loop's steps, a cluster's node and a live conversation's turns."""
+OPTIONAL_KEYS = ("vars", "variant", "tool_calls", "answer_reasoning", "steps", "node", "turns")
+"""The keys written only where a row has them: a template case's record, its prompt variant,
+an answer's tool calls and reasoning, a tool loop's steps, a cluster's node and a live
+conversation's turns."""
 ROW_KEYS = tuple(key for key in ResultRow.model_fields if key not in OPTIONAL_KEYS)
 """Every key of a row, in the order it is written (but :data:`OPTIONAL_KEYS`)."""
 
@@ -150,6 +154,13 @@ def row_problem(exc: ValidationError) -> str:
     where = ".".join(str(part) for part in first["loc"])
     more = exc.error_count() - 1
     return f"{where}: {first['msg']}" + (f"; {more} more problem(s)" if more else "")
+
+
+def target_label(target: str, variant: str | None) -> str:
+    """A row's target as summaries, comparisons and reports name it: ``TARGET [VARIANT]`` for
+    a row of a prompt variant, so each (target, variant) is a column of its own; else the
+    target alone (docs/eval-files.md#prompt-variants)."""
+    return target if variant is None else f"{target} [{variant}]"
 
 
 def case_label(eval_id: str, repeat: int) -> str:

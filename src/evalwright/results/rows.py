@@ -59,6 +59,7 @@ class RowIdentity:
     repeat: int = 0
     vars: dict[str, JsonValue] | None = None
     """The record a template case was filled from (docs/eval-files.md#variables)."""
+    variant: str | None = None
 
 
 def answered_row(
@@ -164,6 +165,7 @@ def _row(
         vars=who.vars,
         target=who.target,
         repeat=who.repeat,
+        variant=who.variant,
         provider=who.provider,
         status="error" if error else "ok",
         score=score,

@@ -146,8 +146,8 @@ def _change(old: Scored | None, new: Scored | None, pass_mark: float) -> Change:
 def compare_scored(
     before: Mapping[RowKey, Scored], after: Mapping[RowKey, Scored], *, pass_mark: float = 0.5
 ) -> Comparison:
-    """Match two runs' rows (one per key each) on ``(eval_file, eval_id, target, repeat)`` and
-    classify each key."""
+    """Match two runs' rows (one per key each) on ``(eval_file, eval_id, target, repeat,
+    variant)`` and classify each key."""
     changes = [
         RowChange(key, _change(before.get(key), row, pass_mark), before.get(key), row, pass_mark)
         for key, row in after.items()

@@ -29,7 +29,7 @@ from evalwright.orchestrator.batch.pending import body_digest
 from evalwright.orchestrator.batch.state import BatchState
 from evalwright.orchestrator.budget import Charge
 from evalwright.orchestrator.case import AnsweredCase, CaseRunner
-from evalwright.orchestrator.plan import WorkItem
+from evalwright.orchestrator.plan import WorkItem, work_key
 from evalwright.orchestrator.requests import candidate_request, case_prompt
 from evalwright.orchestrator.reread import reread
 from evalwright.prompts import BuiltPrompt
@@ -49,13 +49,15 @@ future ends with its row written."""
 
 def key_of(item: WorkItem) -> RowKey:
     """The row ``item`` writes."""
-    return (item.suite.relative_path, item.case.id, item.target, item.repeat)
+    return work_key(item)
 
 
 def batchable(item: WorkItem) -> bool:
     """Whether the case is one request (a live conversation is not, nor a case whose tools
     run: its tool loop's requests depend on each answer, docs/tools.md#the-tool-loop)."""
     case = item.case
+    if item.variant is not None:  # a batch's saved state keys a row without a variant
+        return False
     if case.turns or case.simulated_user is not None or case.tool_servers:
         return False
     return not any(tool.implemented for tool in case.tools)
@@ -239,7 +241,7 @@ class _TargetCases:
                 f"{pending.tag} exists: {exc} (--resume asks again)"
             )
             for row in pending.requests.values():
-                key = (row[0], row[1], row[2], row[3])
+                key = (row[0], row[1], row[2], row[3], None)  # batched: no variant
                 if key in self.owner.keys and key not in self.attached:
                     self.attached[key] = request = _CaseRequest(self, key)
                     await request.failed(error)  # an error row; not sent

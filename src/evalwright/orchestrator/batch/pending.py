@@ -64,7 +64,8 @@ def pending_submission(
         pending_at=time.time(),
         create_sent_at=None,  # said outright: a record without it is taken to have gone out
         phase="judges" if any(isinstance(e, str) for e in entries.values()) else "answers",
-        requests={c: e for c, e in entries.items() if not isinstance(e, str)},
+        # A batched row has no variant (``batchable``): its saved key is the first four.
+        requests={c: e[:4] for c, e in entries.items() if not isinstance(e, str)},
         judges={c: e for c, e in entries.items() if isinstance(e, str)},
     )
 

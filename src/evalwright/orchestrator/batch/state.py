@@ -205,7 +205,8 @@ class BatchState:
     def key(self, batch: SubmittedBatch, custom_id: str) -> RowKey | None:
         """The row a request of ``batch`` belongs to."""
         found = batch.requests.get(custom_id)
-        return None if found is None else (found[0], found[1], found[2], found[3])
+        # A batched case has no prompt variant (``batchable``), so its key's is None.
+        return None if found is None else (found[0], found[1], found[2], found[3], None)
 
     def _save(self) -> None:
         """Replace the file atomically: a crash leaves the old state or the new, whole."""
