@@ -167,14 +167,37 @@ def _add_compare(commands: Any) -> None:
     compare = _command(
         commands,
         "compare",
-        "compare two runs: regressions, improvements and per-target deltas",
-        "Match the rows of two results files on (eval file, eval id, target) and show the "
-        "cases that regressed, improved, are new or were removed, and per target the mean "
-        "score and pass rate before and after. Exit 1 when a case regressed, 0 otherwise, "
-        "2 for a file that cannot be read.",
+        "compare two runs, or two targets or prompt variants of one run",
+        "Match the rows of two results files on (eval file, eval id, target, repeat, "
+        "variant) and show the cases that regressed, improved, are new or were removed, per "
+        "target the mean score and pass rate before and after, and the paired difference "
+        "with its 95% interval clustered by case. With --targets A B (or --variants), one "
+        "results file's two targets (or variants) are compared. Exit 1 when the --fail-on "
+        "rule trips (by default: a case regressed), 0 otherwise, 2 for a file that cannot "
+        "be read.",
     )
-    compare.add_argument("old", metavar="OLD", help="the earlier results file")
-    compare.add_argument("new", metavar="NEW", help="the later results file")
+    compare.add_argument("old", metavar="OLD", help="the earlier results file (or the run)")
+    compare.add_argument(
+        "new", metavar="NEW", nargs="?", help="the later results file (not with --targets)"
+    )
+    within = compare.add_mutually_exclusive_group()
+    within.add_argument("--targets", nargs=2, metavar=("A", "B"), help="compare B with A")
+    within.add_argument("--variants", nargs=2, metavar=("X", "Y"), help="compare Y with X")
+    compare.add_argument(
+        "--fail-on",
+        choices=("regression", "significant-regression", "score-drop"),
+        default="regression",
+        help="exit 1 when a case regressed (default), when a target's paired interval lies "
+        "below zero, or when a case's score fell by --score-drop or more",
+    )
+    compare.add_argument(
+        "--score-drop",
+        type=float,
+        default=None,
+        metavar="X",
+        help="list the cases whose score fell by X or more without a flip (default 0.2 "
+        "with --fail-on score-drop)",
+    )
     _add_pass_mark(compare)
 
 

@@ -133,14 +133,53 @@ def _target_rows(comparison: Comparison) -> list[tuple[str, ...]]:
     return rows
 
 
-def compare_text(comparison: Comparison) -> str:
-    """The changed keys (most urgent first), the per-target deltas, and the counts."""
+def _paired_lines(comparison: Comparison, names: tuple[str, str]) -> list[str]:
+    """Per target, the paired difference, its interval and tests, then in words
+    (docs/statistics.md#paired-comparison)."""
+    found = comparison.paired()
+    if not found:
+        return []
+    head = ("paired", "pairs", "cases", "difference", "95% CI", "p", "flips -/+", "p flips")
+    rows: list[tuple[str, ...]] = [(*head, "detectable")]
+    words: list[str] = []
+    for label, d in found.items():
+        i = d.interval
+        rows.append(
+            (
+                label,
+                str(d.pairs),
+                str(d.cases),
+                "-" if i is None else f"{i.mean:+.3f}",
+                "-" if i is None else f"{i.low:+.3f} to {i.high:+.3f}",
+                "-" if i is None else f"{i.p_value:.3g}",
+                f"{d.regressions}/{d.improvements}",
+                f"{d.flips_p_value:.3g}",
+                "-" if d.mde is None else f"{d.mde:.3f}",
+            )
+        )
+        words.append(f"{label}: {d.plain(*names)}")
+    return [*_aligned(rows), *words, ""]
+
+
+def compare_text(
+    comparison: Comparison,
+    names: tuple[str, str] = ("OLD", "NEW"),
+    score_drop: float | None = None,
+) -> str:
+    """The changed keys (most urgent first), the keys whose score fell by ``score_drop`` or
+    more without a flip, the per-target deltas, the paired statistics, and the counts."""
     lines: list[str] = []
     changed = [c for kind in _SHOWN for c in comparison.of(kind)]
     if changed:
         lines += [*_aligned(_change_rows(changed)), ""]
+    if score_drop is not None:
+        quiet = [c for c in comparison.dropped(score_drop) if c.change == "unchanged"]
+        if quiet:
+            lines += [f"score dropped by {score_drop:g} or more, same verdict:"]
+            lines += [*_aligned(_change_rows(quiet)), ""]
     if comparison.changes:
         lines += [*_aligned(_target_rows(comparison)), ""]
+        lines += _paired_lines(comparison, names)
     counts = comparison.counts()
     pass_mark = comparison.changes[0].pass_mark if comparison.changes else 0.5
     lines.append(

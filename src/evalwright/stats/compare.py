@@ -21,7 +21,8 @@ from typing import Literal, Protocol
 from evalwright.results.index import RowKey, row_key
 from evalwright.results.parts import Status
 from evalwright.results.reading import read_back, read_placed
-from evalwright.results.row import ResultRow
+from evalwright.results.row import ResultRow, target_label
+from evalwright.stats.paired import Pair, PairedDifference, paired_difference
 
 Change = Literal["improved", "regressed", "unchanged", "new", "removed"]
 CHANGES: tuple[Change, ...] = ("regressed", "improved", "new", "removed", "unchanged")
@@ -111,12 +112,57 @@ class Comparison:
         """Whether any row regressed (``evalwright compare`` exits 1)."""
         return any(c.change == "regressed" for c in self.changes)
 
+    def paired(self) -> dict[str, PairedDifference]:
+        """Per target (``TARGET [VARIANT]``), the paired difference of the keys both sides
+        scored, clustered by case over its repeats (docs/statistics.md#paired-comparison)."""
+        found: dict[str, list[Pair]] = {}
+        for c in self.changes:
+            before, after = c.before, c.after
+            if before is None or after is None or before.score is None or after.score is None:
+                continue
+            eval_file, eval_id, target, _, variant = c.key
+            case = f"{eval_file}\0{eval_id}\0{target}\0{variant}"
+            pair = Pair(
+                case,
+                before.score,
+                after.score,
+                passed(before, c.pass_mark),
+                passed(after, c.pass_mark),
+            )
+            found.setdefault(target_label(target, variant), []).append(pair)
+        return {label: paired_difference(pairs) for label, pairs in found.items()}
+
+    def dropped(self, at_least: float) -> list[RowChange]:
+        """The keys whose score fell by ``at_least`` or more, a verdict flip or not."""
+        return [c for c in self.changes if c.score_delta is not None and -c.score_delta >= at_least]
+
     def counts(self) -> dict[Change, int]:
         """How many keys have each change (every kind present, zero or not)."""
         counts: dict[Change, int] = dict.fromkeys(CHANGES, 0)
         for change in self.changes:
             counts[change.change] += 1
         return counts
+
+
+def side_by_side(
+    scored: Mapping[RowKey, Scored], dimension: Literal["target", "variant"], a: str, b: str
+) -> tuple[dict[RowKey, Scored], dict[RowKey, Scored]]:
+    """One run's rows of target (or prompt variant) ``a`` and of ``b`` as two sides keyed
+    alike, that part of the key written ``a → b``: a comparison of two targets or two
+    variants of one run (docs/statistics.md#paired-comparison)."""
+    sides: tuple[dict[RowKey, Scored], dict[RowKey, Scored]] = ({}, {})
+    label = f"{a} \u2192 {b}"
+    for key, row in scored.items():
+        eval_file, eval_id, target, repeat, variant = key
+        which = target if dimension == "target" else variant
+        if which not in (a, b):
+            continue
+        if dimension == "target":
+            renamed: RowKey = (eval_file, eval_id, label, repeat, variant)
+        else:
+            renamed = (eval_file, eval_id, target, repeat, label)
+        sides[which == b][renamed] = row
+    return sides
 
 
 def latest_scored(paths: Iterable[PathArg]) -> dict[RowKey, Scored]:
