@@ -145,3 +145,20 @@ def test_the_eta_follows_the_pace_after_the_first_row_not_the_wait_for_it() -> N
     # The first lines cannot know the pace; then 1 s a row (97 left: 1:37), then 4 s a row
     # (96 left: 6:24). From the start, the first row alone would have said 99 minutes.
     assert etas == ["?", "?", "1:37", "6:24"]
+
+
+def test_the_summary_names_the_first_failed_and_errored_cases() -> None:
+    summary = RunSummary(Path("r.jsonl"), total=9)
+    for n in range(7):
+        summary.add(sample_row(eval_id=f"low-{n}", score=0.2))
+    summary.add(sample_row(eval_id="fine", score=0.9))
+    timeout = {"type": "timeout", "message": "slow"}
+    summary.add(sample_row(eval_id="slow", repeat=2, status="error", score=None, error=timeout))
+
+    lines = summary_table(summary).splitlines()
+
+    assert "failed: low-0 on t, low-1 on t, low-2 on t, low-3 on t, low-4 on t (and 2 more)" in (
+        lines
+    )
+    assert "errored: slow (repeat 2) on t" in lines
+    assert "fine" not in summary_table(summary)

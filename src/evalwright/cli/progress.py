@@ -194,6 +194,7 @@ def summary_table(summary: RunSummary) -> str:
             f"cost: {usd(total_cost)} in total, {usd(summary.spent_usd)} spent by this run "
             "(cache hits and resumed rows cost nothing)"
         )
+    lines.extend(_named(summary))
     lines.extend(_verdicts(summary))
     lines.append(f"results: {display_path(summary.results_path)}")
     return printable("\n".join(lines))
@@ -306,6 +307,19 @@ def _reliability_rows(summary: RunSummary) -> list[tuple[str, ...]]:
 
 def _number(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
+
+
+def _named(summary: RunSummary) -> list[str]:
+    """The first failed and errored cases by name, then how many more."""
+    lines: list[str] = []
+    for what, named, count in (
+        ("failed", summary.failed_cases, summary.failed),
+        ("errored", summary.errored_cases, summary.errors),
+    ):
+        if named:
+            more = f" (and {count - len(named)} more)" if count > len(named) else ""
+            lines.append(f"{what}: {', '.join(named)}{more}")
+    return lines
 
 
 def _verdicts(summary: RunSummary) -> list[str]:

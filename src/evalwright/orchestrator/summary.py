@@ -8,9 +8,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalwright.results.index import RowFacts
-from evalwright.results.row import ResultRow
+from evalwright.results.row import ResultRow, case_label
 from evalwright.stats.judging import JudgeMetrics, JudgeTally
 from evalwright.stats.reliability import CaseTally, Reliability
+
+NAMED_CASES = 5
+"""How many failed (and errored) cases the summary names before it counts the rest."""
 
 
 @dataclass(slots=True)
@@ -94,6 +97,11 @@ class RunSummary:
     damaged entries asked again (docs/running.md#when-the-cache-is-damaged-or-read-only)."""
     judge_tally: JudgeTally = field(default_factory=JudgeTally, repr=False)
     """The judge facts of the rows counted (docs/judges.md#run-metrics)."""
+    failed_cases: list[str] = field(default_factory=list[str])
+    """The first few rows below the pass mark, as ``CASE on TARGET`` (the summary names
+    them; ``failed`` counts them all)."""
+    errored_cases: list[str] = field(default_factory=list[str])
+    """The first few error rows, likewise (``errors`` counts them all)."""
 
     def add(self, row: ResultRow) -> None:
         """Count one finished row."""
@@ -110,6 +118,10 @@ class RunSummary:
         else:
             stats.score_sum += row.score
             stats.passed += passed
+        if not passed:
+            named = self.errored_cases if not row.ok else self.failed_cases
+            if len(named) < NAMED_CASES:
+                named.append(f"{case_label(row.eval_id, row.repeat)} on {row.label}")
         tally = stats.by_case.setdefault((row.eval_file, row.eval_id), CaseTally())
         tally.add(row.ok, row.score, passed)
         stats.lossless += row.lossless
