@@ -17,6 +17,7 @@ from evalwright.files.base import FileModel, NonEmptyStr, Pattern, field_error
 from evalwright.files.config import Repeat
 from evalwright.targets.sampling import SamplingSettings
 from evalwright.targets.tools import McpTools, ToolSpec
+from evalwright.targets.workspace import Workspace
 
 CaseId = Annotated[str, Pattern(r"[A-Za-z0-9._-]+", "case id")]
 Tags = list[NonEmptyStr]
@@ -137,6 +138,9 @@ class EvalCase(FileModel):
     simulated_user: SimulatedUser | None = None
     """A chat target playing the user instead of fixed ``turns``
     (docs/conversations.md#simulated-user)."""
+    workspace: Workspace | None = None
+    """The directory an agent answers this case in; wins over the file's and the target's
+    (docs/agents.md#workspaces)."""
     outcome: str | None = Field(default=None, deprecated=_legacy("expected_outcome"))
     evaluators: EvaluatorList | None = Field(
         default=None, deprecated=_legacy("execution.evaluators")
@@ -207,6 +211,9 @@ class _FileHeader(FileModel):
     execution: Execution | None = None
     tools: list[ToolItem] | None = None
     """Tools every case of the file offers the model (docs/tools.md#declaring-tools)."""
+    workspace: Workspace | None = None
+    """The directory an agent answers each case in, unless the case names its own
+    (docs/agents.md#workspaces)."""
     evaluator: Literal["llm_judge"] | None = Field(
         default=None, deprecated=_legacy("execution.evaluators")
     )

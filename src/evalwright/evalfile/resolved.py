@@ -19,6 +19,7 @@ from evalwright.evalfile.template import Template
 from evalwright.files.project import Project
 from evalwright.records import ReasoningPart
 from evalwright.targets.tools import McpTools, ToolSpec
+from evalwright.targets.workspace import ResolvedWorkspace
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +130,9 @@ class LoadedCase:
     (docs/tools.md#declaring-tools)."""
     tool_servers: tuple[McpTools, ...] = field(default=(), kw_only=True)
     """The MCP servers whose tools join them when the run starts (docs/tools.md#mcp-servers)."""
+    workspace: ResolvedWorkspace | None = field(default=None, kw_only=True)
+    """The directory an agent answers the case in, the case's or its file's
+    (docs/agents.md#workspaces); ``None`` leaves it to the target."""
     spec: EvalCase = field(repr=False)
 
     @property

@@ -22,6 +22,7 @@ ErrorType = Literal[
     "target_unreachable",
     "over_budget",
     "tool_error",
+    "workspace_error",
     "max_steps",
     "evaluator_error",
     "config_error",
