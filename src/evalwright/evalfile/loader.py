@@ -161,7 +161,9 @@ class SuiteReader:
         self._target = execution.target if execution and execution.target else header.target
         if header.tools is not None:
             self._tools = self.builder.tools.declared(header.tools, where.at("tools"))
-        self.builder.file_workspace = self.builder.workspace(header.workspace, where.at("workspace"))
+        self.builder.file_workspace = self.builder.workspace(
+            header.workspace, where.at("workspace")
+        )
         if execution and execution.evaluators is not None:
             self._defaults = self.builder.evaluators(
                 execution.evaluators, where.at("execution", "evaluators")

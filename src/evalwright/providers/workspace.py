@@ -77,8 +77,7 @@ def refuse_source(source: Path, project_root: Path) -> None:
     real, root = source.resolve(), project_root.resolve()
     if real == Path(real.anchor) or real in root.parents:
         raise WorkspaceError(
-            f"workspace source {source} is refused: it is / or a directory above the project "
-            "root"
+            f"workspace source {source} is refused: it is / or a directory above the project root"
         )
     if not real.is_dir():
         raise WorkspaceError(f"workspace source {source} is not a directory")
@@ -95,8 +94,8 @@ def copy_tree(source: Path, target: Path, *, include_git: bool) -> None:
         dest.mkdir(parents=True, exist_ok=True)
         if not include_git:
             dirs[:] = [d for d in dirs if d != ".git"]
-            files = [f for f in files if f != ".git"]
-        for name in [*dirs, *files]:
+        names = [*dirs, *(f for f in files if include_git or f != ".git")]
+        for name in names:
             path = here / name
             info = path.lstat()
             if stat.S_ISLNK(info.st_mode):
