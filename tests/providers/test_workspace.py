@@ -75,11 +75,11 @@ def test_a_link_leading_out_of_the_source_is_refused(tmp_path: Path) -> None:
     source.mkdir()
     (tmp_path / "secret.txt").write_text("mine")
     os.symlink("../secret.txt", source / "escape")
-    before = set(Path(p) for p in _temp_workspaces())
+    before = {Path(p) for p in _temp_workspaces()}
     with pytest.raises(WorkspaceError, match=r"symbolic link leading out of it: .*escape"):
         _make(source, tmp_path)
     # The half-made workspace is gone.
-    assert set(Path(p) for p in _temp_workspaces()) == before
+    assert {Path(p) for p in _temp_workspaces()} == before
 
 
 def _temp_workspaces() -> list[str]:
