@@ -9,12 +9,13 @@ import asyncio
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from pydantic import ValidationError
 
 from evalwright.evalfile.evaluator_specs import (
+    WORKSPACE_CHECK_TYPES,
     DiffSpec,
     FileContainsSpec,
     FileExistsSpec,
@@ -54,6 +55,11 @@ def _result(spec: WorkspaceCheckSpec, workspace: Path | None, **ctx: Any) -> Eva
 
 def _command(*argv: str, **options: Any) -> WorkspaceCommandSpec:
     return WorkspaceCommandSpec(name="tests", command=list(argv), **options)
+
+
+def test_every_workspace_check_type_is_run_as_one() -> None:
+    kinds = {cls.model_fields["type"].default for cls in get_args(WorkspaceCheckSpec)}
+    assert kinds == set(WORKSPACE_CHECK_TYPES)
 
 
 def test_a_command_passes_on_exit_zero_and_fails_otherwise(tmp_path: Path) -> None:
