@@ -202,3 +202,38 @@ def test_a_git_workspace_at_a_commit_leaves_the_repository_as_it_was(
     assert {k: v for k, v in after.items() if k != "evals/fix.yaml"} == {
         k: v for k, v in before.items() if k != "evals/fix.yaml"
     }
+
+
+def test_every_turn_of_a_live_conversation_works_in_the_same_workspace(
+    project: Path, tmp_path: Path
+) -> None:
+    agent = (
+        "import pathlib; notes = pathlib.Path('notes.txt'); "
+        "notes.write_text((notes.read_text() if notes.exists() else '') + 'turn\\n'); "
+        "print(len(notes.read_text().splitlines()))"
+    )
+    targets = project / ".evalwright" / "targets.yaml"
+    targets.write_text(
+        targets.read_text() + f"\n  - name: noter\n    provider: cli\n"
+        f"    command: [{json.dumps(sys.executable)}, -c, {json.dumps(agent)}]\n"
+    )
+    (project / "evals" / "talk.yaml").write_text(
+        """workspace: {copy: ../repo}
+evalcases:
+  - id: talk
+    expected_outcome: Takes notes.
+    turns: [first, second]
+    execution:
+      evaluators:
+        - {name: notes, type: file_contains, path: notes.txt, value: "turn\\nturn\\n"}
+"""
+    )
+    result = run_cli(
+        "eval", project / "evals" / "talk.yaml", "--target", "noter", "--out", tmp_path / "o.jsonl"
+    )
+    assert result.code == 0, result.err
+    row = _rows(tmp_path / "o.jsonl")["noter", "talk"]
+    assert [turn["reply"] for turn in row["turns"]] == ["1", "2"]
+    assert row["score"] == 1.0
+    assert row["workspace"]["files"] == [{"path": "notes.txt", "added": 2, "removed": 0}]
+    assert not Path(row["workspace"]["path"]).exists()
