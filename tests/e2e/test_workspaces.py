@@ -237,3 +237,9 @@ evalcases:
     assert row["score"] == 1.0
     assert row["workspace"]["files"] == [{"path": "notes.txt", "added": 2, "removed": 0}]
     assert not Path(row["workspace"]["path"]).exists()
+
+
+def test_prompt_shows_the_workspace_by_role_and_makes_none(project: Path) -> None:
+    result = run_cli("prompt", project / "evals" / "fix.yaml", "--target", "fixer", "--json")
+    assert result.code == 0, result.err
+    assert result.json()["wire_request"]["cwd"] == "<workspace>"

@@ -15,6 +15,9 @@ from evalwright.results.row import ResultRow
 from evalwright.targets.base import AgentTargetBase
 from evalwright.targets.workspace import ResolvedWorkspace
 
+PREVIEW_WORKSPACE = "<workspace>"
+"""Where ``prompt --target`` shows a case's workspace, which exists only when it runs."""
+
 
 def wanted(case: LoadedCase, target: str, registry: TargetRegistry) -> ResolvedWorkspace | None:
     """The workspace an agent target answers ``case`` in: the case's (or its file's), else
