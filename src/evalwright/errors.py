@@ -10,6 +10,7 @@
         ├── TargetUnreachable  the target refused connections too often; not sent to again
         ├── ResponseTooLarge  the answer was over the target's max_response_bytes
         ├── BlockedError   the API refused the prompt itself
+        ├── WorkspaceError a case's workspace could not be made or set up
         └── OverBudget     --max-cost could not cover the call's worst case; not sent
 
 Only ``ConfigError`` stops a run.
@@ -102,6 +103,7 @@ class ProviderError(EvalwrightError):
         "target_unreachable",
         "over_budget",
         "tool_error",
+        "workspace_error",
     ] = "target_error"
     """The row's ``error.type`` (docs/running.md#the-results-file)."""
 
@@ -198,6 +200,17 @@ class ToolServerError(ProviderError):
     asked. Never retried."""
 
     error_type = "tool_error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, retryable=False)
+        self.sent = False
+
+
+class WorkspaceError(ProviderError):
+    """A case's workspace could not be made: its source refused or unreadable, a git
+    revision unknown, a setup command failed (docs/agents.md#workspaces). Never retried."""
+
+    error_type = "workspace_error"
 
     def __init__(self, message: str) -> None:
         super().__init__(message, retryable=False)

@@ -623,7 +623,8 @@ BROKEN: tuple[Broken, ...] = (
         f"8:17 {EVALUATOR_FIELD}.type",
         "unsupported evaluator type 'bleu' (supported: llm_judge, code, contains, regex, "
         "equals, is_json, json_schema, match, includes, fuzzy_match, tool_called, "
-        "tool_sequence, tool_call_f1, trajectory_match)",
+        "tool_sequence, tool_call_f1, trajectory_match, workspace_command, file_exists, "
+        "file_contains, diff)",
     ),
     Broken(
         "evaluator-type-mapping",

@@ -8,6 +8,7 @@ import pytest
 
 from evalwright.evalfile.evaluator_specs import (
     EVALUATOR_TYPES,
+    WORKSPACE_CHECK_TYPES,
     CodeSpec,
     ContainsSpec,
     EqualsSpec,
@@ -148,7 +149,8 @@ OWN_VERDICTS: dict[str, tuple[dict[str, object], list[str]]] = {
 
 
 def test_every_declared_built_in_type_is_checked_as_itself() -> None:
-    declared = set(EVALUATOR_TYPES) - {"llm_judge", "code"}  # the judge and the script
+    # Not the judge, the script, nor a workspace's checks (tests/evaluators/test_workspace.py).
+    declared = set(EVALUATOR_TYPES) - {"llm_judge", "code", *WORKSPACE_CHECK_TYPES}
     assert {cls.model_fields["type"].default for cls in get_args(BuiltinSpec)} == declared
     assert set(OWN_VERDICTS) == declared
     expected = [{"role": "assistant", "tool_calls": [{"id": "1", "name": "x"}]}]

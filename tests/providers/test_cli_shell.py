@@ -171,11 +171,14 @@ def test_every_placeholder_is_an_environment_variable(e2e: E2E, tmp_path: Path) 
     assert json.loads(seen["EVALWRIGHT_MESSAGES_FILE:content"])[-1]["content"] == question
     argv = rows["dump"]["wire_request"]["argv"]
     assert seen["EVALWRIGHT_OUTPUT_FILE"] == argv[2]
+    # Without a workspace of its own, the case's is where the command runs.
+    assert seen["EVALWRIGHT_WORKSPACE"] == rows["dump"]["wire_request"]["cwd"]
     inherited = {name for name in os.environ if name.startswith("EVALWRIGHT_")}
     assert sorted(set(seen) - inherited) == sorted(
         [
             *(f"EVALWRIGHT_{n}" for n in ("PROMPT", "GUIDELINES", "EVAL_ID", "ATTEMPT")),
             *(f"EVALWRIGHT_{n}" for n in ("TARGET", "FILES", "OUTPUT_FILE", "TOOL_CALLS_FILE")),
+            "EVALWRIGHT_WORKSPACE",
             *(
                 f"EVALWRIGHT_{n}_FILE{c}"
                 for n in ("PROMPT", "GUIDELINES", "MESSAGES")

@@ -459,3 +459,29 @@ def test_codex_judged_without_judge_target_is_a_configuration_error(
     assert "judge_target" in result.err
     assert not (tmp_path / "records").exists()
     assert not e2e.server.requests
+
+
+def test_codex_runs_in_the_cases_workspace_and_its_work_is_checked(
+    e2e: E2E, tmp_path: Path
+) -> None:
+    """docs/agents.md#workspaces: a target's ``workspace:`` (relative to the project root) is
+    Codex's directory; what Codex wrote there is the change, and a check reads it before the
+    workspace goes."""
+    e2e.project.write("repo/main.py", "print('hi')\n")
+    fake = fake_codex(tmp_path)
+    block = target_block("codex", "codex", executable=str(fake), workspace={"copy": "repo"})
+    add_targets(e2e, block)
+    check = {"name": "wrote", "type": "file_contains", "path": "made-by-the-agent.txt"}
+    cases = [{"id": "one", "input": "Go"}]
+    write_cases(e2e.project, "evals/one.jsonl", cases, [{**check, "value": "scratch work"}])
+    (row,) = run_eval(e2e, "evals/one.jsonl", "--target", "codex")
+    assert (row["status"], row["score"]) == ("ok", 1.0), row["error"]
+    (record,) = records(tmp_path / "records")
+    assert record["cwd"] == row["workspace"]["path"] == row["wire_request"]["cwd"]
+    assert record["listing"] == ["main.py"]
+    assert row["workspace"]["files"] == [
+        {"path": "made-by-the-agent.txt", "added": 1, "removed": 0}
+    ]
+    assert row["workspace"]["kept"] is False
+    assert not os.path.exists(record["cwd"])
+    assert not (e2e.root / "repo" / "made-by-the-agent.txt").exists()

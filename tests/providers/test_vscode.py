@@ -357,3 +357,24 @@ def test_create_workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     (tmp_path / "odd.txt").write_text("x", encoding="utf-8")
     with pytest.raises(ProviderError, match=r"neither a directory nor a \.code-workspace"):
         create_workspace(tmp_path / "odd.txt")
+
+
+def test_a_case_with_a_workspace_is_opened_in_it(e2e: E2E, tmp_path: Path) -> None:
+    """docs/agents.md#workspaces: the case's own workspace is opened instead of a fresh one;
+    the request and answer files are the protocol's, not the agent's change."""
+    fake = fake_code(tmp_path)
+    add_targets(e2e, target_block("vs", "vscode", command=str(fake)))
+    e2e.project.write("evals/repo/src/main.py", "print('hi')\n")
+    case = {"id": "one", "input": "Go", "workspace": {"copy": "repo"}}
+    write_cases(e2e.project, "evals/one.jsonl", [case], ANY_ANSWER)
+    (row,) = run_eval(e2e, "evals/one.jsonl", "--target", "vs")
+    assert row["status"] == "ok", row["error"]
+    opened, chat = invocations(tmp_path)
+    workspace = row["workspace"]["path"]
+    assert opened["argv"][2] == workspace == row["wire_request"]["cwd"]
+    assert opened["files"]["src/main.py"] == "print('hi')\n"
+    assert opened["files"][REQUEST_FILE] == document("Go")
+    assert chat["argv"] == chat_argv(str(fake), workspace)
+    assert row["workspace"]["files"] == []
+    assert row["workspace"]["kept"] is False
+    assert not os.path.exists(workspace)

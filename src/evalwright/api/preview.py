@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,6 +19,7 @@ from evalwright.evalfile.resolved import LoadedCase, SuiteInfo
 from evalwright.evalfile.suite import Suite, load_resolved
 from evalwright.orchestrator.requests import candidate_request, case_prompt
 from evalwright.orchestrator.select import Selection
+from evalwright.orchestrator.workspaces import PREVIEW_WORKSPACE, wanted
 from evalwright.prompts import BuiltPrompt, ChatMessage
 from evalwright.prompts import build_prompt as build_case_prompt
 from evalwright.prompts.turns import first_turn
@@ -106,7 +108,10 @@ def preview_suite(
     wires: list[WireRequest] = []
     for case in chosen:
         inputs = case_prompt(case, registry.target(name))
-        prepared = provider.prepare(candidate_request(case, inputs))
+        request = candidate_request(case, inputs)
+        if wanted(case, name, registry) is not None:  # made only when the case runs
+            request = dataclasses.replace(request, workspace=PREVIEW_WORKSPACE)
+        prepared = provider.prepare(request)
         lm = inputs if inputs.mode == "lm" else build_case_prompt(case, mode="lm")
         item = _item(info, case, inputs, lm.messages)
         item["target"] = name

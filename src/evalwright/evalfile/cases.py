@@ -49,6 +49,7 @@ from evalwright.evalfile.tools import ToolDeclarations, Tools, trajectory_check
 from evalwright.files.diagnostics import Report
 from evalwright.files.source import DataPath
 from evalwright.files.text import normalize_newlines, tidy
+from evalwright.targets.workspace import ResolvedWorkspace, WorkspaceSpec
 
 SPOOF_MARKERS = re.compile(r"@\[[A-Z][A-Za-z ]*\]:|<tool_call|<file path=|\[\[ ## ")
 
@@ -85,6 +86,8 @@ class CaseBuilder:
         self.report = report
         self.target_names = target_names
         self.tools = ToolDeclarations(resolver, base_dir, report)
+        self.file_workspace: ResolvedWorkspace | None = None
+        """The file's ``workspace:``, set when its header is read."""
         self._spoof_checked: set[str] = set()
         # Texts repeat across cases (a system prompt, a shared question): each is tidied once
         # and its immutable segment shared.
@@ -214,6 +217,7 @@ class CaseBuilder:
         self.check_target(execution.target if execution else None, where.at("execution", "target"))
         if spec.simulated_user is not None:
             self.check_target(spec.simulated_user.target, where.at("simulated_user", "target"))
+        workspace = self.workspace(spec.workspace, where.at("workspace"))
         if len(self.report.errors) != errors_before:
             return None
         return LoadedCase(
@@ -233,7 +237,20 @@ class CaseBuilder:
             simulated_user=spec.simulated_user,
             tools=offered.tools,
             tool_servers=offered.servers,
+            workspace=workspace or self.file_workspace,
         )
+
+    def workspace(self, spec: WorkspaceSpec | None, where: Located) -> ResolvedWorkspace | None:
+        """A ``workspace:`` with its directory found (docs/agents.md#workspaces): relative to
+        the eval file, inside the project; ``None`` when absent or wrong (reported)."""
+        if spec is None:
+            return None
+        try:
+            found = self.resolver.resolve_dir(spec.source, self.base_dir)
+        except ReferenceProblem as exc:
+            self.error(where.at(spec.kind), str(exc))
+            return None
+        return ResolvedWorkspace(spec, found)
 
     def _turns(
         self, spec: EvalCase, where: Located, displays: dict[str, str]

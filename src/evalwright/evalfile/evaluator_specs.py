@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+from pathlib import PurePosixPath
 from typing import Annotated, Literal
 
 from pydantic import (
@@ -30,6 +31,9 @@ from evalwright.targets.tools import JsonSchema
 TOOL_CHECK_TYPES = ("tool_called", "tool_sequence", "tool_call_f1", "trajectory_match")
 """The built-in evaluators that score the answer's tool calls, its trajectory
 (docs/tools.md#scoring-tool-calls)."""
+WORKSPACE_CHECK_TYPES = ("workspace_command", "file_exists", "file_contains", "diff")
+"""The built-in evaluators that look at the case's workspace after the agent ran
+(docs/agents.md#workspace-checks)."""
 EVALUATOR_TYPES = (
     "llm_judge",
     "code",
@@ -42,6 +46,7 @@ EVALUATOR_TYPES = (
     "includes",
     "fuzzy_match",
     *TOOL_CHECK_TYPES,
+    *WORKSPACE_CHECK_TYPES,
 )
 # AgentV evaluator types we recognise but do not implement: a clear error, not "unknown".
 AGENTV_EVALUATOR_TYPES = frozenset(
@@ -343,6 +348,53 @@ class TrajectoryMatchSpec(_Check):
     """How arguments are compared: equal, the expected keys only, or not at all."""
 
 
+class WorkspaceCommandSpec(_Check):
+    """Runs ``command`` in the workspace: 1 on exit status 0, or the score a last stdout line
+    ``{"score": x}`` gives (docs/eval-files.md#workspace_command)."""
+
+    type: Literal["workspace_command"] = "workspace_command"
+    command: Annotated[list[str], AfterValidator(_script)]
+    timeout_seconds: Annotated[float, Field(gt=0)] = 600.0
+    pass_env: list[EnvName] = Field(default_factory=list[str])
+
+
+def _in_workspace(path: str) -> str:
+    pure = PurePosixPath(path)
+    if pure.is_absolute() or ".." in pure.parts or "\\" in path:
+        raise field_error("path", "expected a path relative to the workspace, without '..'")
+    return path
+
+
+WorkspacePath = Annotated[str, Field(min_length=1), AfterValidator(_in_workspace)]
+"""A file's path relative to the workspace, which it cannot leave."""
+
+
+class FileExistsSpec(_Check):
+    """Scores 1 when ``path`` (relative to the workspace, never leaving it) exists."""
+
+    type: Literal["file_exists"] = "file_exists"
+    path: WorkspacePath
+
+
+class FileContainsSpec(_Check):
+    """Scores 1 when the workspace's file ``path`` holds every one of ``value``."""
+
+    type: Literal["file_contains"] = "file_contains"
+    path: WorkspacePath
+    value: Annotated[list[str] | str, AfterValidator(_values)]
+    case_sensitive: bool = True
+
+
+class DiffSpec(_Check):
+    """Scores the agent's change to its workspace: 0 when it touched a file outside
+    ``allowed_paths`` or inside ``forbidden_paths`` (glob lists, docs/agents.md#the-change),
+    naming each; 1 otherwise."""
+
+    type: Literal["diff"] = "diff"
+    allowed_paths: list[NonEmptyStr] | None = None
+    forbidden_paths: list[NonEmptyStr] = Field(default_factory=list[str])
+
+
 _evaluator_tag = field_tag("type", {kind: kind for kind in EVALUATOR_TYPES})
 
 
@@ -360,7 +412,11 @@ EvaluatorSpec = Annotated[
     | Annotated[ToolCalledSpec, Tag("tool_called")]
     | Annotated[ToolSequenceSpec, Tag("tool_sequence")]
     | Annotated[ToolCallF1Spec, Tag("tool_call_f1")]
-    | Annotated[TrajectoryMatchSpec, Tag("trajectory_match")],
+    | Annotated[TrajectoryMatchSpec, Tag("trajectory_match")]
+    | Annotated[WorkspaceCommandSpec, Tag("workspace_command")]
+    | Annotated[FileExistsSpec, Tag("file_exists")]
+    | Annotated[FileContainsSpec, Tag("file_contains")]
+    | Annotated[DiffSpec, Tag("diff")],
     variant(
         _evaluator_tag,
         "type",

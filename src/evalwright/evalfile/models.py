@@ -18,6 +18,7 @@ from evalwright.files.base import FileModel, NonEmptyStr, Pattern, field_error
 from evalwright.files.config import Repeat
 from evalwright.targets.sampling import SamplingSettings
 from evalwright.targets.tools import McpTools, ToolSpec
+from evalwright.targets.workspace import Workspace
 
 CaseId = Annotated[str, Pattern(r"[A-Za-z0-9._-]+", "case id")]
 Tags = list[NonEmptyStr]
@@ -143,6 +144,9 @@ class EvalCase(FileModel):
     (docs/eval-files.md#datasets-and-variables); the cases built from it no longer hold it."""
     vars: Annotated[list[dict[str, JsonValue]], Field(min_length=1)] | None = None
     """A template case: one case per inline record (docs/eval-files.md#variables)."""
+    workspace: Workspace | None = None
+    """The directory an agent answers this case in; wins over the file's and the target's
+    (docs/agents.md#workspaces)."""
     outcome: str | None = Field(default=None, deprecated=_legacy("expected_outcome"))
     evaluators: EvaluatorList | None = Field(
         default=None, deprecated=_legacy("execution.evaluators")
@@ -235,6 +239,9 @@ class _FileHeader(FileModel):
     system_prompt: Literal["none"] | None = None
     """``none``: no default system prompt for the file's cases
     (docs/eval-files.md#system_prompt-none)."""
+    workspace: Workspace | None = None
+    """The directory an agent answers each case in, unless the case names its own
+    (docs/agents.md#workspaces)."""
     evaluator: Literal["llm_judge"] | None = Field(
         default=None, deprecated=_legacy("execution.evaluators")
     )

@@ -19,6 +19,7 @@ from evalwright.evalfile.template import Template
 from evalwright.files.project import Project
 from evalwright.records import ReasoningPart
 from evalwright.targets.tools import McpTools, ToolSpec
+from evalwright.targets.workspace import ResolvedWorkspace
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +135,9 @@ class LoadedCase:
     system_prompt: str | None = field(default=None, kw_only=True)
     """``""`` when the file says ``system_prompt: none``: no default system prompt, whatever
     the target's (docs/eval-files.md#system_prompt-none); ``None`` leaves it to the target."""
+    workspace: ResolvedWorkspace | None = field(default=None, kw_only=True)
+    """The directory an agent answers the case in, the case's or its file's
+    (docs/agents.md#workspaces); ``None`` leaves it to the target."""
     spec: EvalCase = field(repr=False)
 
     @property

@@ -14,6 +14,7 @@ TEMPLATE_VARIABLES = (
     "guidelines",
     "input_messages",
     "expected_messages",
+    "diff",
 )
 _TOKEN = re.compile(r"\\\{\{|\{\{(.*?)\}\}", re.DOTALL)
 

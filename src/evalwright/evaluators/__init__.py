@@ -17,7 +17,8 @@ from evalwright.evaluators.builtin import check
 from evalwright.evaluators.code import run_script
 from evalwright.evaluators.panel import judge_result
 from evalwright.evaluators.tools import Call
-from evalwright.results.parts import EvaluatorRequest
+from evalwright.evaluators.workspace import WorkspaceCheckSpec, workspace_check
+from evalwright.results.parts import CommandOutput, EvaluatorRequest
 
 __all__ = [
     "EvalContext",
@@ -49,9 +50,12 @@ async def _run(evaluator: Evaluator, ctx: EvalContext) -> EvaluatorResult:
     if isinstance(spec, LlmJudgeSpec):
         return await judge_result(spec, evaluator.template, ctx)
     raw: EvaluatorRequest | None = None
+    output: CommandOutput | None = None
     try:
         if isinstance(spec, CodeSpec):
             verdict, raw = await run_script(spec, evaluator.cwd or ".", ctx)
+        elif isinstance(spec, WorkspaceCheckSpec):
+            verdict, raw, output = await workspace_check(spec, ctx)
         else:
             calls = [Call(c.name, c.arguments) for c in ctx.tool_calls]
             verdict = check(
@@ -75,11 +79,14 @@ async def _run(evaluator: Evaluator, ctx: EvalContext) -> EvaluatorResult:
             reply=exc.reply,
             cost_usd=exc.cost_usd,
         )
-    return _result(evaluator, verdict, raw)
+    return _result(evaluator, verdict, raw, output)
 
 
 def _result(
-    evaluator: Evaluator, verdict: Verdict, raw: EvaluatorRequest | None
+    evaluator: Evaluator,
+    verdict: Verdict,
+    raw: EvaluatorRequest | None,
+    output: CommandOutput | None = None,
 ) -> EvaluatorResult:
     spec = evaluator.spec
     return EvaluatorResult(
@@ -92,6 +99,7 @@ def _result(
         misses=tuple(verdict.misses),
         reasoning=verdict.reasoning,
         raw_request=raw,
+        output=output,
     )
 
 

@@ -11,6 +11,7 @@ from typing import Any, Protocol
 from evalwright.providers.base import ProviderRequest, ProviderResponse
 from evalwright.providers.process import ChildEnvironment
 from evalwright.providers.wire import AnswerToolCall
+from evalwright.providers.workspace_diff import Change
 from evalwright.records import ReasoningPart
 from evalwright.results.parts import EvaluatorRequest, EvaluatorResult
 
@@ -66,6 +67,10 @@ class EvalContext:
     reasoning: tuple[ReasoningPart, ...] = ()
     """The answer's reasoning, shown only to a judge that asks (``include_reasoning``,
     docs/judges.md#reasoning)."""
+    workspace: str | None = None
+    """The case's workspace, where the workspace checks run (docs/agents.md#workspaces)."""
+    change: Change | None = None
+    """What the agent changed in it, read before any check ran (docs/agents.md#the-change)."""
 
     @cached_property
     def _messages(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

@@ -57,8 +57,12 @@ def check(
     says so; ``expected`` gives the case's expected messages (read by ``trajectory_match``
     only), ``reference`` its reference answer (the matchers' answers when they name none)."""
     verdict = _score(spec, answer, calls, expected, reference)
-    if not spec.negate:
-        return verdict
+    return negated(verdict) if spec.negate else verdict
+
+
+def negated(verdict: Verdict) -> Verdict:
+    """``verdict`` turned round (docs/tools.md#negate): ``1 - score``, its hits and misses
+    swapped, each marked ``not:``."""
     return Verdict(
         1.0 - verdict.score,
         [f"not: {miss}" for miss in verdict.misses],

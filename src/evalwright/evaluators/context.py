@@ -13,6 +13,7 @@ from evalwright.prompts import BuiltPrompt, reference_answer
 from evalwright.providers.base import ProviderResponse
 from evalwright.providers.process import ChildEnvironment
 from evalwright.providers.wire import AnswerToolCall
+from evalwright.providers.workspace_diff import Change
 from evalwright.records import ReasoningPart
 
 
@@ -70,6 +71,8 @@ def eval_context(
     tool_calls: tuple[AnswerToolCall, ...] = (),
     trajectory: str | None = None,
     reasoning: tuple[ReasoningPart, ...] = (),
+    workspace: str | None = None,
+    change: Change | None = None,
 ) -> EvalContext:
     """The context every evaluator of ``case`` sees for ``answer`` (``reference``: the
     case's reference answer, when the caller has already rendered it)."""
@@ -93,6 +96,8 @@ def eval_context(
         tool_calls=tool_calls,
         trajectory=trajectory,
         reasoning=reasoning,
+        workspace=workspace,
+        change=change,
     )
 
 

@@ -91,6 +91,8 @@ def judge_prompt(
         values["input_messages"] = _compact(ctx.input_messages)
     if "expected_messages" in used:
         values["expected_messages"] = _compact(ctx.expected_messages)
+    if "diff" in used:  # the agent's change to its workspace (docs/agents.md#the-change)
+        values["diff"] = ctx.change.diff if ctx.change is not None else ""
     return template.render(values)
 
 

@@ -8,6 +8,7 @@ the target always has its full share of requests in flight.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from dataclasses import dataclass
 
 from evalwright.errors import ProviderError, internal_error
@@ -15,7 +16,7 @@ from evalwright.evalfile.resolved import LoadedCase
 from evalwright.evaluators import case_score, evaluate, required_failures
 from evalwright.evaluators.base import JudgeCaller
 from evalwright.evaluators.context import answer_tool_calls, eval_context
-from evalwright.orchestrator import conversation, steps
+from evalwright.orchestrator import conversation, steps, workspaces
 from evalwright.orchestrator.calls import TargetCaller
 from evalwright.orchestrator.plan import Plan, WorkItem
 from evalwright.orchestrator.requests import candidate_request, case_prompt
@@ -23,6 +24,8 @@ from evalwright.orchestrator.turn_records import Recorder
 from evalwright.prompts import BuiltPrompt, reference_answer
 from evalwright.prompts.turns import first_turn
 from evalwright.providers.base import ProviderResponse
+from evalwright.providers.workspace import CaseWorkspace
+from evalwright.providers.workspace_diff import Change
 from evalwright.results.parts import CacheState
 from evalwright.results.row import ResultRow
 from evalwright.results.rows import (
@@ -51,6 +54,8 @@ class AnsweredCase:
     docs/batch.md#judges)."""
     stepped: steps.Stepped | None = None
     """The tool loop's steps, when one ran (docs/tools.md#the-tool-loop)."""
+    workspace: CaseWorkspace | None = None
+    """The case's own workspace, when it has one (docs/agents.md#workspaces)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,16 +69,32 @@ class CaseRunner:
     """The run's MCP servers (docs/tools.md#mcp-servers)."""
 
     async def ask(self, item: WorkItem) -> AnsweredCase:
-        """Send the case to its target and wait for the answer.
+        """Make the case's workspace (when it has one), send the case to its target and
+        wait for the answer.
 
         A request that cannot even be built (or sent) is a failure of this case alone.
         """
+        try:
+            workspace = await workspaces.open_workspace(item.case, item.target, self.plan.registry)
+        except ProviderError as exc:
+            return AnsweredCase(item, None, None, "off", exc)
+        except Exception as exc:  # a workspace that cannot be made costs its row an error
+            return AnsweredCase(item, None, None, "off", internal_error(exc))
+        try:
+            asked = await self._ask(item, workspaces.workspace_path(workspace))
+        except BaseException:
+            if workspace is not None:
+                workspace.remove()
+            raise
+        return dataclasses.replace(asked, workspace=workspace)
+
+    async def _ask(self, item: WorkItem, workspace: str | None) -> AnsweredCase:
         if item.case.turns or item.case.simulated_user is not None:
-            return await self._converse(item)
+            return await self._converse(item, workspace)
         inputs: BuiltPrompt | None = None
         try:
             inputs = case_prompt(item.case, self.plan.registry.target(item.target))
-            stepped = await steps.answer(self, item, item.case, inputs)
+            stepped = await steps.answer(self, item, item.case, inputs, workspace)
         except ProviderError as exc:
             return AnsweredCase(item, inputs, None, "off", exc)
         except Exception as exc:  # a case that cannot be sent costs its row an error
@@ -84,9 +105,9 @@ class CaseRunner:
             item, inputs, stepped.response, stepped.cache, stepped.failure, stepped=stepped
         )
 
-    async def _converse(self, item: WorkItem) -> AnsweredCase:
+    async def _converse(self, item: WorkItem, workspace: str | None) -> AnsweredCase:
         """Hold a live conversation: the answer is its last turn's."""
-        held = await conversation.hold(self, item)
+        held = await conversation.hold(self, item, workspace)
         if held.failure is not None:
             return AnsweredCase(item, held.failed_inputs, None, "off", held.failure, held)
         cache = conversation.combined_cache(held.turns)
@@ -94,12 +115,25 @@ class CaseRunner:
         return AnsweredCase(item, inputs, held.last, cache, conversation=held)
 
     async def finish(self, asked: AnsweredCase) -> ResultRow:
-        """Judge the answer and build the row."""
+        """Judge the answer and build the row; a workspace's change is read first, and the
+        workspace kept (a failed case's) or removed after."""
+        workspace, change = asked.workspace, None
+        if workspace is not None:
+            with contextlib.suppress(ProviderError):  # then the row has no change, checks err
+                change = await workspaces.agent_change(workspace, self.plan.registry)
+        try:
+            row = await self._finish(asked, change)
+        except Exception as exc:  # a bug must cost one row, not the case's workspace
+            row = self.failed_row(asked.item, internal_error(exc), asked.inputs)
+        return workspaces.settle(row, workspace, change, self.plan.options.pass_mark)
+
+    async def _finish(self, asked: AnsweredCase, change: Change | None) -> ResultRow:
         item, inputs, response, cache = asked.item, asked.inputs, asked.response, asked.cache
+        place = (workspaces.workspace_path(asked.workspace), change)
         if asked.conversation is not None:
             if asked.conversation.failure is not None:
                 return conversation.failed(self, item, asked.conversation)
-            return await conversation.finish(self, item, asked.conversation)
+            return await conversation.finish(self, item, asked.conversation, place)
         if asked.stepped is not None and asked.failure is not None:
             return self._failed_loop(item, asked.stepped, asked.failure, inputs)
         if response is None or inputs is None:
@@ -119,6 +153,8 @@ class CaseRunner:
             tool_calls=answer_tool_calls(response),
             trajectory=asked.stepped.trajectory if asked.stepped else None,
             reasoning=response.reasoning,
+            workspace=place[0],
+            change=change,
         )
         results = await evaluate(item.case.evaluators, context)
         score, problem = case_score(results)

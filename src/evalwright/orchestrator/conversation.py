@@ -31,6 +31,7 @@ from evalwright.prompts import BuiltPrompt, reference_answer
 from evalwright.prompts.turns import Reply, simulated_case, turn_case
 from evalwright.providers.base import ProviderResponse
 from evalwright.providers.wire import AnswerToolCall
+from evalwright.providers.workspace_diff import Change
 from evalwright.results.parts import CacheState, EvaluatorResult, SimulatorRecord, TurnRecord
 from evalwright.results.row import ResultRow
 from evalwright.results.rows import answered_row, error_info
@@ -114,8 +115,10 @@ def built_at(runner: CaseRunner, item: WorkItem, at: LoadedCase) -> BuiltPrompt:
 class _Talk:
     """A conversation under way: its turns so far, each recorded as it is answered."""
 
-    def __init__(self, runner: CaseRunner, item: WorkItem) -> None:
+    def __init__(self, runner: CaseRunner, item: WorkItem, workspace: str | None) -> None:
         self.runner, self.item = runner, item
+        self.workspace = workspace
+        """The case's workspace, every turn's (docs/agents.md#workspaces)."""
         self.recorder = Recorder()
         self.answers: list[TurnAnswer] = []
         self.replies: list[str] = []
@@ -133,7 +136,7 @@ class _Talk:
         inputs: BuiltPrompt | None = None
         try:
             inputs = built_at(runner, item, at)
-            stepped = await steps.answer(runner, item, at, inputs)
+            stepped = await steps.answer(runner, item, at, inputs, self.workspace)
         except ProviderError as exc:
             return self.ended(exc, inputs, failed_simulator=simulator)
         except Exception as exc:  # one turn that cannot be sent costs its row an error
@@ -174,11 +177,12 @@ class _Talk:
         )
 
 
-async def hold(runner: CaseRunner, item: WorkItem) -> Conversation:
-    """Ask every turn in order, each with the replies so far; stop at the first failure."""
+async def hold(runner: CaseRunner, item: WorkItem, workspace: str | None = None) -> Conversation:
+    """Ask every turn in order, each with the replies so far, in the case's ``workspace``
+    when it has one; stop at the first failure."""
     if item.case.simulated_user is not None:
-        return await simulate(runner, item, item.case.simulated_user)
-    talk = _Talk(runner, item)
+        return await simulate(runner, item, item.case.simulated_user, workspace)
+    talk = _Talk(runner, item, workspace)
     for _ in item.case.turns:
         ended = await talk.ask(turn_case(item.case, talk.history))
         if ended is not None:
@@ -186,10 +190,12 @@ async def hold(runner: CaseRunner, item: WorkItem) -> Conversation:
     return talk.ended()
 
 
-async def simulate(runner: CaseRunner, item: WorkItem, user: SimulatedUser) -> Conversation:
+async def simulate(
+    runner: CaseRunner, item: WorkItem, user: SimulatedUser, workspace: str | None = None
+) -> Conversation:
     """Let the simulated user talk with the target until it is done or ``max_turns``
     turns have run (docs/conversations.md#simulated-user); its ``done`` message is not sent."""
-    talk = _Talk(runner, item)
+    talk = _Talk(runner, item, workspace)
     sent: list[str] = [user.first_message] if user.first_message is not None else []
     while len(talk.answers) < user.max_turns:
         record: SimulatorRecord | None = None
@@ -225,9 +231,15 @@ def combined_cache(turns: Sequence[TurnAnswer]) -> CacheState:
     return steps.combined_cache([turn.record.cache for turn in turns])
 
 
-async def finish(runner: CaseRunner, item: WorkItem, held: Conversation) -> ResultRow:
+async def finish(
+    runner: CaseRunner,
+    item: WorkItem,
+    held: Conversation,
+    workspace: tuple[str | None, Change | None] = (None, None),
+) -> ResultRow:
     """Judge each turn's reply and the whole conversation, and build the row: the answer is
-    the last turn's; the score is the weighted mean of every result."""
+    the last turn's; the score is the weighted mean of every result. ``workspace``: the
+    case's and the agent's change to it, for the workspace checks."""
     plan, turns = runner.plan, held.turns
     reference = reference_answer(item.case.expected_messages)
 
@@ -244,6 +256,8 @@ async def finish(runner: CaseRunner, item: WorkItem, held: Conversation) -> Resu
             tool_calls=turn.tool_calls,
             trajectory=turn.trajectory,
             reasoning=turn.record.reasoning or (),
+            workspace=workspace[0],
+            change=workspace[1],
         )
 
     replies = [(n, turn.reply) for n, turn in enumerate(turns, 1)]

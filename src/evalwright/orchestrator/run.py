@@ -294,6 +294,8 @@ class _Pipeline:
                 asked = AnsweredCase(item, None, None, "off", internal_error(exc))
             if _refused_at_once(asked):  # counted, not started: --resume runs it
                 self.summary.not_run += 1
+                if asked.workspace is not None:
+                    asked.workspace.remove()
                 continue
             await self.slots.acquire()
             if not _local_only(asked):

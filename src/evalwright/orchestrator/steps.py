@@ -63,11 +63,16 @@ class Stepped:
 
 
 async def answer(
-    runner: CaseRunner, item: WorkItem, case: LoadedCase, inputs: BuiltPrompt
+    runner: CaseRunner,
+    item: WorkItem,
+    case: LoadedCase,
+    inputs: BuiltPrompt,
+    workspace: str | None = None,
 ) -> Stepped:
-    """Ask the target for ``case``'s answer (``inputs``: what was built of it), running the
-    tool loop when its tools can answer calls. A later step's failure is returned, with the
-    steps before it, never raised."""
+    """Ask the target for ``case``'s answer (``inputs``: what was built of it; ``workspace``:
+    the case's own, docs/agents.md#workspaces), running the tool loop when its tools can
+    answer calls. A later step's failure is returned, with the steps before it, never
+    raised."""
     target = runner.plan.registry.target(item.target)
     about = {
         "EVALWRIGHT_EVAL_ID": case.id,
@@ -82,7 +87,9 @@ async def answer(
     added: list[CaseMessage] = []
     at, built = case, inputs
     while True:
-        request = dataclasses.replace(candidate_request(at, built), tools=offered)
+        request = dataclasses.replace(
+            candidate_request(at, built), tools=offered, workspace=workspace
+        )
         try:
             response, cache = await runner.caller.call(item.target, request, repeat=item.repeat)
         except ProviderError as exc:

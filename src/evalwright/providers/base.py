@@ -51,6 +51,9 @@ class ProviderRequest:
     """The case's sampling settings (docs/eval-files.md#settings); they win over the target's."""
     tools: tuple[ToolSpec, ...] = ()
     """The tools the case offers the model (docs/tools.md), in the order declared."""
+    workspace: str | None = None
+    """The case's own workspace, where an agent runs (docs/agents.md#workspaces); ``None``
+    leaves the directory to the target."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,7 @@ ErrorType = Literal[
     "target_unreachable",
     "over_budget",
     "tool_error",
+    "workspace_error",
     "max_steps",
     "evaluator_error",
     "config_error",
@@ -128,6 +129,37 @@ class JudgeVerdict(RecordModel):
     tries: tuple[JudgeTry, ...]
 
 
+class CommandOutput(RecordModel):
+    """What a ``workspace_command`` check's command did: its exit status (null after a
+    timeout) and the ends of its stdout and stderr, each at most 16 KiB, redacted
+    (docs/eval-files.md#workspace_command)."""
+
+    exit_code: int | None
+    timed_out: bool
+    stdout: str
+    stderr: str
+
+
+class ChangedFile(RecordModel):
+    """A file the agent changed in its workspace: lines added and removed, null for a
+    binary file (docs/agents.md#the-change)."""
+
+    path: str
+    added: int | None
+    removed: int | None
+
+
+class WorkspaceRecord(RecordModel):
+    """A case's workspace (docs/agents.md#workspaces): where it is, whether it was kept (a
+    failed case's is), and the agent's change to it: each file, and the unified diff
+    (redacted, at most 64 KiB; null when the agent never ran)."""
+
+    path: str
+    kept: bool
+    files: tuple[ChangedFile, ...] | None
+    diff: str | None
+
+
 class EvaluatorResult(RecordModel):
     """One evaluator's verdict on one answer (an error leaves ``score`` null)."""
 
@@ -155,6 +187,8 @@ class EvaluatorResult(RecordModel):
     """A judge panel's aggregate, else left out."""
     judges: Annotated[tuple[JudgeVerdict, ...] | None, Field(exclude_if=absent)] = None
     """A judge panel's verdicts, one per judge in the order named, else left out."""
+    output: Annotated[CommandOutput | None, Field(exclude_if=absent)] = None
+    """A ``workspace_command`` check's command output, else left out."""
 
 
 class ToolCallRecord(RecordModel):

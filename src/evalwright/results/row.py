@@ -28,6 +28,7 @@ from evalwright.results.parts import (
     StepRecord,
     TurnRecord,
     Usd,
+    WorkspaceRecord,
     absent,
 )
 
@@ -97,6 +98,9 @@ class ResultRow(RecordModel):
     turns: Annotated[tuple[TurnRecord, ...] | None, Field(exclude_if=absent)] = None
     """A live conversation's turns, in order (docs/conversations.md#the-row); left out of
     every other row."""
+    workspace: Annotated[WorkspaceRecord | None, Field(exclude_if=absent)] = None
+    """The case's workspace and the agent's change to it (docs/agents.md#workspaces); left
+    out of a row whose case had none."""
 
     def full_turns(self) -> Iterator[TurnRecord]:
         """A live conversation's turns, each with its requests whole: what a turn stores as
@@ -121,10 +125,19 @@ class ResultRow(RecordModel):
         return turn_requests.full_results(self.evaluator_results or (), self.turns or ())
 
 
-OPTIONAL_KEYS = ("vars", "variant", "tool_calls", "answer_reasoning", "steps", "node", "turns")
+OPTIONAL_KEYS = (
+    "vars",
+    "variant",
+    "tool_calls",
+    "answer_reasoning",
+    "steps",
+    "node",
+    "turns",
+    "workspace",
+)
 """The keys written only where a row has them: a template case's record, its prompt variant,
-an answer's tool calls and reasoning, a tool loop's steps, a cluster's node and a live
-conversation's turns."""
+an answer's tool calls and reasoning, a tool loop's steps, a cluster's node, a live
+conversation's turns and a case's workspace."""
 ROW_KEYS = tuple(key for key in ResultRow.model_fields if key not in OPTIONAL_KEYS)
 """Every key of a row, in the order it is written (but :data:`OPTIONAL_KEYS`)."""
 

@@ -27,6 +27,7 @@ from evalwright.targets.kinds import chat_kinds, provider_kind
 from evalwright.targets.price import PriceSetting
 from evalwright.targets.sampling import SamplingSettings
 from evalwright.targets.script_variables import script_problem
+from evalwright.targets.workspace import Workspace
 
 TargetName = Annotated[str, Pattern(r"[A-Za-z0-9._-]+", "target name")]
 DEFAULT_RETRYABLE = (408, 429, 500, 502, 503, 504, 529)
@@ -214,6 +215,7 @@ CLI_PLACEHOLDERS = (
     "GUIDELINES_FILE",
     "MESSAGES_FILE",
     "TOOL_CALLS_FILE",
+    "WORKSPACE",
     "FILES",
 )
 
@@ -277,3 +279,6 @@ class AgentTargetBase(TargetBase):
     """CPUs a case reserves on a cluster node (``--executor ray``, docs/scale.md)."""
     memory: Annotated[int, Field(gt=0)] | None = None
     """Bytes of memory a case reserves on a cluster node (docs/scale.md)."""
+    workspace: Workspace | None = None
+    """The directory each case runs in, unless its file or case names one
+    (docs/agents.md#workspaces); relative to the project root."""

@@ -80,6 +80,10 @@ class CliProvider(Provider):
             }
         )
 
+    def _cwd(self, request: ProviderRequest) -> str:
+        """The case's workspace, else the target's ``cwd`` (docs/agents.md#workspaces)."""
+        return request.workspace or self.cwd
+
     def _values(self, request: ProviderRequest, files: dict[str, str]) -> dict[str, str]:
         inputs = _inputs(request)
         return {
@@ -87,6 +91,7 @@ class CliProvider(Provider):
             "GUIDELINES": inputs.guidelines,
             "EVAL_ID": request.case_id,
             "ATTEMPT": str(request.attempt),
+            "WORKSPACE": self._cwd(request),
             **files,
         }
 
@@ -99,9 +104,9 @@ class CliProvider(Provider):
         except RefusedPlaceholder as exc:
             raise ProviderError(str(exc)) from None
 
-    def _wire(self, argv: list[str]) -> AgentWireRequest:
+    def _wire(self, argv: list[str], cwd: str) -> AgentWireRequest:
         return AgentWireRequest.model_construct(
-            api=self.api, argv=argv, cwd=self.cwd, prompt_document=None
+            api=self.api, argv=argv, cwd=cwd, prompt_document=None
         )
 
     def prepare(self, request: ProviderRequest) -> PreparedRequest:
@@ -110,12 +115,15 @@ class CliProvider(Provider):
             argv = self._argv(request, PREVIEW_FILES)
         except ProviderError:
             argv = list(self.argv)  # shown unfilled; running it fails with the reason
-        return PreparedRequest(request, self._wire(argv), self.request_notes(request))
+        wire = self._wire(argv, self._cwd(request))
+        return PreparedRequest(request, wire, self.request_notes(request))
 
     async def send(self, prepared: PreparedRequest) -> ProviderResponse:
         """Run the command once in a scratch directory holding the placeholder files (the
         argv is filled again, with those files and this attempt's number)."""
         request = prepared.request
+        cwd = self._cwd(request)
+        shipped = [request.workspace] if request.workspace else []
         await self._healthcheck()
         with tempfile.TemporaryDirectory(prefix="evalwright-cli-") as scratch:
             files = _write_files(Path(scratch), request)
@@ -125,7 +133,11 @@ class CliProvider(Provider):
             try:
                 env = self._env(request, files)
                 ran = await self.runner.run(
-                    argv, cwd=self.cwd, env=env, max_stdout=limit, ship=[scratch, *_listed(request)]
+                    argv,
+                    cwd=cwd,
+                    env=env,
+                    max_stdout=limit,
+                    ship=[scratch, *shipped, *_listed(request)],
                 )
             except OSError as exc:
                 raise ProviderError(f"cannot run {argv[0]!r}: {exc.strerror or exc}") from None
@@ -141,7 +153,7 @@ class CliProvider(Provider):
                 )
             answer = self._answer(files["OUTPUT_FILE"], finished.stdout)
             calls = read_tool_calls(files["TOOL_CALLS_FILE"], limit)
-        wire = self._wire(argv)
+        wire = self._wire(argv, cwd)
         return ProviderResponse(
             answer, None, None, latency, wire, prepared.notes, node=ran.node, tool_calls=calls
         )

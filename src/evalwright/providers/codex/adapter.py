@@ -58,7 +58,7 @@ class CodexProvider(Provider):
         wire = AgentWireRequest.model_construct(
             api=self.api,
             argv=self.argv,
-            cwd=SCRATCH,
+            cwd=request.workspace or SCRATCH,
             prompt_document=prompt_document(request.inputs),
         )
         return PreparedRequest(request, wire, self.request_notes(request))
@@ -67,9 +67,9 @@ class CodexProvider(Provider):
         """Run one ``codex exec`` in a new workspace and read its final message."""
         if not isinstance(prepared.wire, AgentWireRequest):
             raise TypeError(f"codex was given a {prepared.wire.api} request")
-        if self.scratch_parent:
-            Path(self.scratch_parent).mkdir(parents=True, exist_ok=True)
-        workspace = tempfile.mkdtemp(prefix="evalwright-codex-", dir=self.scratch_parent)
+        # The case's own workspace is the run's to keep or remove (docs/agents.md#workspaces).
+        owned = prepared.request.workspace is None
+        workspace = prepared.request.workspace or self._scratch()
         wire = prepared.wire.model_copy(update={"cwd": workspace})
         document = wire.prompt_document or ""
         self.log_dir.mkdir(parents=True, exist_ok=True)
@@ -93,7 +93,8 @@ class CodexProvider(Provider):
         problem = self._problem(transcript, finished.returncode, stderr, log_path)
         if problem:
             raise ProviderError(problem)
-        shutil.rmtree(workspace, ignore_errors=True)
+        if owned:
+            shutil.rmtree(workspace, ignore_errors=True)
         return ProviderResponse(
             text=transcript.answer or "",
             finish_reason="completed",
@@ -104,6 +105,12 @@ class CodexProvider(Provider):
             trace=tuple(transcript.trace),
             node=ran.node,
         )
+
+    def _scratch(self) -> str:
+        """An empty workspace of its own, for a case that names none."""
+        if self.scratch_parent:
+            Path(self.scratch_parent).mkdir(parents=True, exist_ok=True)
+        return tempfile.mkdtemp(prefix="evalwright-codex-", dir=self.scratch_parent)
 
     def _log(self, log: IO[str], text: str) -> None:
         log.write(self.context.redact(text))

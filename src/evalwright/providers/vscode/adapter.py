@@ -84,7 +84,9 @@ class VSCodeProvider(Provider):
         if not isinstance(prepared.wire, AgentWireRequest):
             raise TypeError(f"vscode was given a {prepared.wire.api} request")
         notes = prepared.notes
-        workspace, opened = create_workspace(self.template)
+        own = prepared.request.workspace
+        # The case's own workspace is the run's to keep or remove (docs/agents.md#workspaces).
+        workspace, opened = (Path(own), Path(own)) if own else create_workspace(self.template)
         wire = self._wire(prepared.wire.prompt_document, workspace)
         started = time.perf_counter()
         with WorkspaceLock(workspace):
@@ -97,7 +99,11 @@ class VSCodeProvider(Provider):
                 await self._step(self._chat_argv(workspace), workspace)
             answer = await _wait_for_answer(workspace, self.vscode.max_response_bytes)
         latency = (time.perf_counter() - started) * 1000
-        shutil.rmtree(workspace, ignore_errors=True)
+        if own is None:
+            shutil.rmtree(workspace, ignore_errors=True)
+        else:  # the answer files are the protocol's, not the agent's work
+            for name in (REQUEST_FILE, RESPONSE_FILE, DONE_FILE):
+                (workspace / name).unlink(missing_ok=True)
         command = " ".join(self._chat_argv(workspace)[:2])
         trace = (TraceEntry(type="command", command=command, exit_code=0),)
         return ProviderResponse(answer, "completed", None, latency, wire, notes, trace=trace)

@@ -1,0 +1,79 @@
+"""A case's workspace through the run (docs/agents.md#workspaces): made before its agent is
+asked, its change read once the agent is done (before any check runs in it), then kept
+when the case failed and removed otherwise, its row saying which."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from evalwright.evalfile.resolved import LoadedCase
+from evalwright.providers.registry import TargetRegistry
+from evalwright.providers.workspace import CaseWorkspace, create
+from evalwright.providers.workspace_diff import Change, changes
+from evalwright.results.parts import ChangedFile, WorkspaceRecord
+from evalwright.results.row import ResultRow
+from evalwright.targets.base import AgentTargetBase
+from evalwright.targets.workspace import ResolvedWorkspace
+
+PREVIEW_WORKSPACE = "<workspace>"
+"""Where ``prompt --target`` shows a case's workspace, which exists only when it runs."""
+
+
+def wanted(case: LoadedCase, target: str, registry: TargetRegistry) -> ResolvedWorkspace | None:
+    """The workspace an agent target answers ``case`` in: the case's (or its file's), else
+    the target's own, its path relative to the project root. A chat target needs none."""
+    spec = registry.target(target)
+    if not isinstance(spec, AgentTargetBase):
+        return None
+    if case.workspace is not None:
+        return case.workspace
+    if spec.workspace is None:
+        return None
+    root = registry.project.root
+    return ResolvedWorkspace(spec.workspace, str((root / spec.workspace.source).absolute()))
+
+
+async def open_workspace(
+    case: LoadedCase, target: str, registry: TargetRegistry
+) -> CaseWorkspace | None:
+    """A new workspace for ``case`` on ``target``, or ``None`` when it has none
+    (:class:`~evalwright.errors.WorkspaceError` when it cannot be made)."""
+    resolved = wanted(case, target, registry)
+    if resolved is None:
+        return None
+    env = registry.child_env.build()
+    return await create(resolved, registry.project.root, env)
+
+
+async def agent_change(workspace: CaseWorkspace, registry: TargetRegistry) -> Change:
+    """What the agent changed (:class:`~evalwright.errors.WorkspaceError` when git fails)."""
+    return await changes(workspace.path, workspace.baseline, registry.child_env.build())
+
+
+def settle(
+    row: ResultRow, workspace: CaseWorkspace | None, change: Change | None, pass_mark: float
+) -> ResultRow:
+    """``row`` with its workspace: kept when the case failed (an error, or a score below the
+    pass mark), else removed."""
+    if workspace is None:
+        return row
+    failed = row.status == "error" or row.score is None or row.score < pass_mark
+    if not failed:
+        workspace.remove()
+    files = (
+        None
+        if change is None
+        else tuple(ChangedFile(path=f.path, added=f.added, removed=f.removed) for f in change.files)
+    )
+    record = WorkspaceRecord(
+        path=str(workspace.path),
+        kept=failed,
+        files=files,
+        diff=None if change is None else change.diff,
+    )
+    return row.model_copy(update={"workspace": record})
+
+
+def workspace_path(workspace: CaseWorkspace | None) -> str | None:
+    """The directory an agent runs in, as a request carries it."""
+    return None if workspace is None else str(Path(workspace.path))
