@@ -84,6 +84,9 @@ _EXPORTS: dict[str, str] = {
     "TurnRecord": "evalwright.results.parts",
     "StepRecord": "evalwright.results.parts",
     "ToolResult": "evalwright.results.parts",
+    "CommandOutput": "evalwright.results.parts",
+    "ChangedFile": "evalwright.results.parts",
+    "WorkspaceRecord": "evalwright.results.parts",
     "EvaluatorResult": "evalwright.results.parts",
     "JudgeVerdict": "evalwright.results.parts",
     "JudgeTry": "evalwright.results.parts",
@@ -142,10 +145,12 @@ __all__ = [
     "AzureTarget",
     "BlockedError",
     "BuiltPrompt",
+    "ChangedFile",
     "ChatWireRequest",
     "CliTarget",
     "CodeSpec",
     "CodexTarget",
+    "CommandOutput",
     "ConfigError",
     "Confusion",
     "ContainsSpec",
@@ -220,6 +225,7 @@ __all__ = [
     "UserMessage",
     "VSCodeTarget",
     "VariantMessages",
+    "WorkspaceRecord",
     "__version__",
     "assistant",
     "build_prompt",
@@ -314,6 +320,8 @@ if TYPE_CHECKING:
     from evalwright.report import write_report
     from evalwright.results.parts import (
         Addition,
+        ChangedFile,
+        CommandOutput,
         ErrorInfo,
         EvaluatorResult,
         JudgeTry,
@@ -328,6 +336,7 @@ if TYPE_CHECKING:
         ToolCallRecord,
         ToolResult,
         TurnRecord,
+        WorkspaceRecord,
     )
     from evalwright.results.reading import read_results, results_dataframe
     from evalwright.results.row import ResultRow
