@@ -126,3 +126,18 @@ def test_a_bad_comparison_is_a_clear_error(tmp_path: Path, args: list[str], mess
     assert result.code == 2
     assert message in result.err
     assert "Traceback" not in result.err
+
+
+def test_the_cases_a_given_effect_needs(tmp_path: Path) -> None:
+    scores = _scores(6, 0.0)
+    old = _file(tmp_path / "old.jsonl", _rows(scores, 0))
+    new = _file(tmp_path / "new.jsonl", _rows(scores, 1))
+    found = ew.compare(old, new).paired()[sample_row().target]
+    assert found.mde is not None
+
+    result = run_cli("compare", old, new, "--effect", f"{found.mde / 2:.6f}")
+
+    needed = found.cases_needed(round(found.mde / 2, 6))
+    assert needed is not None
+    assert 110 <= needed <= 130
+    assert f"needs about {needed} cases like these (30 now)" in result.out

@@ -198,6 +198,13 @@ def _add_compare(commands: Any) -> None:
         help="list the cases whose score fell by X or more without a flip (default 0.2 "
         "with --fail-on score-drop)",
     )
+    compare.add_argument(
+        "--effect",
+        type=float,
+        default=None,
+        metavar="X",
+        help="say how many cases a run needs to detect a difference of X (80%% power)",
+    )
     _add_pass_mark(compare)
 
 

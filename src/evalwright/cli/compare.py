@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     drop = args.score_drop
     if drop is None and args.fail_on == "score-drop":
         drop = DEFAULT_SCORE_DROP
-    print(compare_text(comparison, names, drop))
+    print(compare_text(comparison, names, drop, args.effect))
     return 1 if _trips(comparison, args.fail_on, drop) else 0
 
 

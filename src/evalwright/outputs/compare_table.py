@@ -133,7 +133,9 @@ def _target_rows(comparison: Comparison) -> list[tuple[str, ...]]:
     return rows
 
 
-def _paired_lines(comparison: Comparison, names: tuple[str, str]) -> list[str]:
+def _paired_lines(
+    comparison: Comparison, names: tuple[str, str], effect: float | None
+) -> list[str]:
     """Per target, the paired difference, its interval and tests, then in words
     (docs/statistics.md#paired-comparison)."""
     found = comparison.paired()
@@ -158,6 +160,12 @@ def _paired_lines(comparison: Comparison, names: tuple[str, str]) -> list[str]:
             )
         )
         words.append(f"{label}: {d.plain(*names)}")
+        needed = d.cases_needed(effect) if effect is not None else None
+        if effect is not None and needed is not None:
+            words.append(
+                f"{label}: to detect {effect:g} (95% confidence, 80% power) needs about "
+                f"{needed} cases like these ({d.cases} now)"
+            )
     return [*_aligned(rows), *words, ""]
 
 
@@ -165,6 +173,7 @@ def compare_text(
     comparison: Comparison,
     names: tuple[str, str] = ("OLD", "NEW"),
     score_drop: float | None = None,
+    effect: float | None = None,
 ) -> str:
     """The changed keys (most urgent first), the keys whose score fell by ``score_drop`` or
     more without a flip, the per-target deltas, the paired statistics, and the counts."""
@@ -179,7 +188,7 @@ def compare_text(
             lines += [*_aligned(_change_rows(quiet)), ""]
     if comparison.changes:
         lines += [*_aligned(_target_rows(comparison)), ""]
-        lines += _paired_lines(comparison, names)
+        lines += _paired_lines(comparison, names, effect)
     counts = comparison.counts()
     pass_mark = comparison.changes[0].pass_mark if comparison.changes else 0.5
     lines.append(
