@@ -1,0 +1,111 @@
+"""``evalwright import promptfoo``: a promptfoo config written out as an evalwright eval file,
+a targets file and the notes of what was not carried over (docs/importing.md)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evalwright.importers.promptfoo.asserts import ASSERT_SCRIPT
+from evalwright.importers.promptfoo.build import build_cases
+from evalwright.importers.promptfoo.notes import Note, Notes
+from evalwright.importers.promptfoo.prompts import read_prompts
+from evalwright.importers.promptfoo.sources import Source, load_yaml
+from evalwright.importers.promptfoo.targets import Target, read_targets
+from evalwright.importers.promptfoo.tests import read_tests
+from evalwright.importers.promptfoo.wrapper import SCRIPT
+from evalwright.importers.promptfoo.write import NOTES_FILE, check_free, copy, dump, notes_text, write
+
+__all__ = ["PromptfooImport", "import_config"]
+
+
+@dataclass(frozen=True, slots=True)
+class PromptfooImport:
+    """What an import wrote and what it could not carry over (docs/importing.md)."""
+
+    eval_file: Path
+    targets_file: Path
+    notes_file: Path
+    files: tuple[Path, ...]
+    notes: tuple[Note, ...]
+    carried: int
+    uncarried: int
+    targets: tuple[str, ...]
+
+
+def import_config(config: str | os.PathLike[str], out: str | os.PathLike[str]) -> PromptfooImport:
+    """Import the promptfoo config ``config`` into the directory ``out``."""
+    source = load_yaml(Path(config))
+    if not isinstance(source.data, dict):
+        raise source.fail((), "a promptfoo config is a mapping")
+    root = Path(out)
+    evals = root / "evals"
+    eval_file = evals / f"{source.path.stem}.yaml"
+    targets_file = root / ".evalwright" / "targets.yaml"
+    notes_file = root / NOTES_FILE
+    check_free([eval_file, targets_file, notes_file])
+    notes = Notes()
+    prompts = read_prompts(source, notes)
+    targets = read_targets(source.data.get("providers") or [], source.shown, notes)
+    tests = read_tests(source, notes)
+    copied: list[Path] = []
+
+    def scripts(reference: str) -> str:
+        relative = Path("scripts") / Path(reference).name
+        if not (evals / relative).exists():
+            copied.append(copy(source.path.parent / reference, evals / relative))
+        return relative.as_posix()
+
+    tools = _tools(targets, source, notes)
+    built = build_cases(prompts, tests, tools, scripts, notes)
+    document = _document(source, targets, tools, built.cases)
+    written = [write(eval_file, dump(document)), *copied]
+    written.append(write(targets_file, dump({"targets": _entries(targets, source, notes)})))
+    if any(_uses_wrapper(case) for case in built.cases):
+        written.append(write(evals / ASSERT_SCRIPT, SCRIPT))
+    total = built.carried + built.uncarried
+    text = notes_text(source.shown, notes.items, built.carried, total)
+    written.append(write(notes_file, text))
+    names = tuple(t.name for t in targets) or ("default",)
+    return PromptfooImport(
+        eval_file, targets_file, notes_file, tuple(written), tuple(notes.items),
+        built.carried, built.uncarried, names,
+    )
+
+
+def _tools(targets: list[Target], source: Source, notes: Notes) -> list[dict[str, Any]]:
+    """The tools every case offers: the providers' (all alike, else the first's, noted)."""
+    offered = [t.tools for t in targets if t.tools]
+    if any(tools != offered[0] for tools in offered[1:]):
+        notes.add(source.shown, "providers", "providers offer different tools: the first's kept")
+    return offered[0] if offered else []
+
+
+def _entries(targets: list[Target], source: Source, notes: Notes) -> list[dict[str, Any]]:
+    if targets:
+        return [t.entry for t in targets]
+    notes.add(source.shown, "providers", "no provider carried: a mock target 'default' stands in")
+    return [{"name": "default", "provider": "mock"}]
+
+
+def _document(
+    source: Source, targets: list[Target], tools: list[dict[str, Any]], cases: list[Any]
+) -> dict[str, Any]:
+    data: dict[str, Any] = source.data  # pyright: ignore[reportAssignmentType]
+    document: dict[str, Any] = {"$schema": "evalwright-eval-v1"}
+    if isinstance(data.get("description"), str):
+        document["description"] = data["description"]
+    document["target"] = targets[0].name if targets else "default"
+    if tools:
+        document["tools"] = tools
+    document["evalcases"] = cases
+    return document
+
+
+def _uses_wrapper(case: dict[str, Any]) -> bool:
+    found = [*case.get("execution", {}).get("evaluators", [])]
+    for turn in case.get("turns", []):
+        found += turn.get("evaluators", [])
+    return any(e.get("type") == "code" for e in found)

@@ -1,0 +1,164 @@
+"""promptfoo providers as evalwright targets, their ``config`` as ``settings``
+(docs/importing.md#providers)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from evalwright.importers.promptfoo.notes import Notes, Uncarried
+
+OLLAMA_URL = "http://localhost:11434/v1"
+
+# promptfoo config key -> evalwright setting, sent as the same field
+_SETTINGS = {
+    "temperature": "temperature",
+    "max_tokens": "max_output_tokens",
+    "max_completion_tokens": "max_output_tokens",
+    "maxOutputTokens": "max_output_tokens",
+    "top_p": "top_p",
+    "topP": "top_p",
+    "seed": "seed",
+    "stop": "stop",
+    "presence_penalty": "presence_penalty",
+    "frequency_penalty": "frequency_penalty",
+    "reasoning_effort": "reasoning_effort",
+}
+# keys that say where or how to connect, handled by the provider mapping itself
+_CONNECTION = frozenset({"apiHost", "apiBaseUrl", "url", "body", "method", "headers"})
+
+
+@dataclass(slots=True)
+class Target:
+    """One imported target: its entry in targets.yaml and the tools its provider offers."""
+
+    name: str
+    entry: dict[str, Any]
+    tools: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+
+
+def read_targets(providers: Any, shown: str, notes: Notes) -> list[Target]:
+    """The config's ``providers`` as targets; one the mapping cannot carry is noted."""
+    items = providers if isinstance(providers, list) else [providers]
+    targets: list[Target] = []
+    names: set[str] = set()
+    for index, item in enumerate(items):  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+        where = f"providers[{index}]"
+        try:
+            target = _target(item, where, shown, notes)
+        except Uncarried as exc:
+            notes.add(shown, where, str(exc))
+            continue
+        target.name = _unique(target.name, names)
+        target.entry = {"name": target.name, **target.entry}
+        targets.append(target)
+    return targets
+
+
+def _unique(name: str, names: set[str]) -> str:
+    base, n = name, 1
+    while name in names:
+        n += 1
+        name = f"{base}-{n}"
+    names.add(name)
+    return name
+
+
+def _target(item: Any, where: str, shown: str, notes: Notes) -> Target:
+    if isinstance(item, str):
+        item = {"id": item}
+    if not isinstance(item, dict) or not isinstance(item.get("id"), str):  # pyright: ignore[reportUnknownMemberType]
+        raise Uncarried(f"provider {item!r}: expected an id string or {{id, label, config}}")
+    ident: str = item["id"]
+    config: dict[str, Any] = item.get("config") or {}  # pyright: ignore[reportUnknownMemberType, reportAssignmentType]
+    entry = _entry(ident, config)
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", str(item.get("label") or ident)).strip("-")  # pyright: ignore[reportUnknownMemberType]
+    # promptfoo sends no system prompt of its own.
+    entry["system_prompt"] = ""
+    settings, tools = _settings(config, f"{where}.config", shown, notes)
+    if settings:
+        entry["settings"] = settings
+    return Target(name or "target", entry, tools)
+
+
+def _entry(ident: str, config: dict[str, Any]) -> dict[str, Any]:
+    """The provider keys of a target for promptfoo's provider id ``ident``."""
+    kind, _, rest = ident.partition(":")
+    model = rest.split(":", 1)[1] if rest.startswith(("chat:", "messages:")) else rest
+    base = config.get("apiBaseUrl") or config.get("apiHost")
+    if kind == "openai" and model and not rest.startswith(("embedding", "completion", "image")):
+        return {"provider": "openai", "model": model, **({"base_url": base} if base else {})}
+    if kind == "azure" and rest.startswith("chat:"):
+        endpoint = config.get("apiHost") or "${{ AZURE_OPENAI_ENDPOINT }}"
+        return {"provider": "azure", "endpoint": endpoint, "deployment": model}
+    if kind == "anthropic" and rest.startswith("messages:"):
+        return {"provider": "anthropic", "model": model}
+    if kind in ("google", "vertex") and model:
+        return {"provider": "gemini", "model": model}
+    if kind == "ollama" and rest.startswith("chat:"):
+        return {"provider": "openai", "model": model, "base_url": base or OLLAMA_URL}
+    if kind in ("http", "https") and isinstance(config.get("url"), str):
+        return _http(config)
+    raise Uncarried(f"provider {ident!r} has no evalwright target it maps to")
+
+
+def _http(config: dict[str, Any]) -> dict[str, Any]:
+    """An ``http`` provider posting an OpenAI Chat Completions body."""
+    url: str = config["url"]
+    body = config.get("body")
+    model = body.get("model") if isinstance(body, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    if not url.endswith("/chat/completions") or not isinstance(model, str):
+        raise Uncarried(f"http provider {url!r} is not an OpenAI-compatible chat completions URL")
+    return {"provider": "openai", "model": model, "base_url": url.removesuffix("/chat/completions")}
+
+
+def _settings(
+    config: dict[str, Any], where: str, shown: str, notes: Notes
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    settings: dict[str, Any] = {}
+    tools: list[dict[str, Any]] = []
+    flat = {**config, **(config.get("generationConfig") or {})}
+    for key, value in flat.items():
+        if key in _SETTINGS:
+            settings[_SETTINGS[key]] = value
+        elif key == "response_format":
+            settings["response_format"] = _response_format(value)
+        elif key == "tool_choice":
+            settings["tool_choice"] = _tool_choice(value)
+        elif key == "tools":
+            tools = [_tool(t) for t in value]
+        elif key in ("apiKey", "apiKeyEnvar"):
+            notes.add(shown, f"{where}.{key}", "not carried: set the key in the environment")
+        elif key not in _CONNECTION and key != "generationConfig":
+            notes.add(shown, f"{where}.{key}", "not carried: evalwright has no such setting")
+    return settings, tools
+
+
+def _response_format(value: Any) -> dict[str, Any]:
+    if isinstance(value, dict) and value.get("type") == "json_object":  # pyright: ignore[reportUnknownMemberType]
+        return {"json": True}
+    if isinstance(value, dict) and isinstance(value.get("json_schema"), dict):  # pyright: ignore[reportUnknownMemberType]
+        spec: dict[str, Any] = value["json_schema"]  # pyright: ignore[reportUnknownVariableType]
+        out = {"json_schema": spec.get("schema", {})}
+        out.update({k: spec[k] for k in ("name", "strict") if k in spec})
+        return out
+    raise Uncarried(f"response_format {value!r} is not imported")
+
+
+def _tool_choice(value: Any) -> Any:
+    if isinstance(value, str):
+        return value
+    function = value.get("function") if isinstance(value, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    if isinstance(function, dict) and isinstance(function.get("name"), str):  # pyright: ignore[reportUnknownMemberType]
+        return {"name": function["name"]}
+    raise Uncarried(f"tool_choice {value!r} is not imported")
+
+
+def _tool(value: Any) -> dict[str, Any]:
+    """An OpenAI function tool as an evalwright tool (docs/tools.md#declaring-tools)."""
+    function = value.get("function", value) if isinstance(value, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    if not isinstance(function, dict) or not isinstance(function.get("name"), str):  # pyright: ignore[reportUnknownMemberType]
+        raise Uncarried(f"tool {value!r} is not an OpenAI function tool")
+    keys = ("name", "description", "parameters", "strict")
+    return {k: function[k] for k in keys if k in function}  # pyright: ignore[reportUnknownVariableType]
