@@ -231,13 +231,15 @@ def _add_import(commands: Any) -> None:
     importing.set_defaults(module="importing")
     formats = importing.add_subparsers(dest="format", metavar="FORMAT", required=True)
     promptfoo = formats.add_parser(
-        "promptfoo", help="a promptfoo config (promptfooconfig.yaml)", description=(
-            "Import a promptfoo config: each (prompt, test) pair becomes one case."
-        )
+        "promptfoo",
+        help="a promptfoo config (promptfooconfig.yaml)",
+        description=("Import a promptfoo config: each (prompt, test) pair becomes one case."),
     )
     promptfoo.add_argument("config", metavar="CONFIG", help="the promptfoo config file")
     promptfoo.add_argument(
-        "-o", "--out", metavar="DIR",
+        "-o",
+        "--out",
+        metavar="DIR",
         help="the directory to write (default: evalwright-import beside the config)",
     )
 

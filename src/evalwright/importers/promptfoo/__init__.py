@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evalwright.errors import ConfigError
+from evalwright.files.project import display_path
 from evalwright.importers.promptfoo.asserts import ASSERT_SCRIPT
 from evalwright.importers.promptfoo.build import build_cases
 from evalwright.importers.promptfoo.notes import Note, Notes
@@ -16,7 +18,14 @@ from evalwright.importers.promptfoo.sources import Source, load_yaml
 from evalwright.importers.promptfoo.targets import Target, read_targets
 from evalwright.importers.promptfoo.tests import read_tests
 from evalwright.importers.promptfoo.wrapper import SCRIPT
-from evalwright.importers.promptfoo.write import NOTES_FILE, check_free, copy, dump, notes_text, write
+from evalwright.importers.promptfoo.write import (
+    NOTES_FILE,
+    check_free,
+    copy,
+    dump,
+    notes_text,
+    write,
+)
 
 __all__ = ["PromptfooImport", "import_config"]
 
@@ -60,6 +69,11 @@ def import_config(config: str | os.PathLike[str], out: str | os.PathLike[str]) -
 
     tools = _tools(targets, source, notes)
     built = build_cases(prompts, tests, tools, scripts, notes)
+    if not built.cases:
+        write(notes_file, notes_text(source.shown, notes.items, 0, built.uncarried))
+        raise ConfigError(
+            f"{source.shown}: no test could be carried over; why is in {display_path(notes_file)}"
+        )
     document = _document(source, targets, tools, built.cases)
     written = [write(eval_file, dump(document)), *copied]
     written.append(write(targets_file, dump({"targets": _entries(targets, source, notes)})))
@@ -70,8 +84,14 @@ def import_config(config: str | os.PathLike[str], out: str | os.PathLike[str]) -
     written.append(write(notes_file, text))
     names = tuple(t.name for t in targets) or ("default",)
     return PromptfooImport(
-        eval_file, targets_file, notes_file, tuple(written), tuple(notes.items),
-        built.carried, built.uncarried, names,
+        eval_file,
+        targets_file,
+        notes_file,
+        tuple(written),
+        tuple(notes.items),
+        built.carried,
+        built.uncarried,
+        names,
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from evalwright.importers.promptfoo.notes import Uncarried
@@ -35,6 +35,7 @@ class Context:
     variables: dict[str, Any]
     tools: list[dict[str, Any]]
     scripts: Scripts
+    config: dict[str, Any] | None = None
 
 
 def evaluator(spec: dict[str, Any], name: str, context: Context) -> dict[str, Any]:
@@ -45,6 +46,8 @@ def evaluator(spec: dict[str, Any], name: str, context: Context) -> dict[str, An
     build = _BUILDERS.get(base)
     if build is None:
         raise Uncarried(f"assertion type {kind!r} has no evalwright evaluator")
+    if base == "python":
+        context = replace(context, config=spec.get("config"))
     out: dict[str, Any] = {"name": name, **build(spec.get("value"), context)}
     if negate:
         if out["type"] in ("llm_judge", "code"):
@@ -72,7 +75,9 @@ def _text(value: Any) -> str:
     return texts[0]
 
 
-def _contains(case: bool, every: bool, single: bool = False) -> Callable[[Any, Context], dict[str, Any]]:
+def _contains(
+    case: bool, every: bool, single: bool = False
+) -> Callable[[Any, Context], dict[str, Any]]:
     def build(value: Any, _context: Context) -> dict[str, Any]:
         if isinstance(value, str) and not single:
             # promptfoo reads a string of an -any or -all assertion as comma-separated values
@@ -111,6 +116,9 @@ def _rubric(value: Any, _context: Context) -> dict[str, Any]:
 def _python(value: Any, context: Context) -> dict[str, Any]:
     code = _text(value)
     args = ["python3", ASSERT_SCRIPT, "--vars", json.dumps(context.variables, ensure_ascii=False)]
+    config = context.config
+    if config:
+        args += ["--config", json.dumps(config, ensure_ascii=False)]
     if code.startswith("file://"):
         path, _, function = code.removeprefix("file://").partition(":")
         args += ["--file", context.scripts(path), "--function", function or "get_assert"]

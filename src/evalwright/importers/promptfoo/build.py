@@ -25,7 +25,10 @@ class Built:
 
 
 def build_cases(
-    prompts: list[Prompt], tests: list[Test], tools: list[dict[str, Any]], scripts: Scripts,
+    prompts: list[Prompt],
+    tests: list[Test],
+    tools: list[dict[str, Any]],
+    scripts: Scripts,
     notes: Notes,
 ) -> Built:
     """One case per (prompt, test), in promptfoo's order (prompts outermost)."""
@@ -48,8 +51,13 @@ def build_cases(
 
 
 def _conversations(
-    built: Built, prompt: Prompt, prefix: str, tests: list[Test], tools: list[dict[str, Any]],
-    scripts: Scripts, notes: Notes,
+    built: Built,
+    prompt: Prompt,
+    prefix: str,
+    tests: list[Test],
+    tools: list[dict[str, Any]],
+    scripts: Scripts,
+    notes: Notes,
 ) -> None:
     for n, chain in enumerate(groups(tests)):
         key = chain[0].metadata.get("conversationId")

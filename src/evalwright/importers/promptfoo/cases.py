@@ -16,7 +16,11 @@ CONVERSATION = "_conversation"
 
 
 def single_case(
-    case_id: str, prompt: Prompt, test: Test, tools: list[dict[str, Any]], scripts: Scripts,
+    case_id: str,
+    prompt: Prompt,
+    test: Test,
+    tools: list[dict[str, Any]],
+    scripts: Scripts,
     notes: Notes,
 ) -> dict[str, Any]:
     """The case of ``prompt`` rendered with ``test``'s variables, its assertions as
@@ -72,7 +76,10 @@ def evaluators(
         except Uncarried as exc:
             notes.add(test.file, where, str(exc))
             continue
-        for key in set(spec) - {"type", "value", "weight"}:  # pyright: ignore[reportUnknownArgumentType]
+        carried = {"type", "value", "weight"} | (
+            {"config"} if spec.get("type") == "python" else set()
+        )  # pyright: ignore[reportUnknownMemberType]
+        for key in sorted(set(spec) - carried):  # pyright: ignore[reportUnknownArgumentType]
             notes.add(test.file, f"{where}.{key}", "not carried: no evalwright equivalent")
     return out
 

@@ -25,8 +25,12 @@ def groups(tests: list[Test]) -> list[list[Test]]:
 
 
 def conversation_case(
-    case_id: str, prompt: Prompt, chain: list[Test], tools: list[dict[str, Any]],
-    scripts: Scripts, notes: Notes,
+    case_id: str,
+    prompt: Prompt,
+    chain: list[Test],
+    tools: list[dict[str, Any]],
+    scripts: Scripts,
+    notes: Notes,
 ) -> dict[str, Any]:
     """One live case whose turns are the chain's last user messages; :class:`Uncarried` when
     the rendered prompts are not each the previous one plus a reply and a user turn."""
@@ -68,5 +72,7 @@ def _turns(prompt: Prompt, chain: list[Test]) -> tuple[list[dict[str, str]], lis
 
 
 def _pair(turn: dict[str, str]) -> list[dict[str, str]]:
-    return [{"role": "user", "content": turn["input"]},
-            {"role": "assistant", "content": turn["output"]}]
+    return [
+        {"role": "user", "content": turn["input"]},
+        {"role": "assistant", "content": turn["output"]},
+    ]

@@ -48,10 +48,30 @@ def read_prompts(source: Source, notes: Notes) -> list[Prompt]:
     for index, item in enumerate(value):
         where = f"prompts[{index}]"
         try:
-            prompts.extend(_prompt(source, item, where))
+            found = _prompt(source, item, where)
         except Uncarried as exc:
             notes.add(source.shown, where, str(exc))
+            continue
+        for prompt in found:
+            _note_part_keys(prompt, source.shown, notes)
+        prompts.extend(found)
     return prompts
+
+
+def _note_part_keys(prompt: Prompt, shown: str, notes: Notes) -> None:
+    """A message part's keys besides its text (``cache_control``) are not carried: noted."""
+    try:
+        chat = json.loads(prompt.raw)
+    except ValueError:
+        return
+    if isinstance(chat, dict):
+        chat = chat.get("messages")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    for message in chat if isinstance(chat, list) else []:  # pyright: ignore[reportUnknownVariableType]
+        content = message.get("content") if isinstance(message, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        for part in content if isinstance(content, list) else []:  # pyright: ignore[reportUnknownVariableType]
+            extra = sorted(set(part) - {"type", "text"}) if isinstance(part, dict) else []  # pyright: ignore[reportUnknownArgumentType]
+            for key in extra:
+                notes.add(shown, prompt.where, f"message part key {key!r} not carried")
 
 
 def _prompt(source: Source, item: JsonValue, where: str) -> list[Prompt]:
@@ -74,6 +94,9 @@ def _path(where: str) -> list[str | int]:
 
 
 def _from_text(base: Path, text: str, label: JsonValue, where: str) -> list[Prompt]:
+    if not text.startswith(FILE_PREFIX) and "\n" not in text and (base / text).is_file():
+        # promptfoo reads a prompt that names an existing file as that file
+        text = FILE_PREFIX + text
     if not text.startswith(FILE_PREFIX):
         return [Prompt(str(label or text), text, where)]
     path = file_path(base, text)
@@ -91,7 +114,7 @@ def _from_text(base: Path, text: str, label: JsonValue, where: str) -> list[Prom
     return [Prompt(f"{label or text}: {i + 1}", p, f"{where}[{i}]") for i, p in enumerate(parts)]
 
 
-def render_messages(prompt: Prompt, variables: dict[str, Any]) -> list[dict[str, str]]:
+def render_messages(prompt: Prompt, variables: dict[str, Any]) -> list[dict[str, Any]]:
     """The chat messages promptfoo sends for ``prompt`` with ``variables``: a prompt that is
     JSON has each string rendered; any other is rendered whole, then read as a chat array
     when it is one, else sent as one user message."""
@@ -124,15 +147,29 @@ def _render_strings(value: Any, variables: dict[str, Any]) -> Any:
     return value
 
 
-def _messages(chat: Any, text: str) -> list[dict[str, str]]:
+def _messages(chat: Any, text: str) -> list[dict[str, Any]]:
+    if isinstance(chat, dict) and isinstance(chat.get("messages"), list):  # pyright: ignore[reportUnknownMemberType]
+        chat = chat["messages"]
     if not isinstance(chat, list):
         return [{"role": "user", "content": text}]
     messages: list[dict[str, str]] = []
     for item in chat:  # pyright: ignore[reportUnknownVariableType]
         if not isinstance(item, dict) or item.get("role") not in ROLES:  # pyright: ignore[reportUnknownMemberType]
             raise Uncarried(f"chat message {item!r}: only system, user and assistant text")
-        content = item.get("content")  # pyright: ignore[reportUnknownMemberType]
-        if not isinstance(content, str):
-            raise Uncarried("a message whose content is not text (images, parts) is not imported")
+        content = _content(item.get("content"))  # pyright: ignore[reportUnknownMemberType]
         messages.append({"role": str(item["role"]), "content": content})  # pyright: ignore[reportUnknownArgumentType]
     return messages
+
+
+def _content(content: Any) -> str | list[dict[str, str]]:
+    """A message's text, or its text parts as evalwright text parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts: list[dict[str, str]] = []
+        for part in content:  # pyright: ignore[reportUnknownVariableType]
+            if not isinstance(part, dict) or part.get("type") != "text":  # pyright: ignore[reportUnknownMemberType]
+                raise Uncarried(f"message part {part!r}: only text parts are imported")
+            parts.append({"type": "text", "value": str(part.get("text", ""))})  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+        return parts
+    raise Uncarried(f"message content {content!r} is not text")

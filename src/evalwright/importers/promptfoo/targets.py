@@ -120,19 +120,30 @@ def _settings(
     tools: list[dict[str, Any]] = []
     flat = {**config, **(config.get("generationConfig") or {})}
     for key, value in flat.items():
-        if key in _SETTINGS:
-            settings[_SETTINGS[key]] = value
-        elif key == "response_format":
-            settings["response_format"] = _response_format(value)
-        elif key == "tool_choice":
-            settings["tool_choice"] = _tool_choice(value)
-        elif key == "tools":
-            tools = [_tool(t) for t in value]
-        elif key in ("apiKey", "apiKeyEnvar"):
-            notes.add(shown, f"{where}.{key}", "not carried: set the key in the environment")
-        elif key not in _CONNECTION and key != "generationConfig":
-            notes.add(shown, f"{where}.{key}", "not carried: evalwright has no such setting")
+        try:
+            if key == "tools":
+                tools = [_tool(t) for t in value]
+            elif key in _SETTINGS or key in _CONVERTED:
+                name, converted = _setting(key, value)
+                settings[name] = converted
+            elif key in ("apiKey", "apiKeyEnvar"):
+                raise Uncarried("not carried: set the key in the environment")
+            elif key not in _CONNECTION and key != "generationConfig":
+                raise Uncarried("not carried: evalwright has no such setting")
+        except Uncarried as exc:
+            notes.add(shown, f"{where}.{key}", str(exc))
     return settings, tools
+
+
+def _setting(key: str, value: Any) -> tuple[str, Any]:
+    if key in _CONVERTED:
+        return key, _CONVERTED[key](value)
+    if key == "reasoning_effort" and value not in _EFFORTS:
+        raise Uncarried(f"reasoning_effort {value!r}: evalwright takes {', '.join(_EFFORTS)}")
+    return _SETTINGS[key], value
+
+
+_EFFORTS = ("minimal", "low", "medium", "high")
 
 
 def _response_format(value: Any) -> dict[str, Any]:
@@ -162,3 +173,6 @@ def _tool(value: Any) -> dict[str, Any]:
         raise Uncarried(f"tool {value!r} is not an OpenAI function tool")
     keys = ("name", "description", "parameters", "strict")
     return {k: function[k] for k in keys if k in function}  # pyright: ignore[reportUnknownVariableType]
+
+
+_CONVERTED = {"response_format": _response_format, "tool_choice": _tool_choice}

@@ -52,4 +52,5 @@ def _environment() -> Any:
         undefined=StrictUndefined, keep_trailing_newline=True, finalize=_show, autoescape=False
     )
     env.filters["dump"] = _dump
+    env.filters["load"] = json.loads  # promptfoo's own filter: JSON.parse
     return env

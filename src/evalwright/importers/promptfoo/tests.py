@@ -78,6 +78,9 @@ def _merge(
     for key in test:
         if key not in _READ:
             notes.add(file, f"{where}.{key}", "not carried: no evalwright equivalent")
+    options = {**(default.get("options") or {}), **(test.get("options") or {})}
+    for key in options:
+        notes.add(file, f"{where}.options.{key}", "not carried: no evalwright equivalent")
     merged = {**default, **test}
     for key in ("vars", "options", "metadata"):
         merged[key] = {**(default.get(key) or {}), **(test.get(key) or {})}

@@ -7,6 +7,7 @@ SCRIPT = r'''"""Runs a promptfoo python assertion as an evalwright code evaluato
 `evalwright import promptfoo`)."""
 
 import argparse
+import contextlib
 import importlib.util
 import json
 import sys
@@ -18,24 +19,30 @@ def main():
     parser.add_argument("--file")
     parser.add_argument("--function", default="get_assert")
     parser.add_argument("--inline")
+    parser.add_argument("--config", default="{}")
     args = parser.parse_args()
     given = json.load(sys.stdin)
     output = given["candidate_answer"]
     context = {"vars": json.loads(args.vars), "prompt": given["question"],
-               "test": {"vars": json.loads(args.vars)}}
+               "test": {"vars": json.loads(args.vars)}, "config": json.loads(args.config)}
+    # The assertion's prints must not mix with the verdict on stdout.
+    with contextlib.redirect_stdout(sys.stderr):
+        result = call(args, output, context)
+    print(json.dumps(verdict(result)))
+
+
+def call(args, output, context):
     if args.file:
         spec = importlib.util.spec_from_file_location("promptfoo_assertion", args.file)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
-        result = getattr(module, args.function)(output, context)
+        return getattr(module, args.function)(output, context)
     elif "\n" in args.inline.strip() or args.inline.lstrip().startswith("return "):
         body = "".join("    " + line + "\n" for line in args.inline.splitlines())
         scope = {}
         exec("def _assertion(output, context):\n" + body, scope)
-        result = scope["_assertion"](output, context)
-    else:
-        result = eval(args.inline, {"output": output, "context": context})
-    print(json.dumps(verdict(result)))
+        return scope["_assertion"](output, context)
+    return eval(args.inline, {"output": output, "context": context})
 
 
 def verdict(result):
