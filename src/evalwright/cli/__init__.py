@@ -225,8 +225,8 @@ def _add_import(commands: Any) -> None:
         "import another tool's eval suite as evalwright files",
         "Write another tool's eval suite as an evalwright eval file, a targets file and "
         "IMPORT-NOTES.md, which lists every item not carried over (docs/importing.md). Exit 0 "
-        "when everything was carried over, 1 when anything was not, 2 for a file that cannot be read "
-        "or a file that would be overwritten.",
+        "when everything was carried over, 1 when anything was not, 2 for a file that cannot be "
+        "read or a file that would be overwritten.",
     )
     importing.set_defaults(module="importing")
     formats = importing.add_subparsers(dest="format", metavar="FORMAT", required=True)

@@ -22,6 +22,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"not carried over ({len(result.notes)}, also in {display_path(result.notes_file)}):")
         for note in result.notes:
             print(f"  {printable(str(note), one_line=True)}")
+    if result.eval_file is None:
+        print("no test could be carried over: no eval file written")
+        return 1
     evals = shlex.quote(display_path(result.eval_file))
     targets = " ".join(f"--target {shlex.quote(name)}" for name in result.targets)
     print(f"\nnext:\n  evalwright validate {evals}\n  evalwright eval {evals} {targets}")

@@ -8,8 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evalwright.errors import ConfigError
-from evalwright.files.project import display_path
 from evalwright.importers.promptfoo.asserts import ASSERT_SCRIPT
 from evalwright.importers.promptfoo.build import build_cases
 from evalwright.importers.promptfoo.notes import Note, Notes
@@ -32,10 +30,12 @@ __all__ = ["PromptfooImport", "import_config"]
 
 @dataclass(frozen=True, slots=True)
 class PromptfooImport:
-    """What an import wrote and what it could not carry over (docs/importing.md)."""
+    """What an import wrote and what it could not carry over (docs/importing.md). When no
+    test could be carried, only the notes file is written: ``eval_file`` and
+    ``targets_file`` are ``None``."""
 
-    eval_file: Path
-    targets_file: Path
+    eval_file: Path | None
+    targets_file: Path | None
     notes_file: Path
     files: tuple[Path, ...]
     notes: tuple[Note, ...]
@@ -70,9 +70,10 @@ def import_config(config: str | os.PathLike[str], out: str | os.PathLike[str]) -
     tools = _tools(targets, source, notes)
     built = build_cases(prompts, tests, tools, scripts, notes)
     if not built.cases:
+        # An eval file needs a case: only the notes say what happened.
         write(notes_file, notes_text(source.shown, notes.items, 0, built.uncarried))
-        raise ConfigError(
-            f"{source.shown}: no test could be carried over; why is in {display_path(notes_file)}"
+        return PromptfooImport(
+            None, None, notes_file, (notes_file,), tuple(notes.items), 0, built.uncarried, ()
         )
     document = _document(source, targets, tools, built.cases)
     written = [write(eval_file, dump(document)), *copied]

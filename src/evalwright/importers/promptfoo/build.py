@@ -1,4 +1,4 @@
-"""The cases of one promptfoo config: prompts × tests, conversations chained
+"""The cases of one promptfoo config: every prompt with every test, conversations chained
 (docs/importing.md#cases)."""
 
 from __future__ import annotations

@@ -139,7 +139,8 @@ def _expected(value: str) -> JsonValue:
     return {"type": "equals", "value": value}
 
 
-_VALUE_TYPES = frozenset(
-    "contains icontains contains-any contains-all icontains-any icontains-all equals regex "
-    "starts-with similar levenshtein rouge-n bleu cost latency perplexity".split()
-)
+_VALUE_TYPES = frozenset({
+    "contains", "icontains", "contains-any", "contains-all", "icontains-any", "icontains-all",
+    "equals", "regex", "starts-with", "similar", "levenshtein", "rouge-n", "bleu", "cost",
+    "latency", "perplexity",
+})  # fmt: skip
