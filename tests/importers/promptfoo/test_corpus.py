@@ -70,7 +70,8 @@ def test_imported_files_validate_and_send_what_promptfoo_renders(
     if config.relative_to(CORPUS).as_posix() in NOT_CARRIED:
         assert result.eval_file is None
         return
-    assert result.eval_file is not None and result.targets_file is not None
+    assert result.eval_file is not None
+    assert result.targets_file is not None
     assert [str(d) for d in validate([result.eval_file, result.targets_file])] == []
     for target in result.targets:
         items = preview(result.eval_file, target)
