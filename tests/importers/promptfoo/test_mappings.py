@@ -247,7 +247,8 @@ def test_conversation_chain_becomes_live_turns(imported: Importer) -> None:
     )
     result, doc, _ = imported(
         "prompts: [file://chat.json]\nproviders: [openai:gpt-4o]\ntests:\n"
-        "  - {vars: {q: one}, metadata: {conversationId: a}, assert: [{type: contains, value: x}]}\n"
+        "  - {vars: {q: one}, metadata: {conversationId: a},"
+        " assert: [{type: contains, value: x}]}\n"
         "  - {vars: {q: two}, metadata: {conversationId: a}}\n"
         "  - {vars: {q: solo}, metadata: {conversationId: b}}\n",
         chat__json=prompt,

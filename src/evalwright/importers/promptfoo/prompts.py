@@ -10,6 +10,7 @@ from typing import Any
 
 import yaml
 
+from evalwright.errors import ConfigError, LoadError
 from evalwright.importers.promptfoo.notes import Notes, Uncarried
 from evalwright.importers.promptfoo.sources import (
     FILE_PREFIX,
@@ -52,6 +53,10 @@ def read_prompts(source: Source, notes: Notes) -> list[Prompt]:
         except Uncarried as exc:
             notes.add(source.shown, where, str(exc))
             continue
+        except LoadError:
+            raise
+        except ConfigError as exc:
+            raise source.fail(("prompts", index), str(exc)) from None
         for prompt in found:
             _note_part_keys(prompt, source.shown, notes)
         prompts.extend(found)

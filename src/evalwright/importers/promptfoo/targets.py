@@ -72,6 +72,8 @@ def _target(item: Any, where: str, shown: str, notes: Notes) -> Target:
         raise Uncarried(f"provider {item!r}: expected an id string or {{id, label, config}}")
     ident: str = item["id"]
     config: dict[str, Any] = item.get("config") or {}  # pyright: ignore[reportUnknownMemberType, reportAssignmentType]
+    if not isinstance(config, dict):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise Uncarried(f"provider config {config!r}: expected a mapping")
     entry = _entry(ident, config)
     name = re.sub(r"[^A-Za-z0-9._-]+", "-", str(item.get("label") or ident)).strip("-")  # pyright: ignore[reportUnknownMemberType]
     # promptfoo sends no system prompt of its own.

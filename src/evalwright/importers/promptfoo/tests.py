@@ -4,9 +4,12 @@ expanded into their cross product as promptfoo expands them (docs/importing.md#t
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from evalwright.errors import ConfigError
+from evalwright.files.project import display_path
 from evalwright.importers.promptfoo.notes import Notes, Uncarried
 from evalwright.importers.promptfoo.sources import (
     FILE_PREFIX,
@@ -41,6 +44,7 @@ def read_tests(source: Source, notes: Notes) -> list[Test]:
     if not isinstance(default, dict):
         notes.add(source.shown, "defaultTest", "not carried: only an inline mapping is read")
         default = {}
+    _check(default, "", lambda key, message: source.fail(("defaultTest", key), message))  # pyright: ignore[reportUnknownArgumentType]
     if "scenarios" in data:
         notes.add(source.shown, "scenarios", "not carried: scenarios are not imported")
     tests: list[Test] = []
@@ -59,15 +63,43 @@ def _raw_tests(source: Source, value: Any) -> list[tuple[str, str, dict[str, Any
     items = value if isinstance(value, list) else [value]
     out: list[tuple[str, str, dict[str, Any]]] = []
     for index, item in enumerate(items):  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+        at: tuple[str | int, ...] = ("tests", index) if isinstance(value, list) else ("tests",)
         if isinstance(item, str):
             path = file_path(source.path.parent, item)
+            if not path.is_file():
+                raise source.fail(at, f"test file not found: {item!r} (looked for {path})")
             records = read_records(path)
-            out.extend((str(path), f"tests[{n}]", r) for n, r in enumerate(records))
+            for n, record in enumerate(records):
+                _check(record, f"{display_path(path)}: tests[{n}]", None)
+            out.extend((display_path(path), f"tests[{n}]", r) for n, r in enumerate(records))
         elif isinstance(item, dict):
+            _check(item, "", lambda key, message, at=at: source.fail((*at, key), message))  # pyright: ignore[reportUnknownArgumentType, reportUnknownLambdaType]
             out.append((source.shown, f"tests[{index}]", item))  # pyright: ignore[reportUnknownArgumentType]
         else:
-            raise source.fail(("tests", index), "expected a test mapping or a file:// path")
+            raise source.fail(at, "expected a test mapping or a file:// path")
     return out
+
+
+_SHAPES: dict[str, tuple[type, str]] = {
+    "vars": (dict, "a mapping of variables"),
+    "assert": (list, "a list of assertions"),
+    "options": (dict, "a mapping"),
+    "metadata": (dict, "a mapping"),
+}
+
+
+def _check(
+    test: dict[str, Any], where: str, fail: Callable[[str, str], ConfigError] | None
+) -> None:
+    """A test's keys have the shapes promptfoo reads: a located error otherwise."""
+    for key, (kind, expected) in _SHAPES.items():
+        value = test.get(key)
+        if value is None or isinstance(value, kind):
+            continue
+        message = f"expected {expected}, got {value!r}"
+        if fail is not None:
+            raise fail(key, message)
+        raise ConfigError(f"{where}.{key}: {message}")
 
 
 def _merge(
