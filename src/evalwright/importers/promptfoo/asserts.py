@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from evalwright.importers.promptfoo.notes import Uncarried
+from evalwright.importers.promptfoo.sources import as_list
 
 RUBRIC_PROMPT = """Grade the output against the rubric: score 1 when it meets the rubric fully, \
 0 when it does not, a value between for partly.
@@ -62,8 +63,8 @@ def evaluator(spec: dict[str, Any], name: str, context: Context) -> dict[str, An
 
 
 def _texts(value: Any) -> list[str]:
-    values = value if isinstance(value, list) else [value]
-    if not values or not all(isinstance(v, (str, int, float)) for v in values):  # pyright: ignore[reportUnknownVariableType]
+    values = as_list(value)
+    if not values or not all(isinstance(v, (str, int, float)) for v in values):
         raise Uncarried(f"value {value!r}: expected text or a list of texts")
     return [v if isinstance(v, str) else json.dumps(v) for v in values]  # pyright: ignore[reportUnknownVariableType]
 

@@ -9,6 +9,7 @@ from typing import Any
 from evalwright.importers.promptfoo.asserts import Context, Scripts, evaluator
 from evalwright.importers.promptfoo.notes import Notes, Uncarried
 from evalwright.importers.promptfoo.prompts import Prompt, render_messages
+from evalwright.importers.promptfoo.sources import mapping
 from evalwright.importers.promptfoo.templates import render
 from evalwright.importers.promptfoo.tests import Test
 
@@ -53,10 +54,11 @@ def outcome(test: Test) -> str:
 def metadata(prompt: Prompt, test: Test) -> dict[str, Any]:
     """The test's metadata, with where the case came from and its variables."""
     meta: dict[str, Any] = dict(test.metadata)
-    meta["promptfoo"] = {"prompt": prompt.label, "test": f"{test.file}: {test.where}"}
+    origin: dict[str, Any] = {"prompt": prompt.label, "test": f"{test.file}: {test.where}"}
     plain = {k: v for k, v in test.variables.items() if k != CONVERSATION}
     if plain:
-        meta["promptfoo"]["vars"] = plain
+        origin["vars"] = plain
+    meta["promptfoo"] = origin
     return meta
 
 
@@ -69,17 +71,16 @@ def evaluators(
     out: list[dict[str, Any]] = []
     for index, spec in enumerate(test.asserts):
         where = f"{test.where}.assert[{index}]"
+        given = mapping(spec)
         try:
-            if not isinstance(spec, dict):
+            if given is None:
                 raise Uncarried(f"expected an assertion mapping, got {spec!r}")
-            out.append(evaluator(_rendered(spec, test.variables), _name(spec, index), context))  # pyright: ignore[reportUnknownArgumentType]
+            out.append(evaluator(_rendered(given, test.variables), _name(given, index), context))
         except Uncarried as exc:
             notes.add(test.file, where, str(exc))
             continue
-        carried = {"type", "value", "weight"} | (
-            {"config"} if spec.get("type") == "python" else set()
-        )  # pyright: ignore[reportUnknownMemberType]
-        for key in sorted(set(spec) - carried):  # pyright: ignore[reportUnknownArgumentType]
+        carried = {"type", "value", "weight", *(["config"] if given["type"] == "python" else [])}
+        for key in sorted(set(given) - carried):
             notes.add(test.file, f"{where}.{key}", "not carried: no evalwright equivalent")
     return out
 

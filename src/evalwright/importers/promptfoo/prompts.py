@@ -17,7 +17,9 @@ from evalwright.importers.promptfoo.sources import (
     Source,
     file_path,
     load_yaml,
+    mapping,
     read_plain,
+    sequence,
 )
 from evalwright.importers.promptfoo.templates import render
 from evalwright.jsontext import JsonValue
@@ -69,13 +71,13 @@ def _note_part_keys(prompt: Prompt, shown: str, notes: Notes) -> None:
         chat = json.loads(prompt.raw)
     except ValueError:
         return
-    if isinstance(chat, dict):
-        chat = chat.get("messages")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-    for message in chat if isinstance(chat, list) else []:  # pyright: ignore[reportUnknownVariableType]
-        content = message.get("content") if isinstance(message, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-        for part in content if isinstance(content, list) else []:  # pyright: ignore[reportUnknownVariableType]
-            extra = sorted(set(part) - {"type", "text"}) if isinstance(part, dict) else []  # pyright: ignore[reportUnknownArgumentType]
-            for key in extra:
+    wrapped = mapping(chat)
+    if wrapped is not None:
+        chat = wrapped.get("messages")
+    for message in sequence(chat) or []:
+        content = (mapping(message) or {}).get("content")
+        for part in sequence(content) or []:
+            for key in sorted(set(mapping(part) or {}) - {"type", "text"}):
                 notes.add(shown, prompt.where, f"message part key {key!r} not carried")
 
 
@@ -145,24 +147,28 @@ def render_messages(prompt: Prompt, variables: dict[str, Any]) -> list[dict[str,
 def _render_strings(value: Any, variables: dict[str, Any]) -> Any:
     if isinstance(value, str):
         return render(value, variables)
-    if isinstance(value, list):
-        return [_render_strings(item, variables) for item in value]  # pyright: ignore[reportUnknownVariableType]
-    if isinstance(value, dict):
-        return {k: _render_strings(v, variables) for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
+    items = sequence(value)
+    if items is not None:
+        return [_render_strings(item, variables) for item in items]
+    found = mapping(value)
+    if found is not None:
+        return {k: _render_strings(v, variables) for k, v in found.items()}
     return value
 
 
 def _messages(chat: Any, text: str) -> list[dict[str, Any]]:
-    if isinstance(chat, dict) and isinstance(chat.get("messages"), list):  # pyright: ignore[reportUnknownMemberType]
-        chat = chat["messages"]
-    if not isinstance(chat, list):
+    wrapped = mapping(chat)
+    if wrapped is not None and isinstance(wrapped.get("messages"), list):
+        chat = wrapped["messages"]
+    items = sequence(chat)
+    if items is None:
         return [{"role": "user", "content": text}]
-    messages: list[dict[str, str]] = []
-    for item in chat:  # pyright: ignore[reportUnknownVariableType]
-        if not isinstance(item, dict) or item.get("role") not in ROLES:  # pyright: ignore[reportUnknownMemberType]
+    messages: list[dict[str, Any]] = []
+    for item in items:
+        message = mapping(item)
+        if message is None or message.get("role") not in ROLES:
             raise Uncarried(f"chat message {item!r}: only system, user and assistant text")
-        content = _content(item.get("content"))  # pyright: ignore[reportUnknownMemberType]
-        messages.append({"role": str(item["role"]), "content": content})  # pyright: ignore[reportUnknownArgumentType]
+        messages.append({"role": str(message["role"]), "content": _content(message.get("content"))})
     return messages
 
 

@@ -8,6 +8,7 @@ import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 from evalwright.errors import ConfigError, Diagnostic, LoadError
 from evalwright.files.diagnostics import Report, format_field
@@ -36,6 +37,21 @@ class Source:
         line, col = self.positions.value(where)
         diagnostic = Diagnostic(self.shown, line, col, "error", format_field(where), message)
         return LoadError([diagnostic])
+
+
+def mapping(value: object) -> dict[str, Any] | None:
+    """``value`` as a mapping (YAML's keys here are text), else ``None``."""
+    return cast("dict[str, Any]", value) if isinstance(value, dict) else None
+
+
+def as_list(value: object) -> list[Any]:
+    """``value`` as a list: a list as it is, any other value as a list of one."""
+    return cast("list[Any]", value) if isinstance(value, list) else [value]
+
+
+def sequence(value: object) -> list[Any] | None:
+    """``value`` as a list, else ``None``."""
+    return cast("list[Any]", value) if isinstance(value, list) else None
 
 
 def load_yaml(path: Path) -> Source:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalwright.importers.promptfoo.notes import Notes, Uncarried
+from evalwright.importers.promptfoo.sources import as_list, mapping
 
 OLLAMA_URL = "http://localhost:11434/v1"
 
@@ -40,10 +41,9 @@ class Target:
 
 def read_targets(providers: Any, shown: str, notes: Notes) -> list[Target]:
     """The config's ``providers`` as targets; one the mapping cannot carry is noted."""
-    items = providers if isinstance(providers, list) else [providers]
     targets: list[Target] = []
     names: set[str] = set()
-    for index, item in enumerate(items):  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+    for index, item in enumerate(as_list(providers)):
         where = f"providers[{index}]"
         try:
             target = _target(item, where, shown, notes)
@@ -66,16 +66,15 @@ def _unique(name: str, names: set[str]) -> str:
 
 
 def _target(item: Any, where: str, shown: str, notes: Notes) -> Target:
-    if isinstance(item, str):
-        item = {"id": item}
-    if not isinstance(item, dict) or not isinstance(item.get("id"), str):  # pyright: ignore[reportUnknownMemberType]
+    spec = {"id": item} if isinstance(item, str) else mapping(item)
+    if spec is None or not isinstance(spec.get("id"), str):
         raise Uncarried(f"provider {item!r}: expected an id string or {{id, label, config}}")
-    ident: str = item["id"]
-    config: dict[str, Any] = item.get("config") or {}  # pyright: ignore[reportUnknownMemberType, reportAssignmentType]
-    if not isinstance(config, dict):  # pyright: ignore[reportUnnecessaryIsInstance]
-        raise Uncarried(f"provider config {config!r}: expected a mapping")
+    ident: str = spec["id"]
+    config = mapping(spec.get("config") or {})
+    if config is None:
+        raise Uncarried(f"provider config {spec.get('config')!r}: expected a mapping")
     entry = _entry(ident, config)
-    name = re.sub(r"[^A-Za-z0-9._-]+", "-", str(item.get("label") or ident)).strip("-")  # pyright: ignore[reportUnknownMemberType]
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", str(spec.get("label") or ident)).strip("-")
     # promptfoo sends no system prompt of its own.
     entry["system_prompt"] = ""
     settings, tools = _settings(config, f"{where}.config", shown, notes)
@@ -120,11 +119,11 @@ def _settings(
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     settings: dict[str, Any] = {}
     tools: list[dict[str, Any]] = []
-    flat = {**config, **(config.get("generationConfig") or {})}
+    flat: dict[str, Any] = {**config, **(mapping(config.get("generationConfig")) or {})}
     for key, value in flat.items():
         try:
             if key == "tools":
-                tools = [_tool(t) for t in value]
+                tools = [_tool(t) for t in as_list(value)]
             elif key in _SETTINGS or key in _CONVERTED:
                 name, converted = _setting(key, value)
                 settings[name] = converted
@@ -149,11 +148,12 @@ _EFFORTS = ("minimal", "low", "medium", "high")
 
 
 def _response_format(value: Any) -> dict[str, Any]:
-    if isinstance(value, dict) and value.get("type") == "json_object":  # pyright: ignore[reportUnknownMemberType]
+    given = mapping(value) or {}
+    if given.get("type") == "json_object":
         return {"json": True}
-    if isinstance(value, dict) and isinstance(value.get("json_schema"), dict):  # pyright: ignore[reportUnknownMemberType]
-        spec: dict[str, Any] = value["json_schema"]  # pyright: ignore[reportUnknownVariableType]
-        out = {"json_schema": spec.get("schema", {})}
+    spec = mapping(given.get("json_schema"))
+    if spec is not None:
+        out: dict[str, Any] = {"json_schema": spec.get("schema", {})}
         out.update({k: spec[k] for k in ("name", "strict") if k in spec})
         return out
     raise Uncarried(f"response_format {value!r} is not imported")
@@ -162,19 +162,20 @@ def _response_format(value: Any) -> dict[str, Any]:
 def _tool_choice(value: Any) -> Any:
     if isinstance(value, str):
         return value
-    function = value.get("function") if isinstance(value, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-    if isinstance(function, dict) and isinstance(function.get("name"), str):  # pyright: ignore[reportUnknownMemberType]
+    function = mapping((mapping(value) or {}).get("function")) or {}
+    if isinstance(function.get("name"), str):
         return {"name": function["name"]}
     raise Uncarried(f"tool_choice {value!r} is not imported")
 
 
 def _tool(value: Any) -> dict[str, Any]:
     """An OpenAI function tool as an evalwright tool (docs/tools.md#declaring-tools)."""
-    function = value.get("function", value) if isinstance(value, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-    if not isinstance(function, dict) or not isinstance(function.get("name"), str):  # pyright: ignore[reportUnknownMemberType]
+    given = mapping(value) or {}
+    function = mapping(given.get("function", given)) or {}
+    if not isinstance(function.get("name"), str):
         raise Uncarried(f"tool {value!r} is not an OpenAI function tool")
     keys = ("name", "description", "parameters", "strict")
-    return {k: function[k] for k in keys if k in function}  # pyright: ignore[reportUnknownVariableType]
+    return {k: function[k] for k in keys if k in function}
 
 
 _CONVERTED = {"response_format": _response_format, "tool_choice": _tool_choice}

@@ -14,8 +14,10 @@ from evalwright.importers.promptfoo.notes import Notes, Uncarried
 from evalwright.importers.promptfoo.sources import (
     FILE_PREFIX,
     Source,
+    as_list,
     file_path,
     load_yaml,
+    mapping,
     read_plain,
     read_records,
 )
@@ -39,9 +41,9 @@ class Test:
 
 def read_tests(source: Source, notes: Notes) -> list[Test]:
     """Every test of the config, in promptfoo's order."""
-    data: dict[str, Any] = source.data if isinstance(source.data, dict) else {}  # pyright: ignore[reportAssignmentType]
-    default = data.get("defaultTest") or {}
-    if not isinstance(default, dict):
+    data = mapping(source.data) or {}
+    default = mapping(data.get("defaultTest") or {})
+    if default is None:
         notes.add(source.shown, "defaultTest", "not carried: only an inline mapping is read")
         default = {}
     _check(default, "", lambda key, message: source.fail(("defaultTest", key), message))  # pyright: ignore[reportUnknownArgumentType]
@@ -60,9 +62,8 @@ def read_tests(source: Source, notes: Notes) -> list[Test]:
 def _raw_tests(source: Source, value: Any) -> list[tuple[str, str, dict[str, Any]]]:
     if value is None:
         return [(source.shown, "tests", {})]
-    items = value if isinstance(value, list) else [value]
     out: list[tuple[str, str, dict[str, Any]]] = []
-    for index, item in enumerate(items):  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+    for index, item in enumerate(as_list(value)):
         at: tuple[str | int, ...] = ("tests", index) if isinstance(value, list) else ("tests",)
         if isinstance(item, str):
             path = file_path(source.path.parent, item)
@@ -72,9 +73,9 @@ def _raw_tests(source: Source, value: Any) -> list[tuple[str, str, dict[str, Any
             for n, record in enumerate(records):
                 _check(record, f"{display_path(path)}: tests[{n}]", None)
             out.extend((display_path(path), f"tests[{n}]", r) for n, r in enumerate(records))
-        elif isinstance(item, dict):
-            _check(item, "", lambda key, message, at=at: source.fail((*at, key), message))  # pyright: ignore[reportUnknownArgumentType, reportUnknownLambdaType]
-            out.append((source.shown, f"tests[{index}]", item))  # pyright: ignore[reportUnknownArgumentType]
+        elif (test := mapping(item)) is not None:
+            _check(test, "", lambda key, message, at=at: source.fail((*at, key), message))
+            out.append((source.shown, f"tests[{index}]", test))
         else:
             raise source.fail(at, "expected a test mapping or a file:// path")
     return out
@@ -110,7 +111,7 @@ def _merge(
     for key in test:
         if key not in _READ:
             notes.add(file, f"{where}.{key}", "not carried: no evalwright equivalent")
-    options = {**(default.get("options") or {}), **(test.get("options") or {})}
+    options: dict[str, Any] = {**(default.get("options") or {}), **(test.get("options") or {})}
     for key in options:
         notes.add(file, f"{where}.options.{key}", "not carried: no evalwright equivalent")
     merged = {**default, **test}

@@ -25,9 +25,9 @@ class _Dumper(yaml.SafeDumper):
 
 def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
     if "\n" in value:
-        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")  # pyright: ignore[reportUnknownMemberType]
     style = '"' if _OCTAL.match(value) else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)  # pyright: ignore[reportUnknownMemberType]
 
 
 _Dumper.add_representer(str, _text)
@@ -35,7 +35,8 @@ _Dumper.add_representer(str, _text)
 
 def dump(data: Any) -> str:
     """``data`` as YAML that evalwright reads back exactly."""
-    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+    # PyYAML's stubs leave some parameters untyped.
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)  # pyright: ignore[reportUnknownMemberType]
 
 
 def check_free(paths: list[Path]) -> None:
