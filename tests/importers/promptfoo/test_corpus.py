@@ -34,12 +34,11 @@ def _oracle(config: Path) -> list[list[dict[str, Any]]]:
 def _plain(messages: Any) -> list[dict[str, Any]]:
     """promptfoo's chat array as text messages, tidied as evalwright tidies text
     (docs/eval-files.md#file-references): the one difference the import keeps."""
-    if isinstance(messages, dict):
-        messages = messages["messages"]
+    listed: list[dict[str, Any]] = messages["messages"] if "messages" in messages else messages
     out: list[dict[str, Any]] = []
-    for message in messages:
-        content = message["content"]
-        if isinstance(content, list):
+    for message in listed:
+        content: str | list[dict[str, str]] = message["content"]
+        if not isinstance(content, str):
             content = "\n\n".join(tidy(part["text"]) for part in content)
         out.append({"role": message["role"], "content": tidy(content)})
     return out

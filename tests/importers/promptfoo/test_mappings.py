@@ -154,7 +154,7 @@ def test_providers_become_targets_with_settings_and_no_system_prompt(imported: I
 
 
 def test_provider_tools_become_the_files_tools_and_tool_assertions(imported: Importer) -> None:
-    tool = {
+    tool: dict[str, Any] = {
         "type": "function",
         "function": {
             "name": "weather",
@@ -228,7 +228,7 @@ def test_python_assertions_run_through_the_wrapper(imported: Importer, tmp_path:
     )
     evals = result.eval_file.parent  # type: ignore[union-attr]
     stdin = json.dumps({"candidate_answer": "a cat", "question": "go"})
-    scores = []
+    scores: list[float] = []
     for evaluator in _evaluators(doc["evalcases"][0]):
         argv = [sys.executable, *evaluator["script"][1:]]
         done = subprocess.run(
