@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -31,15 +31,16 @@ def _oracle(config: Path) -> list[list[dict[str, Any]]]:
     return [_plain(r["messages"]) for r in rows]
 
 
-def _plain(messages: Any) -> list[dict[str, Any]]:
+def _plain(messages: dict[str, Any] | list[dict[str, Any]]) -> list[dict[str, Any]]:
     """promptfoo's chat array as text messages, tidied as evalwright tidies text
     (docs/eval-files.md#file-references): the one difference the import keeps."""
-    listed: list[dict[str, Any]] = messages["messages"] if "messages" in messages else messages
+    listed: list[dict[str, Any]] = messages if isinstance(messages, list) else messages["messages"]
     out: list[dict[str, Any]] = []
     for message in listed:
-        content: str | list[dict[str, str]] = message["content"]
+        content = message["content"]
         if not isinstance(content, str):
-            content = "\n\n".join(tidy(part["text"]) for part in content)
+            parts = cast("list[dict[str, str]]", content)
+            content = "\n\n".join(tidy(part["text"]) for part in parts)
         out.append({"role": message["role"], "content": tidy(content)})
     return out
 

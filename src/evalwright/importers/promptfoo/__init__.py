@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from evalwright.importers.promptfoo.asserts import ASSERT_SCRIPT
-from evalwright.importers.promptfoo.build import build_cases
-from evalwright.importers.promptfoo.notes import Note, Notes
+from evalwright.importers.promptfoo.build import Built, build_cases
+from evalwright.importers.promptfoo.notes import Note, Notes, Uncarried
 from evalwright.importers.promptfoo.prompts import read_prompts
-from evalwright.importers.promptfoo.sources import Source, load_yaml
+from evalwright.importers.promptfoo.sources import Source, load_yaml, mapping
 from evalwright.importers.promptfoo.targets import Target, read_targets
 from evalwright.importers.promptfoo.tests import read_tests
 from evalwright.importers.promptfoo.wrapper import SCRIPT
@@ -44,50 +44,88 @@ class PromptfooImport:
     targets: tuple[str, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """Where an import writes (docs/importing.md#what-is-written)."""
+
+    root: Path
+    stem: str
+
+    @property
+    def evals(self) -> Path:
+        return self.root / "evals"
+
+    @property
+    def eval_file(self) -> Path:
+        return self.evals / f"{self.stem}.yaml"
+
+    @property
+    def targets_file(self) -> Path:
+        return self.root / ".evalwright" / "targets.yaml"
+
+    @property
+    def notes_file(self) -> Path:
+        return self.root / NOTES_FILE
+
+
 def import_config(config: str | os.PathLike[str], out: str | os.PathLike[str]) -> PromptfooImport:
     """Import the promptfoo config ``config`` into the directory ``out``."""
     source = load_yaml(Path(config))
-    if not isinstance(source.data, dict):
+    data = mapping(source.data)
+    if data is None:
         raise source.fail((), "a promptfoo config is a mapping")
-    root = Path(out)
-    evals = root / "evals"
-    eval_file = evals / f"{source.path.stem}.yaml"
-    targets_file = root / ".evalwright" / "targets.yaml"
-    notes_file = root / NOTES_FILE
-    check_free([eval_file, targets_file, notes_file])
+    layout = _Layout(Path(out), source.path.stem)
+    check_free([layout.eval_file, layout.targets_file, layout.notes_file])
     notes = Notes()
     prompts = read_prompts(source, notes)
-    targets = read_targets(source.data.get("providers") or [], source.shown, notes)
+    targets = read_targets(data.get("providers") or [], source.shown, notes)
     tests = read_tests(source, notes)
     copied: list[Path] = []
 
     def scripts(reference: str) -> str:
-        relative = Path("scripts") / Path(reference).name
-        if not (evals / relative).exists():
-            copied.append(copy(source.path.parent / reference, evals / relative))
+        found = source.path.parent / reference
+        if not found.is_file():
+            raise Uncarried(f"assertion script not found: {reference!r}")
+        relative = Path("scripts") / found.name
+        if not (layout.evals / relative).exists():
+            copied.append(copy(found, layout.evals / relative))
         return relative.as_posix()
 
     tools = _tools(targets, source, notes)
     built = build_cases(prompts, tests, tools, scripts, notes)
+    return _write_all(layout, source, targets, tools, built, notes, copied)
+
+
+def _write_all(
+    layout: _Layout,
+    source: Source,
+    targets: list[Target],
+    tools: list[dict[str, Any]],
+    built: Built,
+    notes: Notes,
+    copied: list[Path],
+) -> PromptfooImport:
+    total = built.carried + built.uncarried
     if not built.cases:
         # An eval file needs a case: only the notes say what happened.
-        write(notes_file, notes_text(source.shown, notes.items, 0, built.uncarried))
+        write(layout.notes_file, notes_text(source.shown, notes.items, 0, total))
+        files = (layout.notes_file,)
         return PromptfooImport(
-            None, None, notes_file, (notes_file,), tuple(notes.items), 0, built.uncarried, ()
+            None, None, layout.notes_file, files, tuple(notes.items), 0, total, ()
         )
     document = _document(source, targets, tools, built.cases)
-    written = [write(eval_file, dump(document)), *copied]
-    written.append(write(targets_file, dump({"targets": _entries(targets, source, notes)})))
+    written = [write(layout.eval_file, dump(document)), *copied]
+    entries = _entries(targets, source, notes)
+    written.append(write(layout.targets_file, dump({"targets": entries})))
     if any(_uses_wrapper(case) for case in built.cases):
-        written.append(write(evals / ASSERT_SCRIPT, SCRIPT))
-    total = built.carried + built.uncarried
+        written.append(write(layout.evals / ASSERT_SCRIPT, SCRIPT))
     text = notes_text(source.shown, notes.items, built.carried, total)
-    written.append(write(notes_file, text))
-    names = tuple(t.name for t in targets) or ("default",)
+    written.append(write(layout.notes_file, text))
+    names = tuple(str(entry["name"]) for entry in entries)
     return PromptfooImport(
-        eval_file,
-        targets_file,
-        notes_file,
+        layout.eval_file,
+        layout.targets_file,
+        layout.notes_file,
         tuple(written),
         tuple(notes.items),
         built.carried,
