@@ -44,6 +44,10 @@ class PromptfooImport:
     targets: tuple[str, ...]
 
 
+# The config keys the importer reads; any other is noted.
+_READ = frozenset({"description", "prompts", "providers", "tests", "defaultTest", "scenarios"})
+
+
 @dataclass(frozen=True, slots=True)
 class _Layout:
     """Where an import writes (docs/importing.md#what-is-written)."""
@@ -77,6 +81,8 @@ def import_config(config: str | os.PathLike[str], out: str | os.PathLike[str]) -
     layout = _Layout(Path(out), source.path.stem)
     check_free([layout.eval_file, layout.targets_file, layout.notes_file])
     notes = Notes()
+    for key in sorted(set(data) - _READ):
+        notes.add(source.shown, key, "not carried: the importer does not read this key")
     prompts = read_prompts(source, notes)
     targets = read_targets(data.get("providers") or [], source.shown, notes)
     tests = read_tests(source, notes)

@@ -45,6 +45,8 @@ def evaluator(spec: dict[str, Any], name: str, context: Context) -> dict[str, An
     negate = kind.startswith("not-")
     base = kind.removeprefix("not-")
     build = _BUILDERS.get(base)
+    if "type" not in spec:
+        raise Uncarried(f"assertion {spec!r} has no type ($ref is not resolved)")
     if build is None:
         raise Uncarried(f"assertion type {kind!r} has no evalwright evaluator")
     if base == "python":

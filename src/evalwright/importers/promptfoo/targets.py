@@ -78,6 +78,8 @@ def _target(item: Any, where: str, shown: str, notes: Notes) -> Target:
     # promptfoo sends no system prompt of its own.
     entry["system_prompt"] = ""
     settings, tools = _settings(config, f"{where}.config", shown, notes)
+    for key in sorted(set(spec) - {"id", "label", "config"}):
+        notes.add(shown, f"{where}.{key}", "not carried: every case runs on every target")
     if settings:
         entry["settings"] = settings
     return Target(name or "target", entry, tools)
@@ -93,7 +95,7 @@ def _entry(ident: str, config: dict[str, Any]) -> dict[str, Any]:
     if kind == "azure" and rest.startswith("chat:"):
         endpoint = config.get("apiHost") or "${{ AZURE_OPENAI_ENDPOINT }}"
         return {"provider": "azure", "endpoint": endpoint, "deployment": model}
-    if kind == "anthropic" and rest.startswith("messages:"):
+    if kind == "anthropic" and model and not rest.startswith("completion:"):
         return {"provider": "anthropic", "model": model}
     if kind in ("google", "vertex") and model:
         return {"provider": "gemini", "model": model}
@@ -175,7 +177,10 @@ def _tool(value: Any) -> dict[str, Any]:
     if not isinstance(function.get("name"), str):
         raise Uncarried(f"tool {value!r} is not an OpenAI function tool")
     keys = ("name", "description", "parameters", "strict")
-    return {k: function[k] for k in keys if k in function}
+    tool = {k: function[k] for k in keys if k in function}
+    if "input_schema" in function and "parameters" not in function:
+        tool["parameters"] = function["input_schema"]  # Anthropic's name for it
+    return tool
 
 
 _CONVERTED = {"response_format": _response_format, "tool_choice": _tool_choice}
