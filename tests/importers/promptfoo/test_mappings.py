@@ -268,3 +268,20 @@ def test_conversation_not_expressible_is_reported(imported: Importer) -> None:
     )
     assert result.uncarried == 2
     assert [n.where for n in result.notes] == ["tests[0]", "tests[1]"]
+
+
+def test_anthropic_tools_and_keys_the_import_does_not_read_are_noted(imported: Importer) -> None:
+    result, doc, targets = imported(
+        "prompts: [hi]\noutputPath: out.csv\nproviders:\n"
+        "  - id: anthropic:claude-x\n    prompts: [first]\n    config:\n      tools:\n"
+        "        - {name: look, input_schema: {type: object}}\n"
+        "tests:\n  - assert: [{$ref: '#/x'}]\n"
+    )
+    assert targets["targets"][0]["provider"] == "anthropic"
+    assert targets["targets"][0]["model"] == "claude-x"
+    assert doc["tools"] == [{"name": "look", "parameters": {"type": "object"}}]
+    assert [n.where for n in result.notes] == [
+        "outputPath",
+        "providers[0].prompts",
+        "tests[0].assert[0]",
+    ]
