@@ -13,11 +13,9 @@ from evalwright.importers.promptfoo.notes import Uncarried
 def render(text: str, variables: dict[str, Any]) -> str:
     """``text`` rendered with ``variables``; a template Jinja2 cannot render is
     :class:`Uncarried` saying why."""
-    import jinja2
-
     try:
         return _environment().from_string(text).render(variables)
-    except jinja2.TemplateError as exc:
+    except Exception as exc:  # a template's own failure (undefined, 1/0, bad JSON to load)
         raise Uncarried(f"the template does not render: {exc}") from None
 
 
