@@ -89,3 +89,12 @@ def test_bad_config_is_a_located_error_without_traceback(
     assert done.code == 2
     assert where in done.err
     assert "Traceback" not in done.err
+
+
+def test_bad_jsonl_test_file_is_located_at_its_line(tmp_path: Path) -> None:
+    (tmp_path / "t.jsonl").write_text('{"vars": {}}\n{bad\n', encoding="utf-8")
+    config = _config(tmp_path, "prompts: [hi]\ntests: file://t.jsonl\n")
+    done = run_process("import", "promptfoo", config, "-o", tmp_path / "out", cwd=tmp_path)
+    assert done.code == 2
+    assert "t.jsonl:2:1: error: invalid JSON" in done.err
+    assert "Traceback" not in done.err

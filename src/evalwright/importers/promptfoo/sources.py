@@ -88,11 +88,24 @@ def read_records(path: Path) -> list[dict[str, JsonValue]]:
     if suffix == ".csv":
         return _csv_records(read_plain(path))
     if suffix == ".jsonl":
-        return [_record(path, json.loads(line)) for line in read_plain(path).splitlines() if line]
+        return [_json_line(path, n, line) for n, line in _lines(read_plain(path))]
     source = load_yaml(path)
     if not isinstance(source.data, list):
         raise source.fail((), "expected a list of tests")
     return [_record(path, item) for item in source.data]
+
+
+def _lines(text: str) -> list[tuple[int, str]]:
+    return [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+
+
+def _json_line(path: Path, number: int, line: str) -> dict[str, JsonValue]:
+    try:
+        item = json.loads(line)
+    except ValueError as exc:
+        message = f"invalid JSON: {exc}"
+        raise LoadError([Diagnostic(display_path(path), number, 1, "error", "", message)]) from None
+    return _record(path, item)
 
 
 def _record(path: Path, item: JsonValue) -> dict[str, JsonValue]:

@@ -125,6 +125,8 @@ def _expand(source: Source, test: dict[str, Any], file: str, where: str) -> list
     variables = {k: _load_var(source, v) for k, v in test["vars"].items()}
     keys = [k for k, v in variables.items() if isinstance(v, list)]
     combos = list(itertools.product(*(variables[k] for k in keys))) if keys else [()]
+    if not combos:
+        raise Uncarried("a variable's list of values is empty: the test gives no case")
     tests: list[Test] = []
     for n, combo in enumerate(combos):
         filled = {**variables, **dict(zip(keys, combo, strict=True))}
