@@ -286,3 +286,12 @@ def test_anthropic_tools_and_keys_the_import_does_not_read_are_noted(imported: I
         "providers[0].prompts",
         "tests[0].assert[0]",
     ]
+
+
+def test_a_prompts_own_config_is_noted(imported: Importer) -> None:
+    result, _, _ = imported(
+        "prompts:\n  - {label: a, raw: hi, config: {temperature: 1}}\nproviders: [openai:gpt-4o]\n"
+    )
+    assert [(n.where, n.message) for n in result.notes] == [
+        ("prompts[0].config", "not carried: a prompt's own settings")
+    ]

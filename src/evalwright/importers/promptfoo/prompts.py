@@ -59,6 +59,8 @@ def read_prompts(source: Source, notes: Notes) -> list[Prompt]:
             raise
         except ConfigError as exc:
             raise source.fail(("prompts", index), str(exc)) from None
+        for key in sorted(set(mapping(item) or {}) - {"id", "label", "raw"}):
+            notes.add(source.shown, f"{where}.{key}", "not carried: a prompt's own settings")
         for prompt in found:
             _note_part_keys(prompt, source.shown, notes)
         prompts.extend(found)
