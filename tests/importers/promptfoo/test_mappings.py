@@ -119,7 +119,7 @@ def test_providers_become_targets_with_settings_and_no_system_prompt(imported: I
         " seed: 4, stop: [x], response_format: {type: json_object}, tool_choice: auto,"
         " apiKey: sk-secret}\n"
         "  - anthropic:messages:claude-x\n  - google:gemini-2.0\n  - vertex:gemini-1.5\n"
-        "  - {id: 'azure:chat:dep', config: {apiHost: res.openai.azure.com}}\n"
+        "  - {id: 'azure:chat:dep', config: {apiHost: res.openai.azure.com, apiVersion: v1}}\n"
         "  - ollama:chat:llama3\n"
         "  - {id: http, config: {url: 'http://127.0.0.1:8000/v1/chat/completions',"
         " body: {model: m}}}\n"
@@ -145,6 +145,7 @@ def test_providers_become_targets_with_settings_and_no_system_prompt(imported: I
     assert entries["google-gemini-2.0"]["model"] == "gemini-2.0"
     assert entries["vertex-gemini-1.5"]["provider"] == "gemini"
     assert entries["azure-chat-dep"]["endpoint"] == "res.openai.azure.com"
+    assert entries["azure-chat-dep"]["api_version"] == "v1"
     assert entries["ollama-chat-llama3"]["base_url"] == "http://localhost:11434/v1"
     assert entries["http"]["base_url"] == "http://127.0.0.1:8000/v1"
     assert "sk-secret" not in result.targets_file.read_text()  # type: ignore[union-attr]

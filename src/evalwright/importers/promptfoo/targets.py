@@ -77,7 +77,9 @@ def _target(item: Any, where: str, shown: str, notes: Notes) -> Target:
     name = re.sub(r"[^A-Za-z0-9._-]+", "-", str(spec.get("label") or ident)).strip("-")
     # promptfoo sends no system prompt of its own.
     entry["system_prompt"] = ""
-    settings, tools = _settings(config, f"{where}.config", shown, notes)
+    # Azure's API version is a key of the target itself.
+    rest = {k: v for k, v in config.items() if not (k == "apiVersion" and "api_version" in entry)}
+    settings, tools = _settings(rest, f"{where}.config", shown, notes)
     for key in sorted(set(spec) - {"id", "label", "config"}):
         notes.add(shown, f"{where}.{key}", "not carried: every case runs on every target")
     if settings:
@@ -94,7 +96,8 @@ def _entry(ident: str, config: dict[str, Any]) -> dict[str, Any]:
         return {"provider": "openai", "model": model, **({"base_url": base} if base else {})}
     if kind == "azure" and rest.startswith("chat:"):
         endpoint = config.get("apiHost") or "${{ AZURE_OPENAI_ENDPOINT }}"
-        return {"provider": "azure", "endpoint": endpoint, "deployment": model}
+        version = {"api_version": config["apiVersion"]} if "apiVersion" in config else {}
+        return {"provider": "azure", "endpoint": endpoint, "deployment": model, **version}
     if kind == "anthropic" and model and not rest.startswith("completion:"):
         return {"provider": "anthropic", "model": model}
     if kind in ("google", "vertex") and model:
