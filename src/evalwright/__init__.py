@@ -124,6 +124,9 @@ _EXPORTS: dict[str, str] = {
     "LabelDisagreement": "evalwright.stats.judge_check",
     # starting a project
     "init_project": "evalwright.api.init",
+    # importing other tools' suites (docs/importing.md)
+    "import_promptfoo": "evalwright.api.importing",
+    "PromptfooImport": "evalwright.api.importing",
     # errors
     "EvalwrightError": "evalwright.errors",
     "ConfigError": "evalwright.errors",
@@ -189,6 +192,7 @@ __all__ = [
     "OpenAITarget",
     "PanelAgreement",
     "PromptMessage",
+    "PromptfooImport",
     "ProviderError",
     "ProviderTimeout",
     "RawRequest",
@@ -230,6 +234,7 @@ __all__ = [
     "assistant",
     "build_prompt",
     "compare",
+    "import_promptfoo",
     "init_project",
     "judge_check",
     "load_suite",
@@ -262,6 +267,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from evalwright.api.compare import compare
+    from evalwright.api.importing import PromptfooImport, import_promptfoo
     from evalwright.api.init import init_project
     from evalwright.api.preview import build_prompt, preview
     from evalwright.api.run import AsyncRun, RunResult, RunSettings, run, run_async

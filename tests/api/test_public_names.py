@@ -121,6 +121,9 @@ EXPORTED = {
     "LabelDisagreement",
     # starting a project
     "init_project",
+    # importing other tools' suites
+    "import_promptfoo",
+    "PromptfooImport",
     # errors
     "EvalwrightError",
     "ConfigError",

@@ -248,6 +248,32 @@ def _add_init(commands: Any) -> None:
     )
 
 
+def _add_import(commands: Any) -> None:
+    importing = _command(
+        commands,
+        "import",
+        "import another tool's eval suite as evalwright files",
+        "Write another tool's eval suite as an evalwright eval file, a targets file and "
+        "IMPORT-NOTES.md, which lists every item not carried over (docs/importing.md). Exit 0 "
+        "when everything was carried over, 1 when anything was not, 2 for a file that cannot be "
+        "read or a file that would be overwritten.",
+    )
+    importing.set_defaults(module="importing")
+    formats = importing.add_subparsers(dest="format", metavar="FORMAT", required=True)
+    promptfoo = formats.add_parser(
+        "promptfoo",
+        help="a promptfoo config (promptfooconfig.yaml)",
+        description=("Import a promptfoo config: each (prompt, test) pair becomes one case."),
+    )
+    promptfoo.add_argument("config", metavar="CONFIG", help="the promptfoo config file")
+    promptfoo.add_argument(
+        "-o",
+        "--out",
+        metavar="DIR",
+        help="the directory to write (default: evalwright-import beside the config)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full option parser."""
     parser = argparse.ArgumentParser(
@@ -262,6 +288,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_report(commands)
     _add_judge_check(commands)
     _add_init(commands)
+    _add_import(commands)
     return parser
 
 

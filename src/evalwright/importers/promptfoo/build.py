@@ -1,0 +1,75 @@
+"""The cases of one promptfoo config: every prompt with every test, conversations chained
+(docs/importing.md#cases)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from evalwright.importers.promptfoo.asserts import Scripts
+from evalwright.importers.promptfoo.cases import CONVERSATION, single_case
+from evalwright.importers.promptfoo.conversations import conversation_case, groups
+from evalwright.importers.promptfoo.notes import Notes, Uncarried
+from evalwright.importers.promptfoo.prompts import Prompt
+from evalwright.importers.promptfoo.tests import Test
+
+
+@dataclass(slots=True)
+class Built:
+    """The cases of one config and how many (prompt, test) pairs were and were not carried."""
+
+    cases: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+    carried: int = 0
+    uncarried: int = 0
+
+
+def build_cases(
+    prompts: list[Prompt],
+    tests: list[Test],
+    tools: list[dict[str, Any]],
+    scripts: Scripts,
+    notes: Notes,
+) -> Built:
+    """One case per (prompt, test), in promptfoo's order (prompts outermost)."""
+    built = Built()
+    for p, prompt in enumerate(prompts):
+        prefix = f"p{p + 1}-" if len(prompts) > 1 else ""
+        if CONVERSATION in prompt.raw:
+            _conversations(built, prompt, prefix, tests, tools, scripts, notes)
+            continue
+        for t, test in enumerate(tests):
+            try:
+                case = single_case(f"{prefix}test-{t + 1}", prompt, test, tools, scripts, notes)
+            except Uncarried as exc:
+                notes.add(test.file, test.where, f"{prompt.where}: {exc}")
+                built.uncarried += 1
+                continue
+            built.cases.append(case)
+            built.carried += 1
+    return built
+
+
+def _conversations(
+    built: Built,
+    prompt: Prompt,
+    prefix: str,
+    tests: list[Test],
+    tools: list[dict[str, Any]],
+    scripts: Scripts,
+    notes: Notes,
+) -> None:
+    for n, chain in enumerate(groups(tests)):
+        key = chain[0].metadata.get("conversationId")
+        slug = re.sub(r"[^A-Za-z0-9._-]+", "-", str(key)).strip("-") if key else str(n + 1)
+        try:
+            case = conversation_case(
+                f"{prefix}conversation-{slug}", prompt, chain, tools, scripts, notes
+            )
+        except Uncarried as exc:
+            for test in chain:
+                notes.add(test.file, test.where, f"{prompt.where}: {exc}")
+            built.uncarried += len(chain)
+            continue
+        built.cases.append(case)
+        built.carried += len(chain)

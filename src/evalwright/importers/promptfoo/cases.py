@@ -1,0 +1,103 @@
+"""One (prompt, test) pair of a promptfoo config as one evalwright case
+(docs/importing.md#cases)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from evalwright.importers.promptfoo.asserts import Context, Scripts, evaluator
+from evalwright.importers.promptfoo.notes import Notes, Uncarried
+from evalwright.importers.promptfoo.prompts import Prompt, render_messages
+from evalwright.importers.promptfoo.sources import mapping
+from evalwright.importers.promptfoo.templates import render
+from evalwright.importers.promptfoo.tests import Test
+
+CONVERSATION = "_conversation"
+
+
+def single_case(
+    case_id: str,
+    prompt: Prompt,
+    test: Test,
+    tools: list[dict[str, Any]],
+    scripts: Scripts,
+    notes: Notes,
+) -> dict[str, Any]:
+    """The case of ``prompt`` rendered with ``test``'s variables, its assertions as
+    evaluators."""
+    messages = render_messages(prompt, test.variables)
+    case: dict[str, Any] = {"id": case_id, "expected_outcome": outcome(test)}
+    case["input_messages"] = messages
+    found = evaluators(test, tools, scripts, notes)
+    if found:
+        case["execution"] = {"evaluators": found}
+    case["metadata"] = metadata(prompt, test)
+    return case
+
+
+def outcome(test: Test) -> str:
+    """What a good answer achieves: the test's description, else its first rubric."""
+    if test.description:
+        return test.description
+    for spec in test.asserts:
+        if isinstance(spec, dict) and spec.get("type") == "llm-rubric":  # pyright: ignore[reportUnknownMemberType]
+            value = spec.get("value")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+            if isinstance(value, str) and value.strip():
+                try:
+                    return render(value, test.variables)
+                except Uncarried:
+                    return value
+    return "Passes the promptfoo test's assertions."
+
+
+def metadata(prompt: Prompt, test: Test) -> dict[str, Any]:
+    """The test's metadata, with where the case came from and its variables."""
+    meta: dict[str, Any] = dict(test.metadata)
+    origin: dict[str, Any] = {"prompt": prompt.label, "test": f"{test.file}: {test.where}"}
+    plain = {k: v for k, v in test.variables.items() if k != CONVERSATION}
+    if plain:
+        origin["vars"] = plain
+    meta["promptfoo"] = origin
+    return meta
+
+
+def evaluators(
+    test: Test, tools: list[dict[str, Any]], scripts: Scripts, notes: Notes
+) -> list[dict[str, Any]]:
+    """The test's assertions as evaluators; an assertion that cannot be carried is noted and
+    the others are kept."""
+    context = Context(test.variables, tools, scripts)
+    out: list[dict[str, Any]] = []
+    for index, spec in enumerate(test.asserts):
+        where = f"{test.where}.assert[{index}]"
+        given = mapping(spec)
+        try:
+            if given is None:
+                raise Uncarried(f"expected an assertion mapping, got {spec!r}")
+            out.append(evaluator(_rendered(given, test.variables), _name(given, index), context))
+        except Uncarried as exc:
+            notes.add(test.file, where, str(exc))
+            continue
+        carried = {"type", "value", "weight", *(["config"] if given["type"] == "python" else [])}
+        for key in sorted(set(given) - carried):
+            notes.add(test.file, f"{where}.{key}", "not carried: no evalwright equivalent")
+    return out
+
+
+def _name(spec: dict[str, Any], index: int) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", f"{spec.get('type')}-{index + 1}")
+
+
+def _rendered(spec: dict[str, Any], variables: dict[str, Any]) -> dict[str, Any]:
+    """promptfoo renders an assertion's text values with the test's variables; a script's
+    code is left as written."""
+    value = spec.get("value")
+    if spec.get("type") == "python":
+        return spec
+    if isinstance(value, str):
+        return {**spec, "value": render(value, variables)}
+    if isinstance(value, list):
+        items = [render(v, variables) if isinstance(v, str) else v for v in value]  # pyright: ignore[reportUnknownVariableType]
+        return {**spec, "value": items}
+    return spec

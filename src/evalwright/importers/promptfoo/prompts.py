@@ -1,0 +1,188 @@
+"""promptfoo prompts: read from the config and rendered with a test's variables as promptfoo
+renders them, in Jinja2's sandbox (docs/importing.md#templates)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from evalwright.errors import ConfigError, LoadError
+from evalwright.importers.promptfoo.notes import Notes, Uncarried
+from evalwright.importers.promptfoo.sources import (
+    FILE_PREFIX,
+    Source,
+    file_path,
+    load_yaml,
+    mapping,
+    read_plain,
+    sequence,
+)
+from evalwright.importers.promptfoo.templates import render
+from evalwright.jsontext import JsonValue
+
+ROLES = ("system", "user", "assistant")
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """One promptfoo prompt: its label, its template text, and where the config gives it."""
+
+    label: str
+    raw: str
+    where: str
+
+
+def read_prompts(source: Source, notes: Notes) -> list[Prompt]:
+    """The config's ``prompts`` (a string, a list, or a mapping of path to label)."""
+    value = source.data.get("prompts") if isinstance(source.data, dict) else None
+    if value is None:
+        raise source.fail(("prompts",), "a config needs 'prompts'")
+    if isinstance(value, str):
+        value = [value]
+    if isinstance(value, dict):
+        value = [{"id": key, "label": label} for key, label in value.items()]
+    if not isinstance(value, list):
+        raise source.fail(("prompts",), "expected a string, a list or a mapping")
+    prompts: list[Prompt] = []
+    for index, item in enumerate(value):
+        where = f"prompts[{index}]"
+        try:
+            found = _prompt(source, item, where)
+        except Uncarried as exc:
+            notes.add(source.shown, where, str(exc))
+            continue
+        except LoadError:
+            raise
+        except ConfigError as exc:
+            raise source.fail(("prompts", index), str(exc)) from None
+        for key in sorted(set(mapping(item) or {}) - {"id", "label", "raw"}):
+            notes.add(source.shown, f"{where}.{key}", "not carried: a prompt's own settings")
+        for prompt in found:
+            _note_part_keys(prompt, source.shown, notes)
+        prompts.extend(found)
+    return prompts
+
+
+def _note_part_keys(prompt: Prompt, shown: str, notes: Notes) -> None:
+    """A message part's keys besides its text (``cache_control``) are not carried: noted."""
+    try:
+        chat = json.loads(prompt.raw)
+    except ValueError:
+        return
+    wrapped = mapping(chat)
+    if wrapped is not None:
+        chat = wrapped.get("messages")
+    for message in sequence(chat) or []:
+        content = (mapping(message) or {}).get("content")
+        for part in sequence(content) or []:
+            for key in sorted(set(mapping(part) or {}) - {"type", "text"}):
+                notes.add(shown, prompt.where, f"message part key {key!r} not carried")
+
+
+def _prompt(source: Source, item: JsonValue, where: str) -> list[Prompt]:
+    if isinstance(item, str):
+        return _from_text(source.path.parent, item, item, where)
+    if isinstance(item, dict):
+        label = item.get("label")
+        raw = item.get("raw")
+        ident = item.get("id")
+        if isinstance(raw, str):
+            return [Prompt(str(label or ident or raw), raw, where)]
+        if isinstance(ident, str):
+            return _from_text(source.path.parent, ident, label, where)
+    raise source.fail(tuple(_path(where)), "expected a prompt: a string or {id, label, raw}")
+
+
+def _path(where: str) -> list[str | int]:
+    name, _, index = where.partition("[")
+    return [name, int(index.rstrip("]"))]
+
+
+def _from_text(base: Path, text: str, label: JsonValue, where: str) -> list[Prompt]:
+    if not text.startswith(FILE_PREFIX) and "\n" not in text and (base / text).is_file():
+        # promptfoo reads a prompt that names an existing file as that file
+        text = FILE_PREFIX + text
+    if not text.startswith(FILE_PREFIX):
+        return [Prompt(str(label or text), text, where)]
+    path = file_path(base, text)
+    suffix = path.suffix.lower()
+    if suffix in (".py", ".js", ".ts", ".mjs", ".cjs") or ":" in path.name or "*" in text:
+        raise Uncarried(f"prompt {text!r}: prompt functions and globs are not imported")
+    if suffix == ".json":
+        return [Prompt(str(label or text), read_plain(path), where)]
+    if suffix in (".yaml", ".yml"):
+        data = load_yaml(path).data
+        return [Prompt(str(label or text), json.dumps(data), where)]
+    parts = [p for p in read_plain(path).split("\n---\n") if p.strip()]
+    if len(parts) == 1:
+        return [Prompt(str(label or text), parts[0], where)]
+    return [Prompt(f"{label or text}: {i + 1}", p, f"{where}[{i}]") for i, p in enumerate(parts)]
+
+
+def render_messages(prompt: Prompt, variables: dict[str, Any]) -> list[dict[str, Any]]:
+    """The chat messages promptfoo sends for ``prompt`` with ``variables``: a prompt that is
+    JSON has each string rendered; any other is rendered whole, then read as a chat array
+    when it is one, else sent as one user message."""
+    try:
+        parsed = json.loads(prompt.raw)
+    except ValueError:
+        parsed = None
+    if parsed is not None and not isinstance(parsed, (int, float, bool)):
+        return _messages(_render_strings(parsed, variables), prompt.raw)
+    rendered = render(prompt.raw, variables)
+    stripped = rendered.strip()
+    if stripped.startswith("- role:"):
+        return _messages(yaml.safe_load(rendered), rendered)
+    try:
+        chat = json.loads(rendered)
+    except ValueError:
+        if stripped[:1] in "[{" and stripped[-1:] in "]}" and stripped:
+            raise Uncarried("the rendered prompt looks like JSON but does not parse") from None
+        return [{"role": "user", "content": rendered}]
+    return _messages(chat, rendered)
+
+
+def _render_strings(value: Any, variables: dict[str, Any]) -> Any:
+    if isinstance(value, str):
+        return render(value, variables)
+    items = sequence(value)
+    if items is not None:
+        return [_render_strings(item, variables) for item in items]
+    found = mapping(value)
+    if found is not None:
+        return {k: _render_strings(v, variables) for k, v in found.items()}
+    return value
+
+
+def _messages(chat: Any, text: str) -> list[dict[str, Any]]:
+    wrapped = mapping(chat)
+    if wrapped is not None and isinstance(wrapped.get("messages"), list):
+        chat = wrapped["messages"]
+    items = sequence(chat)
+    if items is None:
+        return [{"role": "user", "content": text}]
+    messages: list[dict[str, Any]] = []
+    for item in items:
+        message = mapping(item)
+        if message is None or message.get("role") not in ROLES:
+            raise Uncarried(f"chat message {item!r}: only system, user and assistant text")
+        messages.append({"role": str(message["role"]), "content": _content(message.get("content"))})
+    return messages
+
+
+def _content(content: Any) -> str | list[dict[str, str]]:
+    """A message's text, or its text parts as evalwright text parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts: list[dict[str, str]] = []
+        for part in content:  # pyright: ignore[reportUnknownVariableType]
+            if not isinstance(part, dict) or part.get("type") != "text":  # pyright: ignore[reportUnknownMemberType]
+                raise Uncarried(f"message part {part!r}: only text parts are imported")
+            parts.append({"type": "text", "value": str(part.get("text", ""))})  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+        return parts
+    raise Uncarried(f"message content {content!r} is not text")
