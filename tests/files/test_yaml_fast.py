@@ -184,7 +184,8 @@ def test_loading_leaves_the_cycle_collector_as_it_was(project: ProjectDir) -> No
 def test_validating_eval_files_imports_no_run_machinery() -> None:
     # Without a targets file, ``validate`` needs neither the targets file's models, prompts,
     # providers nor the orchestrator: each would add to its start-up. Of targets/ it reads
-    # only what eval files share with targets files: settings, tools and command placeholders.
+    # only what eval files share with targets files: settings, tools, command placeholders and
+    # workspaces.
     code = (
         "import sys; import evalwright.api.validate; "
         "print(sorted(m for m in sys.modules if m.startswith('evalwright.')))"
@@ -198,6 +199,7 @@ def test_validating_eval_files_imports_no_run_machinery() -> None:
         "evalwright.targets.sampling",
         "evalwright.targets.commands",
         "evalwright.targets.tools",
+        "evalwright.targets.workspace",
     }
     targets = {m for m in ast.literal_eval(out) if m.startswith("evalwright.targets.")}
     assert targets <= shared | {"evalwright.targets.script_variables"}, targets
