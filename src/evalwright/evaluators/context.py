@@ -70,6 +70,8 @@ def eval_context(
     tool_calls: tuple[AnswerToolCall, ...] = (),
     trajectory: str | None = None,
     reasoning: tuple[ReasoningPart, ...] = (),
+    target: str | None = None,
+    response: ProviderResponse | None = None,
 ) -> EvalContext:
     """The context every evaluator of ``case`` sees for ``answer`` (``reference``: the
     case's reference answer, when the caller has already rendered it)."""
@@ -93,6 +95,11 @@ def eval_context(
         tool_calls=tool_calls,
         trajectory=trajectory,
         reasoning=reasoning,
+        target=target,
+        metadata=case.metadata,
+        vars=case.vars,
+        usage=response.usage.model_dump(mode="json") if response and response.usage else None,
+        trace=[entry.model_dump(mode="json") for entry in response.trace] if response else [],
     )
 
 

@@ -119,6 +119,8 @@ class CaseRunner:
             tool_calls=answer_tool_calls(response),
             trajectory=asked.stepped.trajectory if asked.stepped else None,
             reasoning=response.reasoning,
+            target=item.target,
+            response=response,
         )
         results = await evaluate(item.case.evaluators, context)
         score, problem = case_score(results)

@@ -244,6 +244,7 @@ async def finish(runner: CaseRunner, item: WorkItem, held: Conversation) -> Resu
             tool_calls=turn.tool_calls,
             trajectory=turn.trajectory,
             reasoning=turn.record.reasoning or (),
+            target=item.target,
         )
 
     replies = [(n, turn.reply) for n, turn in enumerate(turns, 1)]
