@@ -64,7 +64,8 @@ def test_survey_says_what_each_file_is(mixed: Path) -> None:
             "an evalwright results file (its rows have run_id and eval_id), not cases",
         ),
         Skipped(
-            mixed / "s.yaml", "an AgentV suite with 'tests:' (AgentV 0.26 and later): not read yet"
+            mixed / "s.yaml",
+            "an AgentV suite with tests/vars/assert (AgentV's current shape): not read yet",
         ),
         Skipped(mixed / "suite.baseline.jsonl", "an AgentV baseline (results) file, not cases"),
     ]

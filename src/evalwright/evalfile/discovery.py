@@ -21,6 +21,7 @@ _YAML_EVAL = re.compile(r"^evalcases\s*:", re.MULTILINE)
 _AGENTV_SCHEMA = re.compile(r"^\$schema\s*:\s*['\"]?agentv", re.MULTILINE)
 # AgentV's tests carry an ``id`` (promptfoo's do not); its suites borrowed promptfoo's keys.
 _AGENTV_TEST = re.compile(r"^\s*-\s+id\s*:", re.MULTILINE)
+_VARS_ASSERT = re.compile(r"^\s+-?\s*(vars|assert)\s*:", re.MULTILINE)
 _NO_CASES = "no top-level 'evalcases' key"
 _PROMPTFOO_KEYS = ("prompts", "providers", "tests")
 PROMPTFOO_NAMES = frozenset({"promptfooconfig.yaml", "promptfooconfig.yml"})
@@ -106,7 +107,9 @@ def _classify(path: Path) -> tuple[str | None, str]:
         # An unreadable file is read so that the loader reports why.
         return ("AgentV YAML" if head and _AGENTV_SCHEMA.search(head) else "evalwright YAML"), ""
     if re.search(r"^tests\s*:", head, re.MULTILINE) and _AGENTV_TEST.search(head):
-        return None, "an AgentV suite with 'tests:' (AgentV 0.26 and later): not read yet"
+        if not _is_promptfoo(path, head) and not _VARS_ASSERT.search(head):
+            return "AgentV YAML", ""  # AgentV 0.26 to 2.5: 'tests:' for 'evalcases:'
+        return None, "an AgentV suite with tests/vars/assert (AgentV's current shape): not read yet"
     if _is_promptfoo(path, head):
         return None, f"a promptfoo config: run `evalwright import promptfoo {path}`"
     return None, _NO_CASES
