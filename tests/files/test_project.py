@@ -304,7 +304,7 @@ max_file_bytes: 1000
 
 
 def test_agentv_head_config_keys_are_warnings_not_errors(tmp_path: Path) -> None:
-    """AgentV's later ``.agentv/config.yaml`` (docs/agentv.md#agentv-026-and-later): its
+    """AgentV's later ``.agentv/config.yaml`` (docs/agentv.md#agentv-today): its
     keys are read past with a warning each, and the keys evalwright knows still apply."""
     touch(tmp_path / ".agentv" / "config.yaml", AGENTV_HEAD_CONFIG)
     project, report = Project.load(tmp_path)

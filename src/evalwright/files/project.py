@@ -94,7 +94,7 @@ AGENTV_CONFIG_KEYS = {
     "tests": "evalwright does not read AgentV's shared tests",
 }
 """AgentV's later ``.agentv/config.yaml`` keys evalwright reads past with a warning, and what
-to do instead (docs/agentv.md#agentv-026-and-later)."""
+to do instead (docs/agentv.md#agentv-today)."""
 
 
 def _without_agentv_keys(
