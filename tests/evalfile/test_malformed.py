@@ -847,14 +847,14 @@ BROKEN: tuple[Broken, ...] = (
         "expected one of exact, partial, ignore",
     ),
     Broken(
-        "weight-zero",
+        "weight-negative",
         {
             "e.yaml": evaluators(
-                "        - name: r", "          type: is_json", "          weight: 0"
+                "        - name: r", "          type: is_json", "          weight: -1"
             )
         },
         f"9:19 {EVALUATOR_FIELD}.weight",
-        "expected a number greater than 0, got 0",
+        "expected a number at least 0, got -1",
     ),
     Broken(
         "weight-infinite",

@@ -77,6 +77,17 @@ def test_the_script_reads_the_case_and_its_verdict_is_kept(tmp_path: Path) -> No
             "guideline_paths",
             "input_files",
             "tool_calls",
+            "case_id",
+            "target",
+            "metadata",
+            "vars",
+            "usage",
+            "trace",
+            "output",
+            "input",
+            "criteria",
+            "expected_output",
+            "token_usage",
         ]
     )
     assert verdict.misses == ["Add a lock ✓"], "the case arrives as UTF-8"
@@ -91,8 +102,51 @@ def test_the_script_reads_the_case_and_its_verdict_is_kept(tmp_path: Path) -> No
         "guideline_paths": ["/p/style.instructions.md"],
         "input_files": ["/p/code.js"],
         "tool_calls": [],
+        "case_id": "c1",
+        "target": None,
+        "metadata": None,
+        "vars": {},
+        "usage": None,
+        "trace": [],
+        "output": "Add a lock ✓",
+        "input": [{"role": "user", "content": "Fix the bug?"}],
+        "criteria": "Finds the race.",
+        "expected_output": [{"role": "assistant", "content": "Use a lock."}],
+        "token_usage": None,
     }
     assert raw == ScriptRequest(argv=[PYTHON, "check.py"], cwd=str(tmp_path))
+
+
+AGENTV_GRADER = """import json, sys
+data = json.load(sys.stdin)
+output = data.get("output") or ""
+expected = data["expected_output"][0]["content"]
+checks = [{"text": "names the lock", "pass": "lock" in output},
+          {"text": "matches the reference", "pass": expected in output},
+          {"text": "answers the criteria", "pass": bool(data["criteria"])}]
+passed = sum(c["pass"] for c in checks)
+print(json.dumps({"score": passed / len(checks), "reason": f"{passed}/3", "checks": checks}))
+"""
+
+
+def test_a_grader_written_for_agentv_reads_output_and_scores_right(tmp_path: Path) -> None:
+    """AgentV's and promptfoo's graders read ``output``, ``input``, ``criteria`` and
+    ``expected_output``; without them this grader scored 0 with no error."""
+    verdict, _ = _run(tmp_path, AGENTV_GRADER)
+    assert verdict.score == pytest.approx(2 / 3)
+    assert verdict.hits == ["names the lock", "answers the criteria"]
+    assert verdict.misses == ["matches the reference"]
+    assert verdict.reasoning == "2/3"
+
+
+def test_agentv_assertions_with_passed_are_hits_and_misses(tmp_path: Path) -> None:
+    body = (
+        "import json, sys\nsys.stdin.read()\n"
+        "print(json.dumps({'score': 0.5, 'assertions': [{'text': 'a', 'passed': True},"
+        " {'text': 'b', 'passed': False}, 'not a check']}))\n"
+    )
+    verdict, _ = _run(tmp_path, body)
+    assert (verdict.hits, verdict.misses) == (["a"], ["b"])
 
 
 def test_hits_misses_and_reasoning_may_be_left_out(tmp_path: Path) -> None:

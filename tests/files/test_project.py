@@ -288,3 +288,38 @@ def test_config_patterns_decide_guidelines_when_loading(project: ProjectDir) -> 
     )
     segments = project.load("e.yaml").cases[0].input_messages[0].segments
     assert [type(s).__name__ for s in segments] == ["GuidelineSegment", "FileSegment"]
+
+
+AGENTV_HEAD_CONFIG = """$schema: agentv-config-v2
+providers: file://providers.yaml
+defaults:
+  provider: default
+  grader: grader
+eval_patterns:
+  - "**/evals/**/suite.yaml"
+execution:
+  verbose: false
+max_file_bytes: 1000
+"""
+
+
+def test_agentv_head_config_keys_are_warnings_not_errors(tmp_path: Path) -> None:
+    """AgentV's later ``.agentv/config.yaml`` (docs/agentv.md#agentv-today): its
+    keys are read past with a warning each, and the keys evalwright knows still apply."""
+    touch(tmp_path / ".agentv" / "config.yaml", AGENTV_HEAD_CONFIG)
+    project, report = Project.load(tmp_path)
+    assert report is not None
+    assert [(d.severity, d.line, d.field, d.message.split(":")[0]) for d in report.items] == [
+        ("warning", 2, "providers", "AgentV key 'providers' is ignored"),
+        ("warning", 4, "defaults", "AgentV key 'defaults' is ignored"),
+        ("warning", 7, "eval_patterns", "AgentV key 'eval_patterns' is ignored"),
+        ("warning", 9, "execution", "AgentV key 'execution' is ignored"),
+    ]
+    assert project.config.max_file_bytes == 1000
+
+
+def test_the_same_keys_in_evalwright_config_are_errors(tmp_path: Path) -> None:
+    touch(tmp_path / ".evalwright" / "config.yaml", AGENTV_HEAD_CONFIG)
+    _, report = Project.load(tmp_path)
+    assert report is not None
+    assert {d.field for d in report.errors} >= {"providers", "defaults", "execution"}

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evalwright.errors import Diagnostic
-from evalwright.evalfile.discovery import find_eval_files
+from evalwright.evalfile.discovery import not_eval_file, survey, survey_notes
 from evalwright.evalfile.loader import check_eval_file
 from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.resolved import LoadedCase
@@ -47,13 +47,20 @@ class ValidationResult:
 
     diagnostics: list[Diagnostic] = field(default_factory=list[Diagnostic])
     files: int = 0
+    notes: list[str] = field(default_factory=list[str])
+    """What each file found in a directory was read as, and each skipped file and why
+    (docs/running.md#directories)."""
 
 
 def _expand(paths: Iterable[str], result: ValidationResult) -> Iterator[Path]:
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            yield from find_eval_files(path)
+            found, skipped = survey(path)
+            result.notes.extend(survey_notes(found, skipped))
+            yield from (f.path for f in found)
+        elif (why := not_eval_file(path)) is not None:
+            result.diagnostics.append(Diagnostic(raw, 1, 1, "error", "", why))
         elif path.exists():
             yield path
         else:

@@ -7,6 +7,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Generator
+from pathlib import Path
 
 from evalwright import logs
 from evalwright.api.run import run as run_evals
@@ -20,6 +21,7 @@ from evalwright.cli.progress import (
     uncertain_note,
 )
 from evalwright.errors import printable
+from evalwright.evalfile.discovery import survey, survey_notes
 from evalwright.orchestrator.summary import RunSummary
 from evalwright.outputs.ci import CiOutputs
 from evalwright.redact import Redactor
@@ -52,6 +54,8 @@ def run_once(args: argparse.Namespace) -> int:
     """One run: the summary table, the report and CI outputs asked for, and the exit code."""
     outputs = CiOutputs.checked(args.junit, args.summary_md, os.environ)
     reporter = _Reporter(sys.stderr, quiet=args.quiet)
+    if not args.quiet:
+        _print_survey(list(args.paths))
     try:
         with _logging(args.verbose, reporter):
             result = run_evals(list(args.paths), **settings_from(args, reporter))
@@ -87,6 +91,15 @@ def run_once(args: argparse.Namespace) -> int:
         print(f"report: {page}")
     outputs.write(result.summary)
     return result.summary.exit_code()
+
+
+def _print_survey(paths: list[str]) -> None:
+    """What each file of a named directory is read as, and what is skipped and why
+    (docs/running.md#directories)."""
+    for raw in paths:
+        if os.path.isdir(raw):
+            for note in survey_notes(*survey(Path(raw))):
+                print(printable(f"note: {note}", one_line=True), file=sys.stderr)
 
 
 @contextlib.contextmanager

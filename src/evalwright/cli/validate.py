@@ -17,6 +17,8 @@ def run(args: argparse.Namespace) -> int:
         result = validate_paths(args.paths)
     for diagnostic in result.diagnostics:
         print(diagnostic)
+    for note in result.notes:
+        print(f"note: {note}", file=sys.stderr)
     errors = sum(1 for d in result.diagnostics if d.severity == "error")
     warnings = len(result.diagnostics) - errors
     files = "file" if result.files == 1 else "files"

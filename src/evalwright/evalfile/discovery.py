@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from evalwright import jsontext
@@ -17,36 +18,123 @@ from evalwright.files.reading import (
 )
 
 _YAML_EVAL = re.compile(r"^evalcases\s*:", re.MULTILINE)
+_AGENTV_SCHEMA = re.compile(r"^\$schema\s*:\s*['\"]?agentv", re.MULTILINE)
+# AgentV's tests carry an ``id`` (promptfoo's do not); its suites borrowed promptfoo's keys.
+_AGENTV_TEST = re.compile(r"^\s*-\s+id\s*:", re.MULTILINE)
+_VARS_ASSERT = re.compile(r"^\s+-?\s*(vars|assert)\s*:", re.MULTILINE)
+_NO_CASES = "no top-level 'evalcases' key"
+_PROMPTFOO_KEYS = ("prompts", "providers", "tests")
+PROMPTFOO_NAMES = frozenset({"promptfooconfig.yaml", "promptfooconfig.yml"})
 
 
-def find_eval_files(directory: Path) -> Iterator[Path]:
-    """Eval files under ``directory``: JSONL files, and YAML files with ``evalcases``.
+@dataclass(frozen=True, slots=True)
+class Found:
+    """A file a directory search reads, and what it is read as (docs/running.md#directories)."""
 
-    Dot-directories (``.git``, ``.evalwright``, ...) are skipped, and so is anything that is
-    not a regular file (a stray FIFO or socket is not an eval file, and reading it would hang).
+    path: Path
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A YAML or JSON Lines file a directory search does not read, and why."""
+
+    path: Path
+    reason: str
+
+
+def survey(directory: Path) -> tuple[list[Found], list[Skipped]]:
+    """Every eval file under ``directory`` with what it is read as, and every other YAML or
+    JSON Lines file with why it is skipped (docs/running.md#directories).
+
+    Dot-directories (``.git``, ``.evalwright``, ...) and ``node_modules`` are not searched,
+    and anything that is not a regular file is passed over (a stray FIFO or socket is not an
+    eval file, and reading it would hang).
     """
+    found: list[Found] = []
+    skipped: list[Skipped] = []
     for current, dirs, names in os.walk(directory):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "node_modules")
         for name in sorted(names):
             path = Path(current, name)
-            suffix = path.suffix.lower()
-            if suffix not in EVAL_SUFFIXES or not is_regular_file(path):
+            if path.suffix.lower() not in EVAL_SUFFIXES or not is_regular_file(path):
                 continue
-            if suffix == ".jsonl":
-                # A results file (--out) or a judge-check labels file is not an eval file.
-                if not is_results_file(path) and not is_labels_file(path):
-                    yield path
-            elif _looks_like_eval(path):
-                yield path
+            kind, why = _classify(path)
+            if kind is not None:
+                found.append(Found(path, kind))
+            else:
+                skipped.append(Skipped(path, why))
+    return found, skipped
 
 
-def _looks_like_eval(path: Path) -> bool:
+def find_eval_files(directory: Path) -> Iterator[Path]:
+    """Eval files under ``directory``: JSONL files, and YAML files with ``evalcases``."""
+    yield from (found.path for found in survey(directory)[0])
+
+
+def survey_notes(found: list[Found], skipped: list[Skipped]) -> list[str]:
+    """The lines ``validate`` and ``eval`` print about a directory they searched."""
+    return [f"{f.path}: read as {f.kind}" for f in found] + [
+        f"{s.path}: skipped: {s.reason}" for s in skipped
+    ]
+
+
+def not_eval_file(path: Path) -> str | None:
+    """Why a file named on the command line is not an eval file to read, or ``None``: a
+    results file, an AgentV baseline, a labels file, a promptfoo config or an AgentV suite
+    with ``tests:`` (docs/running.md#directories). A YAML file that is none of these is left
+    to the loader, which says what it lacks."""
+    if path.suffix.lower() not in EVAL_SUFFIXES or not is_regular_file(path):
+        return None
+    kind, why = _classify(path)
+    return None if kind is not None or why == _NO_CASES else why
+
+
+def _classify(path: Path) -> tuple[str | None, str]:
+    """What a file is read as, or ``None`` and why it is skipped."""
+    if path.suffix.lower() == ".jsonl":
+        if path.name.lower().endswith(".baseline.jsonl"):
+            return None, "an AgentV baseline (results) file, not cases"
+        if is_results_file(path):
+            return None, "an evalwright results file (its rows have run_id and eval_id), not cases"
+        if is_labels_file(path):
+            return None, "a judge-check labels file, not cases"
+        if _is_agentv_result(_first_row(path)):
+            return None, "an AgentV results file (its rows have test_id and score), not cases"
+        return "JSONL cases", ""
+    head = _head(path)
+    if head is None or _YAML_EVAL.search(head):
+        # An unreadable file is read so that the loader reports why.
+        return ("AgentV YAML" if head and _AGENTV_SCHEMA.search(head) else "evalwright YAML"), ""
+    if re.search(r"^tests\s*:", head, re.MULTILINE) and _AGENTV_TEST.search(head):
+        if not _is_promptfoo(path, head) and not _VARS_ASSERT.search(head):
+            return "AgentV YAML", ""  # AgentV 0.26 to 2.5: 'tests:' for 'evalcases:'
+        return None, "an AgentV suite with tests/vars/assert (AgentV's current shape): not read yet"
+    if _is_promptfoo(path, head):
+        return None, f"a promptfoo config: run `evalwright import promptfoo {path}`"
+    return None, _NO_CASES
+
+
+def _head(path: Path) -> str | None:
     try:
         with open_regular(path) as handle:
-            head = handle.read(1 << 20).decode("utf-8", errors="replace")
+            return handle.read(1 << 20).decode("utf-8", errors="replace")
     except (OSError, UnreadableFile):
-        return True  # let the loader report why it cannot be read
-    return bool(_YAML_EVAL.search(head))
+        return None
+
+
+def _is_promptfoo(path: Path, head: str | None) -> bool:
+    """``promptfooconfig.yaml``, or YAML with top-level ``prompts``, ``providers`` and
+    ``tests``."""
+    if path.name.lower() in PROMPTFOO_NAMES:
+        return True
+    return head is not None and all(
+        re.search(rf"^{key}\s*:", head, re.MULTILINE) for key in _PROMPTFOO_KEYS
+    )
+
+
+def _is_agentv_result(row: object) -> bool:
+    return isinstance(row, dict) and {"test_id", "score"} <= row.keys()  # pyright: ignore[reportUnknownMemberType]
 
 
 def is_results_file(path: str | os.PathLike[str]) -> bool:

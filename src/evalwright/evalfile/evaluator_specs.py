@@ -63,7 +63,9 @@ AGENTV_EVALUATOR_TYPES = frozenset(
         "batch_cli",
     }
 )
-Weight = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+Weight = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+"""An evaluator's share of the case score; 0 reports it without counting it, and a case whose
+weights are all 0 scores 0, as under AgentV (docs/eval-files.md#evaluators)."""
 
 
 class _Evaluator(FileModel):

@@ -19,6 +19,7 @@ from pydantic import Field
 
 from evalwright import jsontext
 from evalwright.errors import Diagnostic, LoadError
+from evalwright.evalfile.agentv_shapes import upgrade_case
 from evalwright.evalfile.cases import CaseBuilder
 from evalwright.evalfile.evaluator_specs import default_judge
 from evalwright.evalfile.located import Located
@@ -46,7 +47,7 @@ from evalwright.files.reading import (
     UnreadableFile,
     open_regular,
 )
-from evalwright.files.source import collector_paused, parse, parse_json_line
+from evalwright.files.source import Positions, collector_paused, parse, parse_json_line
 from evalwright.files.validation import type_name, validate
 from evalwright.jsontext import JsonValue
 
@@ -214,6 +215,9 @@ class SuiteReader:
     def _case(
         self, data: JsonValue, where: Located, *, verbatim: bool = False
     ) -> LoadedCase | None:
+        data = upgrade_case(
+            data, where, lambda at, message: self.builder.warning(at, message, key=True)
+        )
         spec: EvalCase | None = validate(EvalCase, data, where.positions, self.report, where.path)
         if spec is None:
             return None
@@ -273,6 +277,7 @@ def _yaml_items(text: str, reader: SuiteReader) -> Iterator[Item]:
     if not isinstance(data, dict):
         report.error(1, 1, "", f"expected a mapping with 'evalcases', got {type_name(data)}")
         return
+    _agentv_tests(data, positions, report)
     header = validate(_YamlHeader, data, positions, report)
     cases = data.get("evalcases")
     if isinstance(cases, list) and any(is_template(case) for case in cases):
@@ -289,6 +294,15 @@ def _yaml_items(text: str, reader: SuiteReader) -> Iterator[Item]:
             # Each case's data is let go once it is built: the file is not held twice.
             case, cases[index] = cases[index], None
             yield "case", case, Located(("evalcases", index), positions)
+
+
+def _agentv_tests(data: dict[str, JsonValue], positions: Positions, report: Report) -> None:
+    """AgentV 0.26 to 2.5 wrote ``tests:`` for ``evalcases:`` (docs/agentv.md)."""
+    if isinstance(data.get("tests"), list) and "evalcases" not in data:
+        line, col = positions.key(("tests",))
+        report.warning(line, col, "tests", "legacy key 'tests': use 'evalcases'")
+        data["evalcases"] = data.pop("tests")
+        positions.rename((), "tests", "evalcases")
 
 
 def _jsonl_items(path: Path, report: Report) -> Iterator[Item]:

@@ -71,6 +71,14 @@ class EvalContext:
     """The case's workspace, where the workspace checks run (docs/agents.md#workspaces)."""
     change: Change | None = None
     """What the agent changed in it, read before any check ran (docs/agents.md#the-change)."""
+    target: str | None = None
+    metadata: dict[str, Any] | None = None
+    vars: dict[str, Any] | None = None
+    """The record a template case was filled from (docs/eval-files.md#variables)."""
+    usage: dict[str, Any] | None = None
+    """The answer's token counts as the results row writes them."""
+    trace: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+    """An agent's steps as the results row writes them (empty for a chat API)."""
 
     @cached_property
     def _messages(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -87,8 +95,12 @@ class EvalContext:
         return self._messages[1]
 
     def script_input(self) -> dict[str, Any]:
-        """The JSON object a code evaluator reads on stdin."""
+        """The JSON object a code evaluator reads on stdin: evalwright's names, and beside
+        them the names AgentV and promptfoo graders read (docs/eval-files.md#code)."""
+        calls = [call.model_dump(mode="json") for call in self.tool_calls]
         return {
+            "case_id": self.case_id,
+            "target": self.target,
             "question": self.question,
             "expected_outcome": self.expected_outcome,
             "reference_answer": self.reference_answer,
@@ -98,7 +110,18 @@ class EvalContext:
             "expected_messages": self.expected_messages,
             "guideline_paths": self.guideline_paths,
             "input_files": self.input_files,
-            "tool_calls": [call.model_dump(mode="json") for call in self.tool_calls],
+            "tool_calls": calls,
+            "metadata": self.metadata,
+            "vars": self.vars or {},
+            "usage": self.usage,
+            "trace": self.trace,
+            # The same facts under AgentV's and promptfoo's names, so their graders score
+            # what they would score there instead of reading a missing key as "".
+            "output": self.candidate_answer,
+            "input": self.input_messages,
+            "criteria": self.expected_outcome,
+            "expected_output": self.expected_messages,
+            "token_usage": self.usage,
         }
 
 
@@ -140,12 +163,29 @@ def parse_verdict(data: Any) -> Verdict:
         raise ValueError("'score' must be a number")
     if not 0 <= score <= 1:
         raise ValueError(f"score {score} is outside [0, 1]")
+    hits, misses = _checks(fields.get("checks") or fields.get("assertions"))
     return Verdict(
         float(score),
-        _strings(fields.get("hits")),
-        _strings(fields.get("misses")),
-        str(fields.get("reasoning") or ""),
+        _strings(fields.get("hits")) + hits,
+        _strings(fields.get("misses")) + misses,
+        # AgentV's graders say ``reason``; evalwright's say ``reasoning``.
+        str(fields.get("reasoning") or fields.get("reason") or ""),
     )
+
+
+def _checks(value: Any) -> tuple[list[str], list[str]]:
+    """AgentV's ``checks`` (or older ``assertions``): ``{text, pass|passed}`` each, as hits
+    and misses (docs/agentv.md#script-graders)."""
+    hits: list[str] = []
+    misses: list[str] = []
+    items: list[Any] = value if isinstance(value, list) else []  # pyright: ignore[reportUnknownVariableType]
+    for item in items:
+        check: dict[str, Any] = item if isinstance(item, dict) else {}  # pyright: ignore[reportUnknownVariableType]
+        text = check.get("text")
+        if isinstance(text, str):
+            passed = check.get("pass", check.get("passed"))
+            (hits if passed is True else misses).append(text)
+    return hits, misses
 
 
 def _strings(value: Any) -> list[str]:

@@ -73,6 +73,8 @@ def eval_context(
     reasoning: tuple[ReasoningPart, ...] = (),
     workspace: str | None = None,
     change: Change | None = None,
+    target: str | None = None,
+    response: ProviderResponse | None = None,
 ) -> EvalContext:
     """The context every evaluator of ``case`` sees for ``answer`` (``reference``: the
     case's reference answer, when the caller has already rendered it)."""
@@ -98,6 +100,11 @@ def eval_context(
         reasoning=reasoning,
         workspace=workspace,
         change=change,
+        target=target,
+        metadata=case.metadata,
+        vars=case.vars,
+        usage=response.usage.model_dump(mode="json") if response and response.usage else None,
+        trace=[entry.model_dump(mode="json") for entry in response.trace] if response else [],
     )
 
 

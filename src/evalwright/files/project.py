@@ -80,8 +80,34 @@ def load_config(path: Path, report: Report) -> ProjectConfig | None:
     data, positions = parsed
     if data is None:
         return ProjectConfig()
+    if isinstance(data, dict) and path.parent.name == ".agentv":
+        data = _without_agentv_keys(data, positions, report)
     config: ProjectConfig | None = validate(ProjectConfig, data, positions, report)
     return config
+
+
+AGENTV_CONFIG_KEYS = {
+    "providers": "targets are read from .agentv/targets.yaml",
+    "defaults": "name the target with --target or the eval file's 'target'",
+    "eval_patterns": "evalwright finds eval files by their 'evalcases' key",
+    "execution": "use evalwright's options (docs/running.md)",
+    "tests": "evalwright does not read AgentV's shared tests",
+}
+"""AgentV's later ``.agentv/config.yaml`` keys evalwright reads past with a warning, and what
+to do instead (docs/agentv.md#agentv-today)."""
+
+
+def _without_agentv_keys(
+    data: dict[str, JsonValue], positions: Positions, report: Report
+) -> dict[str, JsonValue]:
+    """An AgentV config without the keys evalwright ignores, each one warned about."""
+    kept = dict(data)
+    for key, instead in AGENTV_CONFIG_KEYS.items():
+        if key in kept:
+            del kept[key]
+            line, col = positions.value((key,))
+            report.warning(line, col, key, f"AgentV key '{key}' is ignored: {instead}")
+    return kept
 
 
 @dataclass(slots=True)

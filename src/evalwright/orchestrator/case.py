@@ -155,6 +155,8 @@ class CaseRunner:
             reasoning=response.reasoning,
             workspace=place[0],
             change=change,
+            target=item.target,
+            response=response,
         )
         results = await evaluate(item.case.evaluators, context)
         score, problem = case_score(results)

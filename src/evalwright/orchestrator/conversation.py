@@ -258,6 +258,7 @@ async def finish(
             reasoning=turn.record.reasoning or (),
             workspace=workspace[0],
             change=workspace[1],
+            target=item.target,
         )
 
     replies = [(n, turn.reply) for n, turn in enumerate(turns, 1)]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalwright.errors import ConfigError, Diagnostic, LoadError
-from evalwright.evalfile.discovery import find_eval_files
+from evalwright.evalfile.discovery import find_eval_files, not_eval_file
 from evalwright.evalfile.evaluator_specs import LlmJudgeSpec
 from evalwright.evalfile.loader import SuiteReader
 from evalwright.evalfile.references import FileResolver
@@ -282,6 +282,8 @@ def expand_paths(paths: list[str]) -> list[Path]:
         path = Path(raw)
         if path.is_dir():
             found.extend(find_eval_files(path))
+        elif (why := not_eval_file(path)) is not None:
+            raise ConfigError(f"{raw}: {why}")
         elif path.exists():
             found.append(path)
         else:

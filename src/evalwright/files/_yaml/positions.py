@@ -37,6 +37,18 @@ class Positions:
 
     def __init__(self, root: PosNode | None) -> None:
         self._root = root
+        self._renamed: dict[DataPath, str | int] = {}
+
+    def rename(self, path: DataPath, old: str, new: str) -> None:
+        """Answer for ``path``'s key ``new`` with where its key ``old`` is: a loader that moved
+        a legacy key (docs/agentv.md) keeps every later problem pointing into the file."""
+        self._renamed[(*path, new)] = old
+
+    def _translated(self, path: DataPath) -> DataPath:
+        if not self._renamed:
+            return path
+        # Each renamed key is recorded under its new name and its parents' new names.
+        return tuple(self._renamed.get(path[: n + 1], part) for n, part in enumerate(path))
 
     def _walk(self, path: DataPath) -> tuple[PosNode | None, bool]:
         node = self._root
@@ -53,12 +65,12 @@ class Positions:
 
     def node(self, path: DataPath) -> PosNode | None:
         """The node of the value at ``path`` itself, ``None`` when it has none."""
-        node, exact = self._walk(path)
+        node, exact = self._walk(self._translated(path))
         return node if exact else None
 
     def value(self, path: DataPath) -> tuple[int, int]:
         """The position of the value at ``path`` (or of its nearest located ancestor)."""
-        node, _ = self._walk(path)
+        node, _ = self._walk(self._translated(path))
         return (node.line, node.col) if node else (1, 1)
 
     def line(self, path: DataPath) -> int:
@@ -67,7 +79,7 @@ class Positions:
 
     def key(self, path: DataPath) -> tuple[int, int]:
         """The position of the key of the mapping entry at ``path``."""
-        node, exact = self._walk(path)
+        node, exact = self._walk(self._translated(path))
         if node is None:
             return (1, 1)
         return (node.key_line, node.key_col) if exact else (node.line, node.col)
