@@ -94,6 +94,10 @@ class Media:
         """``data:MIME;base64,...``."""
         return f"data:{self.media_type};base64,{self.base64()}"
 
+    def placeholder_url(self) -> str:
+        """The data URL as rows hold it: ``data:MIME;base64,<sha256:HEX, N bytes>``."""
+        return f"data:{self.media_type};base64,{self.placeholder()}"
+
     def placeholder(self) -> str:
         """What rows hold instead of the base64 bytes: ``<sha256:HEX, N bytes>``
         (docs/delivery.md#media-in-rows)."""

@@ -1,0 +1,45 @@
+"""Media in a chat API's body (docs/delivery.md#media): converters write placeholders where
+the bytes go, so rows, the cache and ``prompt --json`` stay small; the body sent has the
+bytes, put in just before it is posted."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from evalwright.evalfile.resolved import MediaSegment
+from evalwright.files.media import Media
+from evalwright.prompts import ChatMessage
+
+
+def media_of(messages: Sequence[ChatMessage]) -> list[Media]:
+    """Every media file the messages carry, in order."""
+    return [
+        part.media
+        for message in messages
+        for part in message.parts
+        if isinstance(part, MediaSegment) and part.media is not None
+    ]
+
+
+def with_bytes(body: dict[str, Any], messages: Sequence[ChatMessage]) -> dict[str, Any]:
+    """``body`` with each media placeholder replaced by the bytes in base64; ``body`` itself
+    when the messages carry no media."""
+    media = media_of(messages)
+    if not media:
+        return body
+    real: dict[str, str] = {}
+    for item in media:
+        real[item.placeholder()] = item.base64()
+        real[item.placeholder_url()] = item.data_url()
+    return _replace(body, real)
+
+
+def _replace(value: Any, real: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        return real.get(value, value)
+    if isinstance(value, dict):
+        return {key: _replace(item, real) for key, item in value.items()}  # pyright: ignore[reportUnknownVariableType]
+    if isinstance(value, list):
+        return [_replace(item, real) for item in value]  # pyright: ignore[reportUnknownVariableType]
+    return value
