@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from evalwright.evalfile import LoadedCase
+from evalwright.providers.media import with_bytes
 from evalwright.testing import FakeServer
 from tests.conftest import DATA, ProjectDir, run_cli
 from tests.providers.test_oracles import openapi_validator
@@ -119,3 +120,128 @@ def test_the_row_records_placeholders_while_the_server_gets_the_bytes(
         "sha256": hashlib.sha256(png).hexdigest(),
     }
     assert user["media"][3] == {"type": "image", "url": "https://example.com/cat.png"}
+
+
+def without(case: LoadedCase, *kinds: str, url: bool = False) -> LoadedCase:
+    """``case`` with its media parts of ``kinds`` (and its URL image) left out."""
+    from dataclasses import replace
+
+    from evalwright.evalfile.resolved import MediaSegment
+
+    def keep(segment: object) -> bool:
+        if not isinstance(segment, MediaSegment):
+            return True
+        return segment.kind not in kinds and not (url and segment.media is None)
+
+    first = case.input_messages[0]
+    segments = tuple(s for s in first.segments if keep(s))
+    return replace(case, input_messages=(replace(first, segments=segments),))
+
+
+def test_anthropic_gets_image_and_document_blocks_the_sdk_takes(media_case: LoadedCase) -> None:
+    from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
+    from pydantic import TypeAdapter
+
+    from tests.providers.test_oracles import materialize
+
+    body = prepare("anthropic", without(media_case, "audio")).wire.model_dump(mode="json")["body"]
+    png, pdf = placeholder("pixel.png"), placeholder("hello.pdf")
+    assert body["messages"][-1]["content"] == [
+        {"type": "text", "text": "Describe these."},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}},
+        {
+            "type": "document",
+            "source": {"type": "base64", "media_type": "application/pdf", "data": pdf},
+        },
+        {"type": "text", "text": "Then this clip."},
+        {"type": "image", "source": {"type": "url", "url": "https://example.com/cat.png"}},
+    ]
+    adapter: TypeAdapter[Any] = TypeAdapter(MessageCreateParamsNonStreaming)
+    assert materialize(adapter.validate_python(body)) == body
+
+
+@pytest.mark.parametrize(
+    ("api", "extra", "drop", "url", "refusal"),
+    [
+        ("anthropic", {}, (), False, "takes no audio input"),
+        ("gemini", {}, (), False, "fileData takes only files uploaded"),
+        ("openai", {"api": "responses"}, (), True, "its input takes no audio"),
+    ],
+)
+def test_media_an_api_cannot_take_is_an_error_not_a_silent_marker(
+    media_case: LoadedCase,
+    api: str,
+    extra: dict[str, Any],
+    drop: tuple[str, ...],
+    url: bool,
+    refusal: str,
+) -> None:
+    from evalwright.errors import ProviderError
+
+    with pytest.raises(ProviderError, match=refusal) as caught:
+        prepare(api, without(media_case, *drop, url=url), **extra)
+    assert caught.value.retryable is False
+
+
+def test_gemini_gets_inline_data_the_sdk_takes(media_case: LoadedCase) -> None:
+    from google.genai import types
+
+    prepared = prepare("gemini", without(media_case, url=True))
+    body = prepared.wire.model_dump(mode="json")["body"]
+    (content,) = body["contents"]
+    assert content["parts"] == [
+        {"text": "Describe these."},
+        {"inlineData": {"mimeType": "image/png", "data": placeholder("pixel.png")}},
+        {"inlineData": {"mimeType": "application/pdf", "data": placeholder("hello.pdf")}},
+        {"text": "Then this clip."},
+        {"inlineData": {"mimeType": "audio/wav", "data": placeholder("silence.wav")}},
+    ]
+    # The SDK reads ``data`` as base64: it checks the body sent, with the bytes in.
+    (sent,) = with_bytes(body, prepared.request.messages)["contents"]
+    assert sent["parts"][1]["inlineData"]["data"] == encoded("pixel.png")
+    types.Content.model_validate(sent)
+
+
+def test_responses_gets_input_image_and_input_file(media_case: LoadedCase) -> None:
+    from openai.types.responses.response_create_params import ResponseCreateParamsNonStreaming
+    from pydantic import TypeAdapter
+
+    from tests.providers.test_oracles import materialize
+
+    case = without(media_case, "audio")
+    body = prepare("openai", case, api="responses").wire.model_dump(mode="json")["body"]
+    (message,) = [i for i in body["input"] if i.get("role") == "user"]
+    png, pdf = placeholder("pixel.png"), placeholder("hello.pdf")
+    assert message["content"] == [
+        {"type": "input_text", "text": "Describe these."},
+        {"type": "input_image", "image_url": f"data:image/png;base64,{png}", "detail": "auto"},
+        {
+            "type": "input_file",
+            "filename": "hello.pdf",
+            "file_data": f"data:application/pdf;base64,{pdf}",
+        },
+        {"type": "input_text", "text": "Then this clip."},
+        {"type": "input_image", "image_url": "https://example.com/cat.png", "detail": "auto"},
+    ]
+    # The document's ``input`` is a oneOf that any message with a list content matches
+    # twice (EasyInputMessage and InputMessage), so the item is checked against the one.
+    assert not list(openapi_validator("EasyInputMessage").iter_errors(message))
+    adapter: TypeAdapter[Any] = TypeAdapter(ResponseCreateParamsNonStreaming)
+    assert materialize(adapter.validate_python(body)) == body
+
+
+def test_mistral_gets_its_own_chunk_types_the_sdk_takes(media_case: LoadedCase) -> None:
+    from tests.providers.test_mistral import sdk_round_trip
+
+    prepared = prepare("mistral", media_case)
+    body = prepared.wire.model_dump(mode="json")["body"]
+    png, pdf, wav = placeholder("pixel.png"), placeholder("hello.pdf"), placeholder("silence.wav")
+    assert body["messages"][-1]["content"] == [
+        {"type": "text", "text": "Describe these."},
+        {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{png}"}},
+        {"type": "document_url", "document_url": f"data:application/pdf;base64,{pdf}"},
+        {"type": "text", "text": "Then this clip."},
+        {"type": "input_audio", "input_audio": wav},
+        {"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}},
+    ]
+    assert sdk_round_trip(body) == body

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from evalwright.errors import ProviderError
 from evalwright.evalfile.resolved import MediaSegment
 from evalwright.files.media import Media
 from evalwright.prompts import ChatMessage
@@ -43,3 +44,10 @@ def _replace(value: Any, real: dict[str, str]) -> Any:
     if isinstance(value, list):
         return [_replace(item, real) for item in value]  # pyright: ignore[reportUnknownVariableType]
     return value
+
+
+def unsupported(api: str, part: MediaSegment, why: str) -> ProviderError:
+    """The error of a media part ``api`` cannot take: the case's row says so, and nothing is
+    sent in its place (docs/delivery.md#media)."""
+    what = part.url if part.media is None else part.display
+    return ProviderError(f"{api} cannot take the {part.kind} part {what!r}: {why}", retryable=False)
