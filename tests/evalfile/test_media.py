@@ -118,3 +118,18 @@ def test_malformed_media_parts_are_refused(project: ProjectDir, part: str, messa
     path = with_media(project, part)
     _, diagnostics = project.check(path)
     assert any(message in d.message for d in diagnostics), [d.message for d in diagnostics]
+
+
+def test_text_renderings_and_so_judges_show_a_marker_not_the_bytes(project: ProjectDir) -> None:
+    path = with_media(
+        project,
+        "{type: image, value: pixel.png}",
+        "{type: image, url: 'https://example.com/c.png'}",
+    )
+    built = build_prompt(project.load(path).cases[0])
+    sha = hashlib.sha256((MEDIA / "pixel.png").read_bytes()).hexdigest()
+    # A judge's {{question}} is exactly the row's question (docs/judges.md).
+    assert built.question == (
+        f'Describe these.\n<file path="pixel.png" sha256="{sha}">\n<image url="https://example.com/c.png">'
+    )
+    assert built.chat_prompt is not None, "a turn with media always goes as a chat prompt"

@@ -440,7 +440,9 @@ class CaseBuilder:
         """A media part, allowed in user turns only: the APIs take media from the user
         (docs/eval-files.md#media-parts)."""
         if role != "user":
-            self.error(where.at("type"), f"a {part.type} part may appear only in a user turn")
+            self.error(
+                where.at("type"), f"a media part (type: {part.type}) may appear only in a user turn"
+            )
             return None
         if part.value is None:
             return MediaSegment(part.type, part.url or "", url=part.url)

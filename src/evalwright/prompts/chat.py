@@ -29,7 +29,6 @@ NoteRule = Literal[
     "system_as_developer",
     "system_messages_merged",
     "empty_message_dropped",
-    "media_as_text",
 ]
 ChatPart = str | MediaSegment
 """A piece of a message with media: text, or a media part sent natively
