@@ -245,3 +245,33 @@ def test_mistral_gets_its_own_chunk_types_the_sdk_takes(media_case: LoadedCase) 
         {"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}},
     ]
     assert sdk_round_trip(body) == body
+
+
+def test_media_over_the_apis_limit_is_an_error_row_and_nothing_is_sent(
+    project: ProjectDir, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Anthropic takes 5 MB of base64 per image: 3.75 MB of file (its kind's facts).
+    big = b"\x89PNG\r\n\x1a\n" + bytes(4 * 1024 * 1024)
+    project.write("evals/big.png", big)
+    project.write(
+        "evals/e.yaml",
+        "evalcases:\n  - id: big\n    expected_outcome: o\n    input_messages:\n"
+        "      - {role: user, content: [Look., {type: image, value: big.png}]}\n",
+    )
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    monkeypatch.chdir(project.root)
+    with FakeServer.in_thread() as fake:
+        project.write(
+            ".evalwright/targets.yaml",
+            "targets:\n  - name: default\n    provider: anthropic\n"
+            f"    model: claude-test\n    base_url: {fake.url}\n",
+        )
+        out = project.root / "r.jsonl"
+        result = run_cli("eval", "evals/e.yaml", "--out", out)
+        assert not fake.requests
+    assert "Traceback" not in result.err
+    (row,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert row["error"] is not None
+    message = json.dumps(row["error"])
+    assert f"'big.png' is {len(big)} bytes" in message
+    assert f"image files of at most {5 * 1024 * 1024 * 3 // 4} bytes" in message

@@ -21,7 +21,7 @@ from evalwright.providers.base import (
     ProviderResponse,
 )
 from evalwright.providers.http import Endpoint, HttpResult
-from evalwright.providers.media import with_bytes
+from evalwright.providers.media import check_limits, with_bytes
 from evalwright.providers.ratelimits import read_quota, retry_info_delay
 from evalwright.providers.wire import AnswerToolCall, ChatWireRequest, Usage
 from evalwright.records import ReasoningPart
@@ -133,6 +133,7 @@ class ChatProvider(Provider):
 
     def prepare(self, request: ProviderRequest) -> PreparedRequest:
         """The wire request and all notes, without sending anything."""
+        check_limits(self.target.kind.chat_api, request.messages)
         wire, notes = self.convert(request)
         return PreparedRequest(request, wire, (*request.notes, *notes))
 

@@ -11,6 +11,7 @@ from evalwright.errors import ProviderError
 from evalwright.evalfile.resolved import MediaSegment
 from evalwright.files.media import Media
 from evalwright.prompts import ChatMessage
+from evalwright.targets.kind_facts import ChatApi
 
 
 def media_of(messages: Sequence[ChatMessage]) -> list[Media]:
@@ -51,3 +52,30 @@ def unsupported(api: str, part: MediaSegment, why: str) -> ProviderError:
     sent in its place (docs/delivery.md#media)."""
     what = part.url if part.media is None else part.display
     return ProviderError(f"{api} cannot take the {part.kind} part {what!r}: {why}", retryable=False)
+
+
+def check_limits(api: ChatApi, messages: Sequence[ChatMessage]) -> None:
+    """Raise the case's error when a media file, or all of them together, is larger than
+    ``api`` takes (docs/delivery.md#media-limits): nothing is sent that the API would refuse."""
+    limits = api.media
+    if limits is None:
+        return
+    total = 0
+    for message in messages:
+        for part in message.parts:
+            if not isinstance(part, MediaSegment) or part.media is None:
+                continue
+            size, most = part.media.size, limits.per_file.get(part.kind)
+            total += size
+            if most is not None and size > most:
+                raise ProviderError(
+                    f"{api.name} takes {part.kind} files of at most {most} bytes, but "
+                    f"{part.display!r} is {size} bytes ({limits.source})",
+                    retryable=False,
+                )
+    if limits.per_request is not None and total > limits.per_request:
+        raise ProviderError(
+            f"{api.name} takes at most {limits.per_request} bytes of media in one request, "
+            f"but the case's media are {total} bytes ({limits.source})",
+            retryable=False,
+        )
