@@ -4,7 +4,7 @@ bytes, put in just before it is posted."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from evalwright.errors import ProviderError
@@ -57,25 +57,32 @@ def unsupported(api: str, part: MediaSegment, why: str) -> ProviderError:
 def check_limits(api: ChatApi, messages: Sequence[ChatMessage]) -> None:
     """Raise the case's error when a media file, or all of them together, is larger than
     ``api`` takes (docs/delivery.md#media-limits): nothing is sent that the API would refuse."""
+    parts = [p for m in messages for p in m.parts if isinstance(p, MediaSegment)]
+    problem = limits_problem(api, parts)
+    if problem is not None:
+        raise ProviderError(problem, retryable=False)
+
+
+def limits_problem(api: ChatApi, parts: Iterable[MediaSegment]) -> str | None:
+    """Why ``parts`` are more than ``api`` takes (its kind's documented limits), or ``None``;
+    ``validate`` reports it too, where a case's target is known."""
     limits = api.media
     if limits is None:
-        return
+        return None
     total = 0
-    for message in messages:
-        for part in message.parts:
-            if not isinstance(part, MediaSegment) or part.media is None:
-                continue
-            size, most = part.media.size, limits.per_file.get(part.kind)
-            total += size
-            if most is not None and size > most:
-                raise ProviderError(
-                    f"{api.name} takes {part.kind} files of at most {most} bytes, but "
-                    f"{part.display!r} is {size} bytes ({limits.source})",
-                    retryable=False,
-                )
+    for part in parts:
+        if part.media is None:
+            continue
+        size, most = part.media.size, limits.per_file.get(part.kind)
+        total += size
+        if most is not None and size > most:
+            return (
+                f"{api.name} takes {part.kind} files of at most {most} bytes, but "
+                f"{part.display!r} is {size} bytes ({limits.source})"
+            )
     if limits.per_request is not None and total > limits.per_request:
-        raise ProviderError(
+        return (
             f"{api.name} takes at most {limits.per_request} bytes of media in one request, "
-            f"but the case's media are {total} bytes ({limits.source})",
-            retryable=False,
+            f"but the case's media are {total} bytes ({limits.source})"
         )
+    return None
