@@ -1,4 +1,5 @@
-"""``validate`` checks a case's media against its target's limits (docs/delivery.md#media-limits)."""
+"""``validate`` checks a case's media against its target's limits
+(docs/delivery.md#media-limits)."""
 
 from __future__ import annotations
 
