@@ -275,3 +275,17 @@ def test_media_over_the_apis_limit_is_an_error_row_and_nothing_is_sent(
     message = json.dumps(row["error"])
     assert f"'big.png' is {len(big)} bytes" in message
     assert f"image files of at most {5 * 1024 * 1024 * 3 // 4} bytes" in message
+
+
+def test_prompt_json_shows_placeholders_and_media_shows_the_bytes(
+    project: ProjectDir, server: FakeServer, media_case: LoadedCase
+) -> None:
+    del server, media_case  # they wrote the targets and the files
+    plain = run_cli("prompt", "evals/e.yaml", "--target", "default", "--json")
+    assert plain.code == 0, plain.err
+    content = plain.json()["wire_request"]["body"]["messages"][-1]["content"]
+    assert content == expected_openai_content(placeholder)
+    full = run_cli("prompt", "evals/e.yaml", "--target", "default", "--json", "--media")
+    assert full.code == 0, full.err
+    content = full.json()["wire_request"]["body"]["messages"][-1]["content"]
+    assert content == expected_openai_content(encoded)
