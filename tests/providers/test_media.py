@@ -289,3 +289,36 @@ def test_prompt_json_shows_placeholders_and_media_shows_the_bytes(
     assert full.code == 0, full.err
     content = full.json()["wire_request"]["body"]["messages"][-1]["content"]
     assert content == expected_openai_content(encoded)
+
+
+@pytest.mark.parametrize("include", [False, True])
+def test_a_judge_sees_a_marker_unless_it_asks_for_the_media(
+    project: ProjectDir, server: FakeServer, media_case: LoadedCase, include: bool
+) -> None:
+    del media_case
+    project.write(
+        "evals/j.yaml",
+        "evalcases:\n  - id: j\n    expected_outcome: Describes it.\n    input_messages:\n"
+        "      - {role: user, content: [Describe., {type: image, value: pixel.png}]}\n"
+        "    execution:\n      evaluators:\n"
+        f"        - {{name: j, type: llm_judge, include_media: {str(include).lower()}}}\n",
+    )
+    result = run_cli("eval", "evals/j.yaml", "--out", project.root / "j.jsonl")
+    assert result.code in (0, 1), result.err
+    judged = [
+        r.json for r in server.requests_for("openai") if r.json and "response_format" in r.json
+    ]
+    assert judged, [r.json for r in server.requests]
+    content = judged[0]["messages"][-1]["content"]
+    sha = hashlib.sha256((MEDIA / "pixel.png").read_bytes()).hexdigest()
+    if include:
+        text, image = content
+        assert f'<file path="pixel.png" sha256="{sha}">' in text["text"]
+        assert image == {
+            "type": "image_url",
+            "image_url": {"url": f"data:image/png;base64,{encoded('pixel.png')}"},
+        }
+    else:
+        assert isinstance(content, str)
+        assert f'<file path="pixel.png" sha256="{sha}">' in content
+        assert encoded("pixel.png") not in content

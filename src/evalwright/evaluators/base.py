@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Protocol
 
+from evalwright.evalfile.resolved import MediaSegment
 from evalwright.providers.base import ProviderRequest, ProviderResponse
 from evalwright.providers.process import ChildEnvironment
 from evalwright.providers.wire import AnswerToolCall
@@ -71,6 +72,9 @@ class EvalContext:
     """The case's workspace, where the workspace checks run (docs/agents.md#workspaces)."""
     change: Change | None = None
     """What the agent changed in it, read before any check ran (docs/agents.md#the-change)."""
+    media: tuple[MediaSegment, ...] = ()
+    """The case's media parts, sent to a judge that asks (``include_media``,
+    docs/judges.md#media); ``{{question}}`` shows a marker for each."""
 
     @cached_property
     def _messages(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
