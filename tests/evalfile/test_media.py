@@ -133,3 +133,16 @@ def test_text_renderings_and_so_judges_show_a_marker_not_the_bytes(project: Proj
         f'Describe these.\n<file path="pixel.png" sha256="{sha}">\n<image url="https://example.com/c.png">'
     )
     assert built.chat_prompt is not None, "a turn with media always goes as a chat prompt"
+
+
+def test_a_media_file_is_read_and_hashed_once_per_run(project: ProjectDir) -> None:
+    project.write("evals/pixel.png", (MEDIA / "pixel.png").read_bytes())
+    case = (
+        "  - id: {0}\n    expected_outcome: o\n    input_messages:\n"
+        "      - {{role: user, content: [{{type: image, value: pixel.png}}]}}\n"
+    )
+    project.write("evals/e.yaml", "evalcases:\n" + case.format("a") + case.format("b"))
+    first, second = (c.input_messages[0].segments[0] for c in project.load("evals/e.yaml").cases)
+    assert isinstance(first, MediaSegment)
+    assert isinstance(second, MediaSegment)
+    assert first.media is second.media

@@ -46,6 +46,7 @@ class FileResolver:
         self._resolved: dict[tuple[str, str, bool], ResolvedFile | ReferenceProblem] = {}
         self._contents: dict[str, str | ReferenceProblem] = {}
         self._media: dict[str, bytes | ReferenceProblem] = {}
+        self._checked: dict[tuple[str, MediaKind], Media] = {}
         self._protected: set[str] = set()
         self._missing: set[str] = set()
 
@@ -78,11 +79,16 @@ class FileResolver:
         real = self.locate(reference, base_dir)
         if real in self._protected:
             raise ReferenceProblem(f"{reference!r} is the results file this run is writing")
-        data = _memo(self._media, real, lambda: self._read_bytes(real))
-        try:
-            return real, Media(check_kind(kind, data), data)
-        except ValueError as exc:
-            raise ReferenceProblem(f"{exc} ({reference})") from None
+        # Hashed once per file and kind: every case that attaches it shares the one Media.
+        found = self._checked.get((real, kind))
+        if found is None:
+            data = _memo(self._media, real, lambda: self._read_bytes(real))
+            try:
+                found = Media(check_kind(kind, data), data)
+            except ValueError as exc:
+                raise ReferenceProblem(f"{exc} ({reference})") from None
+            self._checked[(real, kind)] = found
+        return real, found
 
     def _read_bytes(self, real: str) -> bytes:
         try:
