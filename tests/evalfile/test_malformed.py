@@ -385,12 +385,12 @@ BROKEN: tuple[Broken, ...] = (
                 "    input_messages:",
                 "      - role: user",
                 "        content:",
-                "          - type: image",
-                "            value: cat.png",
+                "          - type: video",
+                "            value: cat.mp4",
             )
         },
         "7:19 evalcases[0].input_messages[0].content[0].type",
-        "unsupported part type 'image' (supported: text, file)",
+        "unsupported part type 'video' (supported: text, file, image, pdf, audio)",
     ),
     Broken(
         "part-without-value",
@@ -489,13 +489,15 @@ BROKEN: tuple[Broken, ...] = (
         "binary-file-nul",
         {"e.yaml": file_part("blob.bin"), "blob.bin": b"ab\x00cd"},
         "8:20 evalcases[0].input_messages[0].content[0].value",
-        "binary file: images and other binary attachments are not supported (blob.bin)",
+        "binary file: a file part takes text; attach an image, PDF or audio clip as a media "
+        "part (docs/eval-files.md#media-parts) (blob.bin)",
     ),
     Broken(
         "binary-file-invalid-utf8",
         {"e.yaml": file_part("latin.md"), "latin.md": b"caf\xe9\n"},
         "8:20 evalcases[0].input_messages[0].content[0].value",
-        "binary file: images and other binary attachments are not supported (latin.md)",
+        "binary file: a file part takes text; attach an image, PDF or audio clip as a media "
+        "part (docs/eval-files.md#media-parts) (latin.md)",
     ),
     Broken(
         "file-too-large",

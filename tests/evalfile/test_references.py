@@ -15,7 +15,7 @@ from evalwright.files.project import Project
 from evalwright.files.text import normalize_newlines, tidy
 from tests.conftest import ProjectDir
 
-BINARY = "binary file: images and other binary attachments are not supported"
+BINARY = "binary file: a file part takes text; attach an image, PDF or audio clip as a media part"
 
 
 def resolver_for(project: ProjectDir, **config: int | list[str]) -> FileResolver:

@@ -23,6 +23,7 @@ from evalwright.orchestrator.workspaces import PREVIEW_WORKSPACE, wanted
 from evalwright.prompts import BuiltPrompt, ChatMessage
 from evalwright.prompts import build_prompt as build_case_prompt
 from evalwright.prompts.turns import first_turn
+from evalwright.providers.media import with_bytes
 from evalwright.providers.openai.template import check_renderable, render_all
 from evalwright.providers.registry import TargetRegistry
 from evalwright.providers.wire import WireRequest
@@ -75,6 +76,7 @@ def preview_suite(
     target: str | Target | None = None,
     targets_file: Path | None = None,
     rendered: bool = False,
+    media: bool = False,
 ) -> list[PreviewItem]:
     """One object per selected case of an eval file or suite: its prompt inputs and the
     chat array.
@@ -86,7 +88,8 @@ def preview_suite(
     ``tags`` (when given) and none of ``skip_tags``. With ``rendered`` (and a
     target), the target's server renders its chat template for each request: the one call
     over the network; ``delivery_notes`` then add what the template drops
-    (docs/local-models.md#seeing-what-the-model-sees).
+    (docs/local-models.md#seeing-what-the-model-sees). With ``media`` the wire body holds
+    each media file's base64 instead of its placeholder (docs/delivery.md#media).
     """
     info, cases = _open(source)
     chosen = select_cases(
@@ -115,7 +118,10 @@ def preview_suite(
         lm = inputs if inputs.mode == "lm" else build_case_prompt(case, mode="lm")
         item = _item(info, case, inputs, lm.messages)
         item["target"] = name
-        item["wire_request"] = prepared.wire.model_dump(mode="json")
+        wire = prepared.wire.model_dump(mode="json")
+        if media and isinstance(wire.get("body"), dict):
+            wire["body"] = with_bytes(wire["body"], prepared.request.messages)
+        item["wire_request"] = wire
         item["delivery_notes"] = [note.model_dump() for note in prepared.notes]
         out.append(item)
         wires.append(prepared.wire)
@@ -181,13 +187,15 @@ def preview(
     targets_file: PathArg | None = None,
     base_dir: PathArg | None = None,
     rendered: bool = False,
+    media: bool = False,
 ) -> list[PreviewItem]:
     """What each case would send, with no network: the objects ``evalwright prompt --json``
     prints. With ``target``, built in that target's mode with its exact wire request and
     delivery notes; ``eval_id``, ``tags`` and ``skip_tags`` select cases as ``eval`` does.
     ``source`` is a case, a suite or an eval file; ``target`` is a name in
     the targets file or a target object. ``rendered`` adds the text the target's server renders
-    with its chat template (a network call; docs/local-models.md#seeing-what-the-model-sees)."""
+    with its chat template (a network call; docs/local-models.md#seeing-what-the-model-sees).
+    ``media`` puts each media file's bytes in the wire body (docs/delivery.md#media)."""
     opened: Suite | Path
     if isinstance(source, EvalCase):
         base = Path(base_dir) if base_dir is not None else None
@@ -205,6 +213,7 @@ def preview(
         target=target,
         targets_file=Path(targets_file) if targets_file is not None else None,
         rendered=rendered,
+        media=media,
     )
 
 

@@ -164,6 +164,25 @@ class _ProjectCheck:
             found.append(Diagnostic(display, case.line, 1, "error", "simulated_user", message))
         return found
 
+    def media_errors(self, display: str, case: LoadedCase) -> list[Diagnostic]:
+        """Media larger than the case's chat target takes (docs/delivery.md#media-limits)."""
+        if self.targets is None:
+            return []
+        from evalwright.evalfile.resolved import MediaSegment
+        from evalwright.orchestrator.plan import DEFAULT_TARGET
+        from evalwright.providers.media import limits_problem
+
+        target = self.targets.get(case.target or DEFAULT_TARGET)
+        if target is None or target.kind.chat is None:
+            return []
+        messages = (*case.input_messages, *(turn.message for turn in case.turns))
+        parts = [s for m in messages for s in m.segments if isinstance(s, MediaSegment)]
+        problem = limits_problem(target.kind.chat_api, parts) if parts else None
+        if problem is None:
+            return []
+        message = f"case {case.id!r}: target '{target.name}': {problem}"
+        return [Diagnostic(display, case.line, 1, "error", "input_messages", message)]
+
     def prompt_warnings(self, display: str, case: LoadedCase) -> list[Diagnostic]:
         """A ``cli`` target given an over-long ``{PROMPT}`` (use ``{PROMPT_FILE}``)."""
         if self.targets is None:
@@ -200,6 +219,7 @@ class _CaseWarnings:
     def __call__(self, case: LoadedCase) -> None:
         self.live.extend(self.check.tools_errors(self.display, case))
         self.live.extend(self.check.live_errors(self.display, case))
+        self.live.extend(self.check.media_errors(self.display, case))
         self.prompt.extend(self.check.prompt_warnings(self.display, case))
         self.settings.extend(self.check.settings_warnings(self.display, case))
 

@@ -97,6 +97,11 @@ def _add_checks(commands: Any) -> None:
     )
     prompt.add_argument("--json", action="store_true", help="one JSON object per case")
     prompt.add_argument(
+        "--media",
+        action="store_true",
+        help="put each media file's bytes in the wire body, not its placeholder",
+    )
+    prompt.add_argument(
         "--target", metavar="NAME", help="also show the exact wire request this target would send"
     )
     prompt.add_argument("--targets", metavar="FILE", help="the targets file to use (as for eval)")

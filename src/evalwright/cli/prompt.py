@@ -24,6 +24,7 @@ def run(args: argparse.Namespace) -> int:
         mode=args.mode,
         targets_file=args.targets,
         rendered=args.rendered,
+        media=args.media,
     )
     if args.json:
         if len(objects) == 1:

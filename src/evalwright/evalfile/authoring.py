@@ -16,6 +16,7 @@ from pydantic import JsonValue
 from evalwright.evalfile.messages import (
     AssistantMessage,
     FilePart,
+    MediaPart,
     SystemMessage,
     TextPart,
     ToolCall,
@@ -23,11 +24,11 @@ from evalwright.evalfile.messages import (
     UserMessage,
 )
 
-Content = str | TextPart | FilePart | PurePath
+Content = str | TextPart | FilePart | MediaPart | PurePath
 """What a helper accepts as one piece of a turn."""
 
 
-def _content(parts: Sequence[Content]) -> str | list[str | TextPart | FilePart]:
+def _content(parts: Sequence[Content]) -> str | list[str | TextPart | FilePart | MediaPart]:
     if len(parts) == 1 and isinstance(parts[0], str):
         return parts[0]
     return [FilePart(value=os.fspath(p)) if isinstance(p, PurePath) else p for p in parts]

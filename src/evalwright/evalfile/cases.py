@@ -18,6 +18,7 @@ from evalwright.evalfile.located import Located, report_at
 from evalwright.evalfile.messages import (
     AssistantMessage,
     FilePart,
+    MediaPart,
     Message,
     SystemMessage,
     TextPart,
@@ -40,6 +41,7 @@ from evalwright.evalfile.resolved import (
     GuidelineSegment,
     LoadedCase,
     LoadedTurn,
+    MediaSegment,
     PromptVariant,
     Segment,
     TextSegment,
@@ -385,6 +387,8 @@ class CaseBuilder:
                 segment = self._text(part, lambda i=index: where.at("content", i))
             elif isinstance(part, TextPart):
                 segment = self._text(part.value, lambda i=index: where.at("content", i, "value"))
+            elif isinstance(part, MediaPart):
+                segment = self._media(part, message.role, where.at("content", index), displays)
             else:
                 segment = self._file(part, where.at("content", index, "value"), classify, displays)
             if segment is not None:
@@ -429,6 +433,26 @@ class CaseBuilder:
         if resolved.guideline:
             return GuidelineSegment(display, resolved.path, resolved.content)
         return FileSegment(display, resolved.path, resolved.content)
+
+    def _media(
+        self, part: MediaPart, role: str, where: Located, displays: dict[str, str]
+    ) -> MediaSegment | None:
+        """A media part, allowed in user turns only: the APIs take media from the user
+        (docs/eval-files.md#media-parts)."""
+        if role != "user":
+            self.error(
+                where.at("type"), f"a media part (type: {part.type}) may appear only in a user turn"
+            )
+            return None
+        if part.value is None:
+            return MediaSegment(part.type, part.url or "", url=part.url)
+        try:
+            path, media = self.resolver.media(part.value, self.base_dir, part.type)
+        except ReferenceProblem as exc:
+            self.error(where.at("value"), str(exc))
+            return None
+        display = displays.setdefault(path, part.value)
+        return MediaSegment(part.type, display, path, media)
 
     def _spoof_check(self, text: str, where: Located, what: str = "text") -> None:
         match = SPOOF_MARKERS.search(text)

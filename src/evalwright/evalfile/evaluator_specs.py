@@ -133,6 +133,9 @@ class LlmJudgeSpec(_Evaluator):
     include_reasoning: bool = False
     """Show the judge the answer's reasoning (a ``<reasoning>`` block before it in
     ``{{candidate_answer}}``); left out by default (docs/judges.md#reasoning)."""
+    include_media: bool = False
+    """Send the case's media parts to the judge natively, after its prompt; by default the
+    judge reads a ``<file path=... sha256=...>`` marker in their place (docs/judges.md#media)."""
     model: str | None = Field(
         default=None, deprecated="AgentV's llm_judge model is ignored; set the judge's target"
     )

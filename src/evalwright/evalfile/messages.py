@@ -19,12 +19,13 @@ from pydantic import (
 
 from evalwright import jsontext
 from evalwright.files.base import FileModel, Pattern, field_error, still_required, variant
+from evalwright.files.media import MediaKind
 from evalwright.files.source import MAX_DEPTH
 from evalwright.targets.tools import ToolName
 
 Role = Literal["system", "user", "assistant", "tool"]
 ROLES: tuple[Role, ...] = ("system", "user", "assistant", "tool")
-PART_TYPES = ("text", "file")
+PART_TYPES = ("text", "file", "image", "pdf", "audio")
 
 ToolCallId = Annotated[str, Pattern(r"[A-Za-z0-9_-]{1,64}", "tool call id")]
 
@@ -48,26 +49,54 @@ class FilePart(FileModel):
     value: str
 
 
+class MediaPart(FileModel):
+    """A media part (docs/eval-files.md#media-parts): ``{type: image | pdf | audio, value:
+    PATH}``, its format sniffed from its bytes, or ``{type: image, url: URL}`` for an image
+    the API fetches itself; ``MediaPart(type="image", value=...)`` in Python."""
+
+    type: MediaKind
+    value: str | None = None
+    url: str | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> MediaPart:
+        if (self.value is None) == (self.url is None):
+            raise field_error(
+                "media_source", f"a {self.type} part needs exactly one of 'value' (a path) or 'url'"
+            )
+        if self.url is not None:
+            if self.type != "image":
+                raise field_error(
+                    "media_url",
+                    f"only an image may be given by url; a {self.type} needs 'value'",
+                    "url",
+                )
+            if not self.url.startswith(("https://", "http://")):
+                raise field_error("media_url", "url must start with https:// or http://", "url")
+        return self
+
+
 def _part_tag(value: JsonValue | BaseModel) -> str | None:
     """The part's tag, for data read from a file or a part built in Python."""
     if isinstance(value, str):
         return "str"
-    if isinstance(value, TextPart | FilePart):
-        return value.type
+    if isinstance(value, TextPart | FilePart | MediaPart):
+        return value.type if value.type in ("text", "file") else "media"
     if isinstance(value, dict):
         kind = value.get("type")
         if isinstance(kind, str) and kind in PART_TYPES:
-            return kind
+            return kind if kind in ("text", "file") else "media"
     return None
 
 
 Part = Annotated[
     Annotated[str, Tag("str")]
     | Annotated[TextPart, Tag("text")]
-    | Annotated[FilePart, Tag("file")],
+    | Annotated[FilePart, Tag("file")]
+    | Annotated[MediaPart, Tag("media")],
     variant(_part_tag, "type", "unsupported part type", PART_TYPES),
 ]
-"""A plain string (text), a :class:`TextPart` or a :class:`FilePart`."""
+"""A plain string (text), a :class:`TextPart`, a :class:`FilePart` or a :class:`MediaPart`."""
 
 
 def _content_tag(value: object) -> str | None:

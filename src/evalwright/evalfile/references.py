@@ -11,11 +11,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
+from evalwright.files.media import MAX_MEDIA_BYTES, Media, MediaKind, check_kind
 from evalwright.files.project import Project, display_path
 from evalwright.files.reading import UnreadableFile, read_limited
 from evalwright.files.text import normalize_newlines, tidy
 
-_BINARY = "binary file: images and other binary attachments are not supported"
+_BINARY = (
+    "binary file: a file part takes text; attach an image, PDF or audio clip as a media part "
+    "(docs/eval-files.md#media-parts)"
+)
 # Problems of a file's content (not of one reference to it) are cached by real path.
 
 
@@ -41,17 +45,19 @@ class FileResolver:
         self.real_root = os.path.realpath(self.root)
         self._resolved: dict[tuple[str, str, bool], ResolvedFile | ReferenceProblem] = {}
         self._contents: dict[str, str | ReferenceProblem] = {}
+        self._media: dict[str, bytes | ReferenceProblem] = {}
+        self._checked: dict[tuple[str, MediaKind], Media] = {}
         self._protected: set[str] = set()
         self._missing: set[str] = set()
 
     def files_read(self) -> frozenset[str]:
         """The real paths of the files this resolver has read (or tried to) so far."""
-        return frozenset(self._contents)
+        return frozenset(self._contents) | frozenset(self._media)
 
     def files_looked_for(self) -> frozenset[str]:
         """:meth:`files_read`, and every path where a file not found was looked for: where
         writing it would change what a reference resolves to (``eval --watch``)."""
-        return frozenset(self._contents) | self._missing
+        return frozenset(self._contents) | frozenset(self._media) | self._missing
 
     def protect(self, path: str | os.PathLike[str]) -> None:
         """Make any later reference to ``path`` a problem (a run's results file, which the
@@ -65,6 +71,30 @@ class FileResolver:
         """
         key = (reference, base_dir, classify)
         return _memo(self._resolved, key, lambda: self._resolve(reference, base_dir, classify))
+
+    def media(self, reference: str, base_dir: str, kind: MediaKind) -> tuple[str, Media]:
+        """The real path and bytes of a media part's file, found as :meth:`resolve` finds
+        one and read once per run; its format is sniffed and must be one ``kind`` takes
+        (docs/eval-files.md#media-parts)."""
+        real = self.locate(reference, base_dir)
+        if real in self._protected:
+            raise ReferenceProblem(f"{reference!r} is the results file this run is writing")
+        # Hashed once per file and kind: every case that attaches it shares the one Media.
+        found = self._checked.get((real, kind))
+        if found is None:
+            data = _memo(self._media, real, lambda: self._read_bytes(real))
+            try:
+                found = Media(check_kind(kind, data), data)
+            except ValueError as exc:
+                raise ReferenceProblem(f"{exc} ({reference})") from None
+            self._checked[(real, kind)] = found
+        return real, found
+
+    def _read_bytes(self, real: str) -> bytes:
+        try:
+            return read_limited(real, MAX_MEDIA_BYTES)
+        except UnreadableFile as exc:
+            raise ReferenceProblem(str(exc)) from None
 
     def locate(self, reference: str, base_dir: str, *, want_dir: bool = False) -> str:
         """The real path of a file (or directory) reference, found and confined as

@@ -16,6 +16,7 @@ from evalwright.evalfile.messages import Role, ToolCall
 from evalwright.evalfile.models import EvalCase, SimulatedUser
 from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.template import Template
+from evalwright.files.media import Media, MediaKind
 from evalwright.files.project import Project
 from evalwright.records import ReasoningPart
 from evalwright.targets.tools import McpTools, ToolSpec
@@ -47,7 +48,26 @@ class GuidelineSegment:
     content: str
 
 
-Segment = TextSegment | FileSegment | GuidelineSegment
+@dataclass(frozen=True, slots=True)
+class MediaSegment:
+    """A media part (docs/eval-files.md#media-parts): a file's sniffed bytes (``media``), or
+    the URL of an image the API fetches itself (``url``, ``media`` then ``None``)."""
+
+    kind: MediaKind
+    display: str
+    path: str | None = None
+    media: Media | None = None
+    url: str | None = None
+
+    def marker(self) -> str:
+        """The text that stands for it where the media is not sent natively:
+        ``<file path="DISPLAY" sha256="HEX">`` (``<image url="URL">`` for a URL)."""
+        if self.media is None:
+            return f'<image url="{self.url}">'
+        return f'<file path="{self.display}" sha256="{self.media.sha256}">'
+
+
+Segment = TextSegment | FileSegment | GuidelineSegment | MediaSegment
 
 
 @dataclass(frozen=True, slots=True)

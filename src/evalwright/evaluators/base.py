@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Protocol
 
+from evalwright.evalfile.resolved import MediaSegment
 from evalwright.providers.base import ProviderRequest, ProviderResponse
 from evalwright.providers.process import ChildEnvironment
 from evalwright.providers.wire import AnswerToolCall
@@ -79,6 +80,9 @@ class EvalContext:
     """The answer's token counts as the results row writes them."""
     trace: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
     """An agent's steps as the results row writes them (empty for a chat API)."""
+    media: tuple[MediaSegment, ...] = ()
+    """The case's media parts, sent to a judge that asks (``include_media``,
+    docs/judges.md#media); ``{{question}}`` shows a marker for each."""
 
     @cached_property
     def _messages(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

@@ -7,7 +7,7 @@ from typing import Any
 from evalwright.evalfile.case_spec import expected_messages_of, input_messages_of
 from evalwright.evalfile.messages import FilePart, Message
 from evalwright.evalfile.references import FileResolver, ReferenceProblem
-from evalwright.evalfile.resolved import LoadedCase, SuiteInfo
+from evalwright.evalfile.resolved import LoadedCase, MediaSegment, SuiteInfo
 from evalwright.evaluators.base import EvalContext, JudgeCaller
 from evalwright.prompts import BuiltPrompt, reference_answer
 from evalwright.providers.base import ProviderResponse
@@ -105,6 +105,9 @@ def eval_context(
         vars=case.vars,
         usage=response.usage.model_dump(mode="json") if response and response.usage else None,
         trace=[entry.model_dump(mode="json") for entry in response.trace] if response else [],
+        media=tuple(
+            s for m in case.input_messages for s in m.segments if isinstance(s, MediaSegment)
+        ),
     )
 
 

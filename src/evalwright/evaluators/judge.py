@@ -97,9 +97,16 @@ def judge_prompt(
 
 
 def judge_request(
-    template: Template | None, ctx: EvalContext, *, include_reasoning: bool = False
+    template: Template | None,
+    ctx: EvalContext,
+    *,
+    include_reasoning: bool = False,
+    include_media: bool = False,
 ) -> ProviderRequest:
-    """``[system: the judge prompt, user: the filled template]``, asking for a verdict."""
+    """``[system: the judge prompt, user: the filled template]``, asking for a verdict; with
+    ``include_media`` the case's media follow the template natively (docs/judges.md#media)."""
+    prompt = judge_prompt(template, ctx, include_reasoning=include_reasoning)
+    parts = (prompt, *ctx.media) if include_media and ctx.media else ()
     return ProviderRequest(
         case_id=ctx.case_id,
         purpose="judge",
@@ -108,10 +115,7 @@ def judge_request(
         temperature=JUDGE_TEMPERATURE,
         messages=(
             ChatMessage(role="system", content=JUDGE_SYSTEM_PROMPT),
-            ChatMessage(
-                role="user",
-                content=judge_prompt(template, ctx, include_reasoning=include_reasoning),
-            ),
+            ChatMessage(role="user", content=prompt, parts=parts),
         ),
     )
 

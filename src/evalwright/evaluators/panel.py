@@ -27,7 +27,12 @@ async def judge_result(
     target = spec.target or ctx.judge_target
     if ctx.judge is None or target is None:
         return _result(spec, None, "no judge target is configured")
-    request = judge_request(template, ctx, include_reasoning=spec.include_reasoning)
+    request = judge_request(
+        template,
+        ctx,
+        include_reasoning=spec.include_reasoning,
+        include_media=spec.include_media,
+    )
     answer = await ask_judge(target, request, ctx)
     verdict = answer.verdict
     return _result(
@@ -47,7 +52,12 @@ async def judge_result(
 async def _panel_result(
     spec: LlmJudgeSpec, template: Template | None, ctx: EvalContext
 ) -> EvaluatorResult:
-    request = judge_request(template, ctx, include_reasoning=spec.include_reasoning)
+    request = judge_request(
+        template,
+        ctx,
+        include_reasoning=spec.include_reasoning,
+        include_media=spec.include_media,
+    )
     judges = spec.judges or []
     answers = await asyncio.gather(*(ask_judge(target, request, ctx) for target in judges))
     verdicts = tuple(_member(answer, ctx.pass_mark) for answer in answers)

@@ -5,7 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from evalwright.evalfile.resolved import CaseMessage, FileSegment, GuidelineSegment, LoadedCase
+from evalwright.evalfile.resolved import (
+    CaseMessage,
+    FileSegment,
+    GuidelineSegment,
+    LoadedCase,
+    MediaSegment,
+)
 from evalwright.prompts.chat import (
     ChatMessage,
     DeliveryNote,
@@ -66,7 +72,7 @@ def build_prompt(
         for segment in message.segments:
             if isinstance(segment, GuidelineSegment):
                 guideline_files.setdefault(segment.path, segment)
-            elif isinstance(segment, FileSegment):
+            elif isinstance(segment, FileSegment | MediaSegment) and segment.path:
                 input_files.setdefault(segment.path)
     guidelines = "\n\n".join(file_block(g.display, g.content) for g in guideline_files.values())
     system = system_content(messages, guidelines, system_prompt)

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from evalwright.evalfile.messages import Role, ToolCall
-from evalwright.evalfile.resolved import CaseMessage
+from evalwright.evalfile.resolved import CaseMessage, MediaSegment
 from evalwright.jsontext import JsonObject
-from evalwright.prompts.render import block, content_text
+from evalwright.prompts.render import block, content_text, render_segment
 from evalwright.records import ReasoningPart, RecordModel
 
 DEFAULT_SYSTEM_PROMPT = "You are a careful assistant."
@@ -30,6 +30,9 @@ NoteRule = Literal[
     "system_messages_merged",
     "empty_message_dropped",
 ]
+ChatPart = str | MediaSegment
+"""A piece of a message with media: text, or a media part sent natively
+(docs/delivery.md#media)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +53,10 @@ class ChatMessage:
     reasoning: tuple[ReasoningPart, ...] = ()
     """An assistant turn's reasoning from this run's tool loop, for the APIs that need it
     back (docs/tools.md#the-tool-loop); not part of the chat prompt's JSON."""
+    parts: tuple[ChatPart, ...] = ()
+    """A user turn with media: its text and media in order, for the APIs that take media
+    natively; empty for a text-only message. ``content`` is then its text with a marker
+    where each media part was (docs/delivery.md#media)."""
 
     def to_json(self) -> JsonObject:
         """``{"role", "content"}`` plus ``tool_calls``, ``tool_call_id``, ``name`` where present."""
@@ -64,7 +71,43 @@ class ChatMessage:
             out["name"] = self.name
         if self.is_error:
             out["is_error"] = True
+        if self.parts:
+            out["media"] = [media_json(p) for p in self.parts if isinstance(p, MediaSegment)]
         return out
+
+
+def media_json(segment: MediaSegment) -> JsonObject:
+    """What a row records of a media part: never its bytes (docs/delivery.md#media)."""
+    if segment.media is None:
+        return {"type": segment.kind, "url": segment.url}
+    media = segment.media
+    return {
+        "type": segment.kind,
+        "path": segment.display,
+        "media_type": media.media_type,
+        "size": media.size,
+        "sha256": media.sha256,
+    }
+
+
+def chat_parts(message: CaseMessage) -> tuple[ChatPart, ...]:
+    """A message's text and media in order, adjacent text joined by ``\n``; empty when it
+    has no media (docs/delivery.md#media)."""
+    if not any(isinstance(s, MediaSegment) for s in message.segments):
+        return ()
+    parts: list[ChatPart] = []
+    texts: list[str] = []
+    for segment in message.segments:
+        if isinstance(segment, MediaSegment):
+            if texts:
+                parts.append("\n".join(texts))
+                texts = []
+            parts.append(segment)
+        else:
+            texts.append(render_segment(segment, "lm"))
+    if texts:
+        parts.append("\n".join(texts))
+    return tuple(parts)
 
 
 class DeliveryNote(RecordModel):
@@ -188,7 +231,7 @@ def leading_system(
 
 def needs_chat_prompt(messages: Sequence[CaseMessage]) -> bool:
     """A chat prompt is built iff some turn is not ``user``, or several are visible."""
-    if any(m.role != "user" for m in messages):
+    if any(m.role != "user" or chat_parts(m) for m in messages):
         return True
     return sum(1 for m in messages if m.visible) > 1
 
@@ -236,6 +279,7 @@ def chat_prompt(
                     tool_calls=message.tool_calls,
                     name=message.name,
                     reasoning=message.reasoning,
+                    parts=chat_parts(message),
                 )
             )
     notes = [_place_mid_system(entries, index) for index in mid_system]

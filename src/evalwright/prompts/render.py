@@ -7,7 +7,13 @@ import json
 from collections.abc import Sequence
 
 from evalwright.evalfile.messages import ROLES, ToolCall
-from evalwright.evalfile.resolved import CaseMessage, FileSegment, Segment, TextSegment
+from evalwright.evalfile.resolved import (
+    CaseMessage,
+    FileSegment,
+    MediaSegment,
+    Segment,
+    TextSegment,
+)
 from evalwright.targets.kind_facts import Mode
 
 # Each role's marker line, as ``@[{role.capitalize()}]:`` spells it.
@@ -27,6 +33,12 @@ def render_segment(segment: Segment, mode: Mode) -> str:
         if mode == "agent":
             return f'<file: path="{segment.display}">'
         return file_block(segment.display, segment.content)
+    if isinstance(segment, MediaSegment):
+        # An agent reads the file at its path; in text, a marker stands where the media was
+        # (a chat API gets the media natively: prompts/chat.py).
+        if mode == "agent" and segment.media is not None:
+            return f'<file: path="{segment.display}">'
+        return segment.marker()
     return f"<Attached: {segment.display}>"
 
 

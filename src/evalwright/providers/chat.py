@@ -21,6 +21,7 @@ from evalwright.providers.base import (
     ProviderResponse,
 )
 from evalwright.providers.http import Endpoint, HttpResult
+from evalwright.providers.media import check_limits, with_bytes
 from evalwright.providers.ratelimits import read_quota, retry_info_delay
 from evalwright.providers.wire import AnswerToolCall, ChatWireRequest, Usage
 from evalwright.records import ReasoningPart
@@ -132,6 +133,7 @@ class ChatProvider(Provider):
 
     def prepare(self, request: ProviderRequest) -> PreparedRequest:
         """The wire request and all notes, without sending anything."""
+        check_limits(self.target.kind.chat_api, request.messages)
         wire, notes = self.convert(request)
         return PreparedRequest(request, wire, (*request.notes, *notes))
 
@@ -144,7 +146,8 @@ class ChatProvider(Provider):
         if self._endpoint is None:
             self._endpoint = Endpoint(self.url, self.headers, self.chat.max_response_bytes)
         endpoint = self._endpoint
-        result = await self.pool.post_json(endpoint, wire.body)
+        body = with_bytes(wire.body, prepared.request.messages)
+        result = await self.pool.post_json(endpoint, body)
         latency_ms = (time.perf_counter() - started) * 1000
         if result.status >= 400:
             raise http_error(result, endpoint.shown, self.error_hint(result.status, result.body))

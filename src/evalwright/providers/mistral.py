@@ -100,6 +100,9 @@ def request_body(
     OpenAI's form (Mistral's request takes the same ``tools`` and ``tool_choice``),
     ``extra_body`` merged last."""
     wire, notes = to_messages(messages, "system", names=False)
+    for entry in wire:
+        if isinstance(entry, dict) and isinstance(entry["content"], list):
+            entry["content"] = [_mistral_part(part) for part in entry["content"]]
     notes.extend(name_notes("Mistral", messages))
     last = wire[-1] if wire else None
     if isinstance(last, dict) and last["role"] == "assistant":
@@ -137,3 +140,16 @@ def _sampling(settings: SamplingSettings) -> JsonObject:
         "max_tokens": settings.max_output_tokens,
     }
     return {key: value for key, value in fields.items() if value is not None}
+
+
+def _mistral_part(part: JsonValue) -> JsonValue:
+    """An OpenAI content part by Mistral's chunk types: a PDF is a ``document_url`` (a data
+    URL) and audio an ``input_audio`` of the base64 alone (docs/delivery.md#media)."""
+    if not isinstance(part, dict):
+        return part
+    file, audio = part.get("file"), part.get("input_audio")
+    if part.get("type") == "file" and isinstance(file, dict):
+        return {"type": "document_url", "document_url": file["file_data"]}
+    if part.get("type") == "input_audio" and isinstance(audio, dict):
+        return {"type": "input_audio", "input_audio": audio["data"]}
+    return part

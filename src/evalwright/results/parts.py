@@ -199,6 +199,18 @@ class ToolCallRecord(RecordModel):
     arguments: dict[str, JsonValue]
 
 
+class MediaRecord(RecordModel):
+    """A media part of a prompt message, without its bytes: ``{type, path, media_type,
+    size, sha256}``, or ``{type, url}`` for an image the API fetches (docs/delivery.md#media)."""
+
+    type: Literal["image", "pdf", "audio"]
+    path: Annotated[str | None, Field(exclude_if=absent)] = None
+    url: Annotated[str | None, Field(exclude_if=absent)] = None
+    media_type: Annotated[str | None, Field(exclude_if=absent)] = None
+    size: Annotated[int | None, Field(exclude_if=absent)] = None
+    sha256: Annotated[str | None, Field(exclude_if=absent)] = None
+
+
 class PromptMessage(RecordModel):
     """An entry of ``raw_request.chat_prompt``: ``{role, content}`` plus ``tool_calls``,
     ``tool_call_id`` and ``name`` where the message has them (docs/delivery.md#what-is-recorded)."""
@@ -210,6 +222,7 @@ class PromptMessage(RecordModel):
     tool_calls: Annotated[tuple[ToolCallRecord, ...] | None, Field(exclude_if=absent)] = None
     tool_call_id: Annotated[str | None, Field(exclude_if=absent)] = None
     name: Annotated[str | None, Field(exclude_if=absent)] = None
+    media: Annotated[tuple[MediaRecord, ...] | None, Field(exclude_if=absent)] = None
 
 
 class RawRequest(RecordModel):

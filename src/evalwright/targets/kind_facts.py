@@ -23,6 +23,19 @@ class UnknownKind(KeyError):
 
 
 @dataclass(frozen=True, slots=True)
+class MediaLimits:
+    """The largest media a chat API takes inline, in bytes of the file (before base64), as
+    its vendor documents them (docs/delivery.md#media-limits)."""
+
+    per_file: Mapping[str, int]
+    """The largest file of each media kind (``image``, ``pdf``, ``audio``) it takes."""
+    per_request: int | None
+    """The most media bytes one request may carry, all files together."""
+    source: str
+    """Where the vendor documents them, named in the error."""
+
+
+@dataclass(frozen=True, slots=True)
 class ChatApi:
     """What a chat API kind declares besides its adapter (docs/targets.md#chat-api-targets)."""
 
@@ -48,6 +61,9 @@ class ChatApi:
     """Whether it reports prompt-cache reads and writes besides its input tokens rather than
     inside them (Anthropic's): they are billed on top."""
     prefill: bool = False
+    media: MediaLimits | None = None
+    """Its documented media limits, checked before anything is sent; ``None``: unknown
+    (docs/delivery.md#media-limits)."""
     """Whether it continues a conversation's last assistant turn (a prefill) rather than
     answering after it (docs/delivery.md#delivery-notes)."""
 

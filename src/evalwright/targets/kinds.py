@@ -19,6 +19,7 @@ from evalwright.targets.kind_facts import (
     ApiVariant,
     ChatApi,
     Family,
+    MediaLimits,
     ProviderKind,
     UnknownKind,
 )
@@ -82,6 +83,13 @@ def _chat(
     )
 
 
+_MB = 1024 * 1024
+# OpenAI: 50 MB of images per request; a PDF up to 50 MB (its images and file inputs guides).
+_OPENAI_MEDIA = MediaLimits(
+    per_file={"image": 50 * _MB, "pdf": 50 * _MB, "audio": 50 * _MB},
+    per_request=50 * _MB,
+    source="OpenAI's images and file inputs guides",
+)
 _TABLE = (
     _chat(
         "openai",
@@ -96,6 +104,7 @@ _TABLE = (
             unsupported=_OPENAI_CHAT_UNSUPPORTED,
             cut_off=_OPENAI_CUT_OFF,
             own_fields=_CHAT_COMPLETIONS_FIELDS,
+            media=_OPENAI_MEDIA,
         ),
         _responses("openai.adapter:OpenAIResponsesProvider", "OpenAI", "openai.responses"),
     ),
@@ -112,6 +121,7 @@ _TABLE = (
             unsupported=_OPENAI_CHAT_UNSUPPORTED,
             cut_off=_OPENAI_CUT_OFF,
             own_fields=_CHAT_COMPLETIONS_FIELDS,
+            media=_OPENAI_MEDIA,
         ),
         _responses("azure.adapter:AzureResponsesProvider", "Azure OpenAI", "azure.responses"),
     ),
@@ -141,6 +151,13 @@ _TABLE = (
             },
             cache_apart=True,
             prefill=True,
+            # 5 MB per image (checked by the API on the base64 text: 3.75 MB of file), a
+            # request of 32 MB (PDF support guide).
+            media=MediaLimits(
+                per_file={"image": 5 * _MB * 3 // 4, "pdf": 32 * _MB * 3 // 4},
+                per_request=32 * _MB * 3 // 4,
+                source="Anthropic's vision and PDF support guides",
+            ),
         ),
     ),
     _chat(
@@ -156,6 +173,12 @@ _TABLE = (
             unsupported={"parallel_tool_calls": ""},
             cut_off=frozenset({"MAX_TOKENS"}),
             own_fields={"generationConfig": "temperature, max_output_tokens, response_format"},
+            # Inline data: a PDF up to 50 MB (its file input methods guide).
+            media=MediaLimits(
+                per_file={"image": 50 * _MB, "pdf": 50 * _MB, "audio": 50 * _MB},
+                per_request=None,
+                source="Gemini's file input methods guide",
+            ),
         ),
     ),
     _chat(

@@ -37,6 +37,7 @@ from evalwright.providers.base import PreparedRequest
 from evalwright.providers.batching import LineResult
 from evalwright.providers.chat import ChatProvider
 from evalwright.providers.http import encode_json
+from evalwright.providers.media import with_bytes
 from evalwright.providers.wire import ChatWireRequest
 from evalwright.results.index import RowKey
 
@@ -262,7 +263,7 @@ class _TargetCases:
         built = await self._build(item, cache=True)
         if built is None:
             return
-        body = encode_json(_wire(built[1]).body)
+        body = _sent_body(built[1])
         key = key_of(item)
         request = self.attached.pop(key, None)
         if request is not None and request.sent not in (None, body_digest(body)):
@@ -362,7 +363,7 @@ class _TargetCases:
         """Raise when the case read again builds another body than the one sent: its row
         would record a request its answer does not belong to."""
         offset, length = answer.sent
-        if offset >= 0 and encode_json(_wire(prepared).body) != self.spooled(offset, length):
+        if offset >= 0 and _sent_body(prepared) != self.spooled(offset, length):
             raise ProviderError(
                 "the case changed in its eval file while its batch ran: the answer is to the "
                 "request sent before, so it is not used (--resume sends the case as it is now)"
@@ -374,6 +375,12 @@ def _unpriced(outcome: Outcome) -> None:
     its worst case counted against the budget."""
     if isinstance(outcome, _Answer) and outcome.charge is not None:
         outcome.charge.keep()
+
+
+def _sent_body(prepared: PreparedRequest) -> bytes:
+    """The JSON a batch line carries: the live request's body, media bytes in
+    (docs/delivery.md#media)."""
+    return encode_json(with_bytes(_wire(prepared).body, prepared.request.messages))
 
 
 def _wire(prepared: PreparedRequest) -> ChatWireRequest:

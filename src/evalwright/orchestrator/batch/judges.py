@@ -29,6 +29,7 @@ from evalwright.providers.base import PreparedRequest, ProviderRequest, Provider
 from evalwright.providers.batching import LineResult
 from evalwright.providers.chat import ChatProvider
 from evalwright.providers.http import encode_json
+from evalwright.providers.media import with_bytes
 from evalwright.providers.wire import ChatWireRequest
 
 GATHER = 0.2
@@ -71,7 +72,7 @@ class _JudgeRequest:
             return None
         wire = self.prepared.wire
         assert isinstance(wire, ChatWireRequest)
-        return encode_json(wire.body)
+        return encode_json(with_bytes(wire.body, self.prepared.request.messages))
 
     async def answered(self, line: LineResult, latency_ms: float) -> None:
         """Its line: the case waiting on it reads the verdict."""

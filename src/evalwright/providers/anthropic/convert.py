@@ -11,6 +11,7 @@ from evalwright.jsontext import JsonObject, JsonValue
 from evalwright.prompts import ChatMessage, DeliveryNote, name_notes
 from evalwright.prompts.chat import leading_system
 from evalwright.providers.chat import Parsed, usage_from
+from evalwright.providers.media import unsupported
 from evalwright.providers.pairing import pair_tool_calls, with_results
 from evalwright.providers.sampling import (
     OutputFormat,
@@ -41,7 +42,8 @@ def to_messages(paired: Sequence[ChatMessage]) -> list[JsonObject]:
     out: list[JsonObject] = []
     for message, results in with_results(paired):
         if not (message.role == "assistant" and (message.tool_calls or message.reasoning)):
-            out.append({"role": message.role, "content": message.content})
+            content = media_blocks(message) if message.parts else message.content
+            out.append({"role": message.role, "content": content})
             continue
         blocks: list[JsonValue] = [_thinking(part) for part in message.reasoning]
         if message.content:
@@ -53,6 +55,27 @@ def to_messages(paired: Sequence[ChatMessage]) -> list[JsonObject]:
         out.append({"role": "assistant", "content": blocks})
         if results:
             out.append({"role": "user", "content": [_tool_result(r) for _, r in results]})
+    return out
+
+
+def media_blocks(message: ChatMessage) -> list[JsonValue]:
+    """A user turn with media as ``text``, ``image`` and ``document`` (PDF) blocks, in order;
+    Messages takes no audio (docs/delivery.md#media)."""
+    out: list[JsonValue] = []
+    for part in message.parts:
+        if isinstance(part, str):
+            out.append({"type": "text", "text": part})
+        elif part.media is None:
+            out.append({"type": "image", "source": {"type": "url", "url": part.url}})
+        elif part.kind == "audio":
+            raise unsupported(ANTHROPIC, part, "the Messages API takes no audio input")
+        else:
+            source: JsonObject = {
+                "type": "base64",
+                "media_type": part.media.media_type,
+                "data": part.media.placeholder(),
+            }
+            out.append({"type": "image" if part.kind == "image" else "document", "source": source})
     return out
 
 

@@ -14,6 +14,7 @@ from evalwright.prompts.chat import leading_system
 from evalwright.prompts.render import ReturnedCall
 from evalwright.providers.anthropic.convert import CONVERSATION_START, start_note
 from evalwright.providers.chat import Parsed, usage_from
+from evalwright.providers.media import unsupported
 from evalwright.providers.pairing import pair_tool_calls, with_results
 from evalwright.providers.sampling import (
     format_field_notes,
@@ -45,11 +46,31 @@ _Content: TypeAlias = tuple[str, list[JsonValue]]  # a content's role and parts,
 
 def _content(message: ChatMessage) -> _Content:
     """One message as a content: text, and an assistant's calls as ``functionCall`` parts."""
+    if message.parts:
+        return "user", _media_parts(message)
     if not (message.role == "assistant" and message.tool_calls):
         return "model" if message.role == "assistant" else "user", [{"text": message.content}]
     parts: list[JsonValue] = [{"text": message.content}] if message.content else []
     parts.extend(_function_call(c) for c in message.tool_calls)
     return "model", parts
+
+
+def _media_parts(message: ChatMessage) -> list[JsonValue]:
+    """A user turn with media as ``text`` and ``inlineData`` parts, in order; an image URL is
+    refused: ``fileData`` takes only files uploaded to Google (docs/delivery.md#media)."""
+    out: list[JsonValue] = []
+    for part in message.parts:
+        if isinstance(part, str):
+            out.append({"text": part})
+        elif part.media is None:
+            raise unsupported(GEMINI, part, "fileData takes only files uploaded to Google")
+        else:
+            inline: JsonObject = {
+                "mimeType": part.media.media_type,
+                "data": part.media.placeholder(),
+            }
+            out.append({"inlineData": inline})
+    return out
 
 
 def _function_call(call: ToolCall) -> JsonValue:

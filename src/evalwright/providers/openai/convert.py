@@ -70,11 +70,34 @@ def to_messages(
             ]
             out.append(entry)
         else:
-            plain: JsonObject = {"role": message.role, "content": message.content}
+            content = content_parts(message) if message.parts else message.content
+            plain: JsonObject = {"role": message.role, "content": content}
             if names and message.name is not None:
                 plain["name"] = message.name  # a participant name, sent where the API takes it
             out.append(plain)
     return out, notes
+
+
+def content_parts(message: ChatMessage) -> list[JsonValue]:
+    """A user turn with media as Chat Completions content parts, in order: ``text``,
+    ``image_url``, ``file`` (a PDF) and ``input_audio`` (docs/delivery.md#media)."""
+    out: list[JsonValue] = []
+    for part in message.parts:
+        if isinstance(part, str):
+            out.append({"type": "text", "text": part})
+        elif part.media is None:
+            out.append({"type": "image_url", "image_url": {"url": part.url}})
+        elif part.kind == "image":
+            out.append({"type": "image_url", "image_url": {"url": part.media.placeholder_url()}})
+        elif part.kind == "pdf":
+            name = part.display.rsplit("/", 1)[-1]
+            file: JsonObject = {"filename": name, "file_data": part.media.placeholder_url()}
+            out.append({"type": "file", "file": file})
+        else:
+            fmt = "wav" if part.media.media_type == "audio/wav" else "mp3"
+            audio: JsonObject = {"data": part.media.placeholder(), "format": fmt}
+            out.append({"type": "input_audio", "input_audio": audio})
+    return out
 
 
 def request_body(

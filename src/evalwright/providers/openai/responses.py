@@ -16,6 +16,7 @@ from evalwright.jsontext import JsonObject, JsonValue
 from evalwright.prompts import ChatMessage, DeliveryNote, developer_notes, name_notes
 from evalwright.prompts.render import tool_arguments
 from evalwright.providers.chat import Parsed, count_of, usage_from
+from evalwright.providers.media import unsupported
 from evalwright.providers.pairing import pair_tool_calls
 from evalwright.providers.sampling import (
     OutputFormat,
@@ -58,7 +59,9 @@ def to_input(
             continue
         role = system_role if message.role == "system" else message.role
         # A turn of calls alone has no text: an empty message item would add a turn.
-        if message.content or not message.tool_calls:
+        if message.parts:
+            items.append({"type": "message", "role": role, "content": _input_parts(message)})
+        elif message.content or not message.tool_calls:
             items.append({"type": "message", "role": role, "content": message.content})
         items.extend(
             {
@@ -252,3 +255,24 @@ class ResponsesReading:
     def reasoning(self, data: object) -> tuple[ReasoningPart, ...]:
         """Its reasoning items' summaries, each a part (docs/running.md#reasoning)."""
         return tuple(ReasoningPart(text=text) for text in reasoning_summaries(data))
+
+
+def _input_parts(message: ChatMessage) -> list[JsonValue]:
+    """A user turn with media as ``input_text``, ``input_image`` and ``input_file`` (PDF)
+    parts, in order; Responses takes no audio input (docs/delivery.md#media)."""
+    out: list[JsonValue] = []
+    for part in message.parts:
+        if isinstance(part, str):
+            out.append({"type": "input_text", "text": part})
+        elif part.media is None:
+            out.append({"type": "input_image", "image_url": part.url, "detail": "auto"})
+        elif part.kind == "image":
+            url = part.media.placeholder_url()
+            out.append({"type": "input_image", "image_url": url, "detail": "auto"})
+        elif part.kind == "pdf":
+            name = part.display.rsplit("/", 1)[-1]
+            url = part.media.placeholder_url()
+            out.append({"type": "input_file", "filename": name, "file_data": url})
+        else:
+            raise unsupported("OpenAI Responses", part, "its input takes no audio")
+    return out
