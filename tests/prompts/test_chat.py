@@ -7,7 +7,7 @@ import pytest
 
 from evalwright.evalfile.messages import Role, ToolCall
 from evalwright.evalfile.resolved import CaseMessage, TextSegment
-from evalwright.prompts.chat import chat_prompt, needs_chat_prompt, system_content
+from evalwright.prompts.chat import ChatMessage, chat_prompt, needs_chat_prompt, system_content
 from evalwright.prompts.render import question, tool_call_line
 
 
@@ -62,7 +62,7 @@ def test_tool_call_arguments_given_as_a_json_string() -> None:
 
 def test_mid_system_note_names_its_index() -> None:
     messages = [text("user", "a"), text("system", "s"), text("user", "b")]
-    entries, notes = chat_prompt(messages, ("base",))
+    entries, notes = chat_prompt(messages, (ChatMessage("system", "base"),))
     assert entries[2].role == "assistant"
     assert entries[2].content == "@[System]:\ns"
     assert [n.rule for n in notes] == ["system_mid_conversation"]
@@ -78,7 +78,7 @@ def test_an_empty_turn_is_left_out_with_a_note_a_guideline_only_turn_without() -
 
     guideline = CaseMessage("user", (GuidelineSegment("g.md", "/p/g.md", "Be brief."),))
     messages = [CaseMessage("user", ()), text("assistant", "Hi"), guideline, text("user", "Go")]
-    entries, notes = chat_prompt(messages, ("base",))
+    entries, notes = chat_prompt(messages, (ChatMessage("system", "base"),))
 
     assert [(e.role, e.content) for e in entries[1:]] == [("assistant", "Hi"), ("user", "Go")]
     assert [(n.rule, n.detail.split(":")[0]) for n in notes] == [
