@@ -174,6 +174,18 @@ def _check_row(
             "guideline_paths",
             "input_files",
             "tool_calls",
+            "case_id",
+            "target",
+            "metadata",
+            "vars",
+            "usage",
+            "trace",
+            # AgentV's and promptfoo's names for the same facts (docs/eval-files.md#code).
+            "output",
+            "input",
+            "criteria",
+            "expected_output",
+            "token_usage",
         ]
     )
     judge_row = results["judge"]

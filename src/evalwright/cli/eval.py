@@ -98,7 +98,7 @@ def _print_survey(paths: list[str]) -> None:
     (docs/running.md#directories)."""
     for raw in paths:
         if os.path.isdir(raw):
-            for note in survey_notes(*survey(Path(raw))):
+            for note in survey_notes(*survey(Path(raw)), every=False):
                 print(printable(f"note: {note}", one_line=True), file=sys.stderr)
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from evalwright import jsontext
 from evalwright.evalfile.loader import EVAL_SUFFIXES
+from evalwright.files.project import display_path
 from evalwright.files.reading import (
     MAX_JSONL_LINE_BYTES,
     UnreadableFile,
@@ -72,10 +73,16 @@ def find_eval_files(directory: Path) -> Iterator[Path]:
     yield from (found.path for found in survey(directory)[0])
 
 
-def survey_notes(found: list[Found], skipped: list[Skipped]) -> list[str]:
-    """The lines ``validate`` and ``eval`` print about a directory they searched."""
-    return [f"{f.path}: read as {f.kind}" for f in found] + [
-        f"{s.path}: skipped: {s.reason}" for s in skipped
+_PLAIN_KINDS = ("evalwright YAML", "JSONL cases")
+"""What most files are read as: ``eval`` names only the others (a run's log stays short)."""
+
+
+def survey_notes(found: list[Found], skipped: list[Skipped], *, every: bool = True) -> list[str]:
+    """The lines ``validate`` (``every`` file) and ``eval`` (the files read as something
+    else than evalwright's own, and the skipped ones) print about a directory they searched."""
+    shown = [f for f in found if every or f.kind not in _PLAIN_KINDS]
+    return [f"{display_path(f.path)}: read as {f.kind}" for f in shown] + [
+        f"{display_path(s.path)}: skipped: {s.reason}" for s in skipped
     ]
 
 

@@ -12,7 +12,7 @@ MediaKind = Literal["image", "pdf", "audio"]
 MEDIA_KINDS: tuple[MediaKind, ...] = ("image", "pdf", "audio")
 MAX_MEDIA_BYTES = 64 * 1024 * 1024
 """The largest media file read at all; each API's own, smaller limits are its kind's facts
-(docs/eval-files.md#media-limits)."""
+(docs/delivery.md#media-limits)."""
 
 # Each media type the kinds accept, by kind.
 ACCEPTED: dict[MediaKind, tuple[str, ...]] = {
@@ -100,5 +100,5 @@ class Media:
 
     def placeholder(self) -> str:
         """What rows hold instead of the base64 bytes: ``<sha256:HEX, N bytes>``
-        (docs/delivery.md#media-in-rows)."""
+        (docs/delivery.md#media)."""
         return f"<sha256:{self.sha256}, {self.size} bytes>"
