@@ -1,5 +1,5 @@
-"""``validate`` checks a case's media against its target's limits
-(docs/delivery.md#media-limits)."""
+"""``validate`` checks a case's media against what its target's API takes: the kinds it
+takes at all, and its size limits (docs/delivery.md#media-limits)."""
 
 from __future__ import annotations
 
@@ -34,4 +34,54 @@ def test_an_image_over_the_targets_limit_is_a_validate_error(
     assert "error" in line
     assert "case 'big': target 'default': Anthropic Messages takes image files of at most" in line
     assert f"'big.png' is {len(big)} bytes" in line
+    assert "Traceback" not in result.out + result.err
+
+
+@pytest.mark.parametrize(
+    ("target", "part", "says"),
+    [
+        (
+            "{name: default, provider: anthropic, model: claude-test}",
+            "{type: audio, value: clip.wav}",
+            "Anthropic Messages cannot take the audio part 'clip.wav': the Messages API takes "
+            "no audio input",
+        ),
+        (
+            "{name: default, provider: openai, model: gpt-test, api: responses}",
+            "{type: audio, value: clip.wav}",
+            "OpenAI Responses cannot take the audio part 'clip.wav': its input takes no audio",
+        ),
+        (
+            "{name: default, provider: gemini, model: gemini-test}",
+            "{type: image, url: 'https://example.com/cat.png'}",
+            "Gemini generateContent cannot take the image part 'https://example.com/cat.png': "
+            "its fileData takes only files uploaded to Google",
+        ),
+    ],
+)
+def test_media_the_targets_api_cannot_take_is_a_validate_error(
+    project: ProjectDir, monkeypatch: pytest.MonkeyPatch, target: str, part: str, says: str
+) -> None:
+    import io
+    import wave
+
+    clip = io.BytesIO()
+    with wave.open(clip, "wb") as writer:
+        writer.setnchannels(1)
+        writer.setsampwidth(2)
+        writer.setframerate(8000)
+        writer.writeframes(bytes(160))
+    project.write("evals/clip.wav", clip.getvalue())
+    project.write(
+        "evals/e.yaml",
+        "evalcases:\n  - id: hear\n    expected_outcome: o\n    input_messages:\n"
+        f"      - {{role: user, content: [Listen., {part}]}}\n",
+    )
+    project.write(".evalwright/targets.yaml", f"targets:\n  - {target}\n")
+    monkeypatch.chdir(project.root)
+
+    result = run_cli("validate", "evals/e.yaml")
+
+    assert result.code == 1, result.out
+    assert f"case 'hear': target 'default': {says}" in result.out
     assert "Traceback" not in result.out + result.err

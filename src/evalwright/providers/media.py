@@ -64,11 +64,18 @@ def check_limits(api: ChatApi, messages: Sequence[ChatMessage]) -> None:
 
 
 def limits_problem(api: ChatApi, parts: Iterable[MediaSegment]) -> str | None:
-    """Why ``parts`` are more than ``api`` takes (its kind's documented limits), or ``None``;
-    ``validate`` reports it too, where a case's target is known."""
+    """Why ``parts`` are more than ``api`` takes (media it cannot take at all, or larger
+    than its kind's documented limits), or ``None``; ``validate`` reports it too, where a
+    case's target is known."""
     limits = api.media
     if limits is None:
         return None
+    parts = list(parts)
+    for part in parts:
+        key = "image_url" if part.media is None else part.kind
+        if key in limits.refused:
+            what = part.url if part.media is None else part.display
+            return f"{api.name} cannot take the {part.kind} part {what!r}: {limits.refused[key]}"
     total = 0
     for part in parts:
         if part.media is None:

@@ -33,6 +33,9 @@ class MediaLimits:
     """The most media bytes one request may carry, all files together."""
     source: str
     """Where the vendor documents them, named in the error."""
+    refused: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    """The media it cannot take at all (a kind, or ``image_url`` for an image given by URL),
+    each with why: refused before sending, and by ``validate`` (docs/delivery.md#media)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +94,8 @@ class ApiVariant:
     """Its finish values for an answer stopped at the output limit."""
     own_fields: Mapping[str, str]
     """Its top-level body fields that settings map to, each with the settings key."""
+    media: MediaLimits | None = None
+    """Its media limits, where they differ from the kind's default API's."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "unsupported", MappingProxyType(dict(self.unsupported)))
@@ -146,6 +151,7 @@ class ProviderKind:
             unsupported=variant.unsupported,
             cut_off=variant.cut_off,
             own_fields=variant.own_fields,
+            media=variant.media if variant.media is not None else self.chat.media,
         )
         return replace(self, adapter=variant.adapter, wire=variant.wire, chat=chat, variants={})
 

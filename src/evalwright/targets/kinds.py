@@ -60,6 +60,7 @@ def _responses(adapter: str, vendor_api: str, wire: str) -> dict[str, ApiVariant
         _RESPONSES_UNSUPPORTED,
         frozenset({"max_output_tokens"}),
         _RESPONSES_FIELDS,
+        _RESPONSES_MEDIA,
     )
     return {"responses": variant}
 
@@ -89,6 +90,12 @@ _OPENAI_MEDIA = MediaLimits(
     per_file={"image": 50 * _MB, "pdf": 50 * _MB, "audio": 50 * _MB},
     per_request=50 * _MB,
     source="OpenAI's images and file inputs guides",
+)
+_RESPONSES_MEDIA = MediaLimits(
+    per_file={"image": 50 * _MB, "pdf": 50 * _MB},
+    per_request=50 * _MB,
+    source="OpenAI's images and file inputs guides",
+    refused={"audio": "its input takes no audio"},
 )
 _TABLE = (
     _chat(
@@ -157,6 +164,7 @@ _TABLE = (
                 per_file={"image": 5 * _MB * 3 // 4, "pdf": 32 * _MB * 3 // 4},
                 per_request=32 * _MB * 3 // 4,
                 source="Anthropic's vision and PDF support guides",
+                refused={"audio": "the Messages API takes no audio input"},
             ),
         ),
     ),
@@ -178,6 +186,7 @@ _TABLE = (
                 per_file={"image": 50 * _MB, "pdf": 50 * _MB, "audio": 50 * _MB},
                 per_request=None,
                 source="Gemini's file input methods guide",
+                refused={"image_url": "its fileData takes only files uploaded to Google"},
             ),
         ),
     ),
