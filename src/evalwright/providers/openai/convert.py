@@ -46,20 +46,18 @@ def to_messages(
     notes.extend(developer_notes(system_role, messages))
     out: list[JsonValue] = []
     for message in paired:
-        if message.role == "system":
-            system: JsonObject = {"role": system_role, "content": message.content}
-            if names and message.name is not None:
-                system["name"] = message.name
-            out.append(system)
-        elif message.role == "tool":
+        if message.role == "tool":
             out.append(
                 {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
             )
-        elif message.role == "assistant" and message.tool_calls:
+            continue
+        role = system_role if message.role == "system" else message.role
+        content = content_parts(message) if message.parts else message.content
+        entry: JsonObject = {"role": role, "content": content}
+        if names and message.name is not None:
+            entry["name"] = message.name  # a participant name, sent where the API takes it
+        if message.role == "assistant" and message.tool_calls:
             # Chat templates read ``content`` unconditionally; "" is valid OpenAI and safe there.
-            entry: JsonObject = {"role": "assistant", "content": message.content}
-            if names and message.name is not None:
-                entry["name"] = message.name
             entry["tool_calls"] = [
                 {
                     "id": call.id,
@@ -68,13 +66,7 @@ def to_messages(
                 }
                 for call in message.tool_calls
             ]
-            out.append(entry)
-        else:
-            content = content_parts(message) if message.parts else message.content
-            plain: JsonObject = {"role": message.role, "content": content}
-            if names and message.name is not None:
-                plain["name"] = message.name  # a participant name, sent where the API takes it
-            out.append(plain)
+        out.append(entry)
     return out, notes
 
 
