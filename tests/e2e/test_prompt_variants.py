@@ -79,6 +79,22 @@ def test_each_case_runs_once_per_variant_with_its_prompt(e2e: E2E) -> None:
     assert sent == sorted(json.dumps(_messages(r)) for r in rows.values()), "rows = the wire"
 
 
+def test_prompt_shows_each_variant_as_it_is_sent(e2e: E2E) -> None:
+    e2e.project.write(EVAL_FILE, EVAL)
+
+    shown = e2e.run("prompt", EVAL_FILE, "--eval-id", "plain", "--target", "oa", "--json")
+    human = e2e.run("prompt", EVAL_FILE, "--eval-id", "plain")
+    e2e.run("eval", EVAL_FILE, "--target", "oa", "--eval-id", "plain", "--out", "results.jsonl")
+
+    assert shown.code == 0, shown.err
+    items = [json.loads(line) for line in shown.out.splitlines()]
+    assert [item["variant"] for item in items] == ["terse", "friendly"]
+    sent = {row["variant"]: row["wire_request"]["body"] for row in e2e.rows()}
+    assert {item["variant"]: item["wire_request"]["body"] for item in items} == sent
+    assert "=== plain [terse] (evals/variants.yaml, lm mode) " in human.out
+    assert "=== plain [friendly] (evals/variants.yaml, lm mode) " in human.out
+
+
 def test_rows_of_a_file_without_prompts_have_no_variant_key(e2e: E2E) -> None:
     e2e.project.write(
         "evals/plain.yaml",

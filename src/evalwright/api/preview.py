@@ -48,6 +48,7 @@ class PreviewItem(TypedDict):
     wire_request: NotRequired[dict[str, JsonValue]]
     delivery_notes: NotRequired[list[dict[str, str]]]
     rendered: NotRequired[str]
+    variant: NotRequired[str]
 
 
 def select_cases(cases: Sequence[LoadedCase], shown: str, selection: Selection) -> list[LoadedCase]:
@@ -96,9 +97,9 @@ def preview_suite(
         cases, info.display_path, Selection(tuple(eval_id), tuple(tags), tuple(skip_tags))
     )
     # A live conversation's later turns depend on the replies: it is previewed at its first.
-    chosen = [first_turn(case) for case in chosen]
+    runs = _variant_runs(info, [first_turn(case) for case in chosen])
     if target is None:
-        return [preview_case(info, case, mode) for case in chosen]
+        return [_named(preview_case(info, case, mode), variant) for case, variant in runs]
     given = (target,) if not isinstance(target, str) else ()
     name = target if isinstance(target, str) else target.name
     registry = TargetRegistry(
@@ -109,14 +110,14 @@ def preview_suite(
         check_renderable(registry.target(name))
     out: list[PreviewItem] = []
     wires: list[WireRequest] = []
-    for case in chosen:
+    for case, variant in runs:
         inputs = case_prompt(case, registry.target(name))
         request = candidate_request(case, inputs)
         if wanted(case, name, registry) is not None:  # made only when the case runs
             request = dataclasses.replace(request, workspace=PREVIEW_WORKSPACE)
         prepared = provider.prepare(request)
         lm = inputs if inputs.mode == "lm" else build_case_prompt(case, mode="lm")
-        item = _item(info, case, inputs, lm.messages)
+        item = _named(_item(info, case, inputs, lm.messages), variant)
         item["target"] = name
         wire = prepared.wire.model_dump(mode="json")
         if media and isinstance(wire.get("body"), dict):
@@ -132,6 +133,22 @@ def preview_suite(
             dropped = [note.model_dump() for note in rendering.notes]
             item["delivery_notes"] = [*item.get("delivery_notes", []), *dropped]
     return out
+
+
+def _variant_runs(
+    info: SuiteInfo, cases: Sequence[LoadedCase]
+) -> list[tuple[LoadedCase, str | None]]:
+    # A file with prompt variants runs each case once per variant, as `eval` does, so each is
+    # shown as it is sent (docs/eval-files.md#prompt-variants).
+    if not info.variants:
+        return [(case, None) for case in cases]
+    return [(variant.apply(case), variant.name) for case in cases for variant in info.variants]
+
+
+def _named(item: PreviewItem, variant: str | None) -> PreviewItem:
+    if variant is not None:
+        item["variant"] = variant
+    return item
 
 
 def preview_case(suite: SuiteInfo, case: LoadedCase, mode: Mode) -> PreviewItem:

@@ -43,7 +43,9 @@ def _section(title: str, body: str) -> str:
 
 def format_case(item: PreviewItem) -> str:
     """A case's preview as readable, clearly separated sections."""
-    head = f"=== {item['eval_id']} ({item['eval_file']}, {item['mode']} mode) ".ljust(78, "=")
+    variant = f" [{item['variant']}]" if "variant" in item else ""
+    where = f"({item['eval_file']}, {item['mode']} mode)"
+    head = f"=== {item['eval_id']}{variant} {where} ".ljust(78, "=")
     parts = [head, _section("question", item["question"])]
     guideline_count = len(item["guideline_paths"])
     parts.append(

@@ -416,6 +416,7 @@ def check_eval_file(
         info.description,
         info.resolver,
         cases,
+        variants=info.variants,
     )
     return suite, diagnostics
 
