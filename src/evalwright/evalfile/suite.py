@@ -9,7 +9,7 @@ cases, so a case sends the same request whichever way it was written.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
@@ -23,9 +23,12 @@ from evalwright.evalfile.located import Located
 from evalwright.evalfile.models import EvalCase, PromptsMap, PromptSpec, merged_tags
 from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.resolved import Evaluator, LoadedCase, PromptVariant, SuiteInfo
+from evalwright.evalfile.template_cases import TemplateCase
+from evalwright.evalfile.tools import Tools
 from evalwright.files.diagnostics import Report, format_field
 from evalwright.files.project import Project, display_path, find_project_root
 from evalwright.files.source import Positions
+from evalwright.files.validation import validate
 from evalwright.targets.tools import McpTools, ToolSpec
 
 DEFAULT_SUITE_NAME = "suite"
@@ -162,11 +165,11 @@ def open_suite(
     seen: set[str] = set()
     for index, spec in enumerate(suite.cases):
         here = where.at("cases", index)
-        if spec.id in seen:
-            report.error(1, 1, format_field((*here.path, "id")), f"duplicate case id {spec.id!r}")
-        seen.add(spec.id)
-        case = builder.build(spec, here, defaults, suite.target, file_tools=tools)
-        if case is not None:
+        for case in _spec_cases(suite, spec, here, builder, defaults, tools):
+            if case.id in seen:
+                field_name = format_field((*here.path, "id"))
+                report.error(1, 1, field_name, f"duplicate case id {case.id!r}")
+            seen.add(case.id)
             none = suite.system_prompt == "none"
             cases.append(replace(case, system_prompt="") if none else case)
     variants = _variants(suite, builder, where, report)
@@ -174,6 +177,45 @@ def open_suite(
         suite.file, shown, project, suite.dataset, suite.description, resolver, variants=variants
     )
     return info, cases, report
+
+
+def _spec_cases(
+    suite: Suite,
+    spec: EvalCase,
+    here: Located,
+    builder: CaseBuilder,
+    defaults: tuple[Evaluator, ...],
+    tools: Tools,
+) -> Iterator[LoadedCase]:
+    """``spec`` resolved: one case, or one per record of a template case (``dataset:`` or
+    ``vars:``), filled and recorded with its ``vars`` as a file's are
+    (docs/eval-files.md#datasets-and-variables)."""
+    if spec.dataset is None and spec.vars is None:
+        case = builder.build(spec, here, defaults, suite.target, file_tools=tools)
+        if case is not None:
+            yield case
+        return
+    data = spec.model_dump(mode="json", by_alias=True, exclude_none=True)
+    shared = (
+        None
+        if suite.evaluators is None
+        else [_EVALUATORS.dump_python([e], mode="json", by_alias=True)[0] for e in suite.evaluators]
+    )
+    report = builder.report
+    template = TemplateCase(data, here, builder.resolver, str(suite.directory), report, shared)
+    for record in template.cases():
+        start = len(report.items)
+        filled = validate(EvalCase, record.data, here.positions, report, here.path)
+        case = (
+            builder.build(
+                filled, here, defaults, suite.target, file_tools=tools, verbatim=record.verbatim
+            )
+            if filled is not None
+            else None
+        )
+        template.relabel(start, record.label)
+        if case is not None:
+            yield replace(case, vars=record.vars)
 
 
 _PROMPTS: TypeAdapter[dict[str, PromptSpec]] = TypeAdapter(PromptsMap)
