@@ -85,3 +85,35 @@ def test_media_the_targets_api_cannot_take_is_a_validate_error(
     assert result.code == 1, result.out
     assert f"case 'hear': target 'default': {says}" in result.out
     assert "Traceback" not in result.out + result.err
+
+
+def test_media_a_target_omits_is_a_warning_and_its_limits_still_errors(
+    project: ProjectDir, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project.write("evals/small.png", b"\x89PNG\r\n\x1a\n" + bytes(10))
+    project.write(
+        "evals/e.yaml",
+        "evalcases:\n"
+        "  - id: small\n    expected_outcome: o\n    input_messages:\n"
+        "      - {role: user, content: [Look., {type: image, value: small.png}]}\n",
+    )
+    project.write(
+        ".evalwright/targets.yaml",
+        "targets:\n  - {name: default, provider: openai, model: m, accepts_media: [],"
+        " unsupported_media: omit}\n",
+    )
+    monkeypatch.chdir(project.root)
+
+    result = run_cli("validate", "evals/e.yaml")
+
+    assert result.code == 0, result.out
+    assert "warning" in result.out
+    assert "cannot take the image part 'small.png': the target's accepts_media (none)" in result.out
+    assert "(sent as its marker text: unsupported_media: omit)" in result.out
+
+    project.write(
+        ".evalwright/targets.yaml",
+        "targets:\n  - {name: default, provider: openai,"
+        " model: m, accepts_media: [pdf], unsupported_media: error}\n",
+    )
+    assert run_cli("validate", "evals/e.yaml").code == 1

@@ -322,3 +322,58 @@ def test_a_judge_sees_a_marker_unless_it_asks_for_the_media(
         assert isinstance(content, str)
         assert f'<file path="pixel.png" sha256="{sha}">' in content
         assert encoded("pixel.png") not in content
+
+
+def test_unsupported_media_omit_sends_markers_with_a_note(media_case: LoadedCase) -> None:
+    from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
+    from pydantic import TypeAdapter
+
+    from tests.providers.test_oracles import materialize
+
+    prepared = prepare("anthropic", media_case, unsupported_media="omit")
+    body = prepared.wire.model_dump(mode="json")["body"]
+
+    wav = hashlib.sha256((MEDIA / "silence.wav").read_bytes()).hexdigest()
+    content = body["messages"][-1]["content"]
+    assert [part["type"] for part in content] == ["text", "image", "document", "text", "image"]
+    assert content[3] == {
+        "type": "text",
+        "text": f'Then this clip.\n<file path="silence.wav" sha256="{wav}">',
+    }
+    assert [(n.rule, n.detail) for n in prepared.notes] == [
+        (
+            "media_omitted",
+            "Anthropic Messages: the audio part 'silence.wav' was sent as its marker text: "
+            "the Messages API takes no audio input",
+        )
+    ]
+    adapter: TypeAdapter[Any] = TypeAdapter(MessageCreateParamsNonStreaming)
+    assert materialize(adapter.validate_python(body)) == body
+
+
+def test_a_text_only_model_gets_the_text_turn_byte_for_byte(media_case: LoadedCase) -> None:
+    from evalwright.errors import ProviderError
+
+    with pytest.raises(ProviderError, match=r"accepts_media \(none\) leaves it out"):
+        prepare("openai", media_case, accepts_media=[])
+
+    prepared = prepare("openai", media_case, accepts_media=[], unsupported_media="omit")
+
+    user = prepared.wire.model_dump(mode="json")["body"]["messages"][-1]
+    assert user == {"role": "user", "content": media_case_text(media_case)}
+    assert [n.rule for n in prepared.notes] == ["media_omitted"] * 4
+
+
+def test_a_model_taking_images_only_keeps_its_images(media_case: LoadedCase) -> None:
+    prepared = prepare("openai", media_case, accepts_media=["image"], unsupported_media="omit")
+
+    content = prepared.wire.model_dump(mode="json")["body"]["messages"][-1]["content"]
+    assert [part["type"] for part in content] == ["text", "image_url", "text", "image_url"]
+    assert [n.detail.split("'")[1] for n in prepared.notes] == ["hello.pdf", "silence.wav"]
+
+
+def media_case_text(case: LoadedCase) -> str:
+    """The user turn as a text-only model reads it: its text with a marker per media part."""
+    from evalwright.prompts import build_prompt
+
+    return build_prompt(case).messages[-1].content

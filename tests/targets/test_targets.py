@@ -67,6 +67,8 @@ CHAT_KEYS = (
     "retry",
     "system_prompt",
     "system_messages",
+    "accepts_media",
+    "unsupported_media",
     "max_output_tokens",
     "structured_output",
     "settings",

@@ -170,18 +170,25 @@ class _ProjectCheck:
             return []
         from evalwright.evalfile.resolved import MediaSegment
         from evalwright.orchestrator.plan import DEFAULT_TARGET
-        from evalwright.providers.media import limits_problem
+        from evalwright.providers.media import limits_problem, refusal
+        from evalwright.targets.base import ChatTargetBase
 
         target = self.targets.get(case.target or DEFAULT_TARGET)
-        if target is None or target.kind.chat is None:
+        if not isinstance(target, ChatTargetBase):
             return []
         messages = (*case.input_messages, *(turn.message for turn in case.turns))
         parts = [s for m in messages for s in m.segments if isinstance(s, MediaSegment)]
-        problem = limits_problem(target.kind.chat_api, parts) if parts else None
+        api, accepts = target.kind.chat_api, target.accepts_media
+        problem = limits_problem(api, parts, accepts) if parts else None
         if problem is None:
             return []
         message = f"case {case.id!r}: target '{target.name}': {problem}"
-        return [Diagnostic(display, case.line, 1, "error", "input_messages", message)]
+        kept = [part for part in parts if refusal(api, part, accepts) is None]
+        if target.unsupported_media != "omit" or limits_problem(api, kept) is not None:
+            return [Diagnostic(display, case.line, 1, "error", "input_messages", message)]
+        # Only media it cannot take, which the target sends as markers with a note: said.
+        message += " (sent as its marker text: unsupported_media: omit)"
+        return [Diagnostic(display, case.line, 1, "warning", "input_messages", message)]
 
     def prompt_warnings(self, display: str, case: LoadedCase) -> list[Diagnostic]:
         """A ``cli`` target given an over-long ``{PROMPT}`` (use ``{PROMPT_FILE}``)."""

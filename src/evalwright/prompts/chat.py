@@ -29,6 +29,7 @@ NoteRule = Literal[
     "system_as_developer",
     "system_messages_merged",
     "empty_message_dropped",
+    "media_omitted",
 ]
 ChatPart = str | MediaSegment
 """A piece of a message with media: text, or a media part sent natively

@@ -21,7 +21,7 @@ from evalwright.providers.base import (
     ProviderResponse,
 )
 from evalwright.providers.http import Endpoint, HttpResult
-from evalwright.providers.media import check_limits, with_bytes
+from evalwright.providers.media import check_limits, omitted, with_bytes
 from evalwright.providers.ratelimits import read_quota, retry_info_delay
 from evalwright.providers.wire import AnswerToolCall, ChatWireRequest, Usage
 from evalwright.records import ReasoningPart
@@ -133,7 +133,13 @@ class ChatProvider(Provider):
 
     def prepare(self, request: ProviderRequest) -> PreparedRequest:
         """The wire request and all notes, without sending anything."""
-        check_limits(self.target.kind.chat_api, request.messages)
+        api, accepts = self.chat.kind.chat_api, self.chat.accepts_media
+        if self.chat.unsupported_media == "omit":
+            messages, omissions = omitted(api, request.messages, accepts)
+            if omissions:
+                notes = (*request.notes, *omissions)
+                request = dataclasses.replace(request, messages=messages, notes=notes)
+        check_limits(api, request.messages, accepts)
         wire, notes = self.convert(request)
         return PreparedRequest(request, wire, (*request.notes, *notes))
 

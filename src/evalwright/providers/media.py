@@ -4,13 +4,15 @@ bytes, put in just before it is posted."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from evalwright.errors import ProviderError
 from evalwright.evalfile.resolved import MediaSegment
 from evalwright.files.media import Media
 from evalwright.prompts import ChatMessage
+from evalwright.prompts.chat import ChatPart, DeliveryNote
 from evalwright.targets.kind_facts import ChatApi
 
 
@@ -54,28 +56,82 @@ def unsupported(api: str, part: MediaSegment, why: str) -> ProviderError:
     return ProviderError(f"{api} cannot take the {part.kind} part {what!r}: {why}", retryable=False)
 
 
-def check_limits(api: ChatApi, messages: Sequence[ChatMessage]) -> None:
+def check_limits(
+    api: ChatApi, messages: Sequence[ChatMessage], accepts: Collection[str] | None = None
+) -> None:
     """Raise the case's error when a media file, or all of them together, is larger than
-    ``api`` takes (docs/delivery.md#media-limits): nothing is sent that the API would refuse."""
+    ``api`` takes, or is of a kind it (or the model, ``accepts``) cannot take
+    (docs/delivery.md#media-limits): nothing is sent that the API would refuse."""
     parts = [p for m in messages for p in m.parts if isinstance(p, MediaSegment)]
-    problem = limits_problem(api, parts)
+    problem = limits_problem(api, parts, accepts)
     if problem is not None:
         raise ProviderError(problem, retryable=False)
 
 
-def limits_problem(api: ChatApi, parts: Iterable[MediaSegment]) -> str | None:
-    """Why ``parts`` are more than ``api`` takes (media it cannot take at all, or larger
-    than its kind's documented limits), or ``None``; ``validate`` reports it too, where a
-    case's target is known."""
+def refusal(api: ChatApi, part: MediaSegment, accepts: Collection[str] | None) -> str | None:
+    """Why ``api``, or a model taking only the media kinds ``accepts``, cannot take
+    ``part`` at all; ``None`` when it can."""
+    if accepts is not None and part.kind not in accepts:
+        return f"the target's accepts_media ({', '.join(accepts) or 'none'}) leaves it out"
+    if api.media is None:
+        return None
+    return api.media.refused.get("image_url" if part.media is None else part.kind)
+
+
+def omitted(
+    api: ChatApi, messages: Sequence[ChatMessage], accepts: Collection[str] | None
+) -> tuple[tuple[ChatMessage, ...], list[DeliveryNote]]:
+    """``messages`` with each media part ``api`` (or the model) cannot take sent as its
+    marker text instead, and a ``media_omitted`` note for each: the target's
+    ``unsupported_media: omit`` (docs/delivery.md#media-a-target-cannot-take)."""
+    out: list[ChatMessage] = []
+    notes: list[DeliveryNote] = []
+    for message in messages:
+        parts: list[ChatPart] = []
+        before = len(notes)
+        for part in message.parts:
+            why = refusal(api, part, accepts) if isinstance(part, MediaSegment) else None
+            if why is None or not isinstance(part, MediaSegment):
+                parts.append(part)
+                continue
+            detail = f"the {part.kind} part {_shown(part)!r} was sent as its marker text: {why}"
+            notes.append(DeliveryNote(rule="media_omitted", detail=f"{api.name}: {detail}"))
+            parts.append(part.marker())
+        out.append(message if len(notes) == before else _with_parts(message, parts))
+    return tuple(out), notes
+
+
+def _with_parts(message: ChatMessage, parts: list[ChatPart]) -> ChatMessage:
+    # Text-only now: ``content`` already reads as the parts do, markers in place.
+    if not any(isinstance(p, MediaSegment) for p in parts):
+        return replace(message, parts=())
+    joined: list[ChatPart] = []
+    for part in parts:
+        if isinstance(part, str) and joined and isinstance(joined[-1], str):
+            joined[-1] = f"{joined[-1]}\n{part}"
+        else:
+            joined.append(part)
+    return replace(message, parts=tuple(joined))
+
+
+def _shown(part: MediaSegment) -> str:
+    return (part.url or "") if part.media is None else part.display
+
+
+def limits_problem(
+    api: ChatApi, parts: Iterable[MediaSegment], accepts: Collection[str] | None = None
+) -> str | None:
+    """Why ``parts`` are more than ``api`` takes (media it, or the model, cannot take at
+    all, or larger than its kind's documented limits), or ``None``; ``validate`` reports it
+    too, where a case's target is known."""
+    parts = list(parts)
+    for part in parts:
+        why = refusal(api, part, accepts)
+        if why is not None:
+            return f"{api.name} cannot take the {part.kind} part {_shown(part)!r}: {why}"
     limits = api.media
     if limits is None:
         return None
-    parts = list(parts)
-    for part in parts:
-        key = "image_url" if part.media is None else part.kind
-        if key in limits.refused:
-            what = part.url if part.media is None else part.display
-            return f"{api.name} cannot take the {part.kind} part {what!r}: {limits.refused[key]}"
     total = 0
     for part in parts:
         if part.media is None:

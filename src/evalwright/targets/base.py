@@ -21,6 +21,7 @@ from pydantic import (
 )
 
 from evalwright.files.base import FileModel, NonEmptyStr, Pattern, field_error, still_required
+from evalwright.files.media import MediaKind
 from evalwright.targets.commands import PLACEHOLDER, shell_scripts
 from evalwright.targets.kind_facts import ProviderKind
 from evalwright.targets.kinds import chat_kinds, provider_kind
@@ -169,6 +170,12 @@ class ChatTargetBase(TargetBase):
     system_messages: Literal["merge", "separate"] = "merge"
     """``separate`` sends several leading system messages apart, each its own, where the
     API takes that (docs/delivery.md#the-system-message); ``merge`` joins them into one."""
+    accepts_media: list[MediaKind] | None = None
+    """The media kinds its model takes (``[]``: a text-only model); default: every kind its
+    API takes (docs/delivery.md#media-a-target-cannot-take)."""
+    unsupported_media: Literal["error", "omit"] = "error"
+    """``omit``: a media part the API or model cannot take is sent as its marker text, with a
+    ``media_omitted`` note, instead of making the case an error row."""
     max_output_tokens: Annotated[int, Field(gt=0)] | None = None
     structured_output: StructuredOutput = "json_schema"
     settings: SamplingSettings | None = None
