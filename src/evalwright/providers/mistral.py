@@ -23,8 +23,7 @@ from evalwright.providers.openai.convert import (
 )
 from evalwright.providers.sampling import (
     effective_settings,
-    offered_choice,
-    offered_parallel,
+    offered_tool_settings,
     output_format,
     unsupported_notes,
     with_extra_body,
@@ -119,10 +118,9 @@ def request_body(
         # Mistral's JSON mode takes no schema: a judge's is left to its prompt.
         body["response_format"] = response_format(wanted, json_mode_schema=False)
     notes.extend(unsupported_notes(target.kind.name, settings))
-    choice, choice_notes = offered_choice(settings, tools)
-    parallel, parallel_notes = offered_parallel(settings, tools)
+    choice, parallel, tool_notes = offered_tool_settings(settings, tools)
     body.update(tool_fields(tools, choice, parallel))
-    notes.extend(choice_notes + parallel_notes)
+    notes.extend(tool_notes)
     return with_extra_body(body, settings), notes
 
 

@@ -165,6 +165,16 @@ def offered_parallel(
     return None, [DeliveryNote(rule="setting_unsupported", detail=detail)]
 
 
+def offered_tool_settings(
+    settings: SamplingSettings, tools: Sequence[ToolSpec]
+) -> tuple[ToolChoice | None, bool | None, list[DeliveryNote]]:
+    """``tool_choice`` and ``parallel_tool_calls`` where the request offers tools, with the
+    notes of those not sent (:func:`offered_choice`, :func:`offered_parallel`)."""
+    choice, choice_notes = offered_choice(settings, tools)
+    parallel, parallel_notes = offered_parallel(settings, tools)
+    return choice, parallel, choice_notes + parallel_notes
+
+
 def tool_declaration(tool: ToolSpec, schema_key: str, *, strict: bool = True) -> JsonObject:
     """A declared tool in the fields every chat API shares: ``name``, ``description`` where
     written, its parameters schema under ``schema_key``, and ``strict`` where written and the

@@ -14,6 +14,7 @@ schema read it before (or without) importing any adapter.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from evalwright.targets.kind_facts import (
     ApiVariant,
@@ -91,10 +92,10 @@ _OPENAI_MEDIA = MediaLimits(
     per_request=50 * _MB,
     source="OpenAI's images and file inputs guides",
 )
-_RESPONSES_MEDIA = MediaLimits(
-    per_file={"image": 50 * _MB, "pdf": 50 * _MB},
-    per_request=50 * _MB,
-    source="OpenAI's images and file inputs guides",
+# The Responses API takes what Chat Completions takes, within the same limits, but audio.
+_RESPONSES_MEDIA = replace(
+    _OPENAI_MEDIA,
+    per_file={k: v for k, v in _OPENAI_MEDIA.per_file.items() if k != "audio"},
     refused={"audio": "its input takes no audio"},
 )
 _TABLE = (

@@ -16,8 +16,7 @@ from evalwright.providers.pairing import pair_tool_calls, with_results
 from evalwright.providers.sampling import (
     OutputFormat,
     format_field_notes,
-    offered_choice,
-    offered_parallel,
+    offered_tool_settings,
     output_format,
     stop_list,
     target_settings,
@@ -142,10 +141,9 @@ def request_body(
         output, format_notes = _output_config(wanted)
         body.update(output)
         notes.extend(format_notes)
-    choice, choice_notes = offered_choice(settings, tools)
-    parallel, parallel_notes = offered_parallel(settings, tools)
+    choice, parallel, tool_notes = offered_tool_settings(settings, tools)
     body.update(tool_fields(tools, choice, parallel) if tools else _history_tools(turns))
-    notes.extend(choice_notes + parallel_notes + _parallel_notes(choice, parallel))
+    notes.extend(tool_notes + _parallel_notes(choice, parallel))
     return with_extra_body(body, settings), notes
 
 

@@ -17,8 +17,7 @@ from evalwright.providers.chat import Parsed, usage_from
 from evalwright.providers.pairing import pair_tool_calls
 from evalwright.providers.sampling import (
     OutputFormat,
-    offered_choice,
-    offered_parallel,
+    offered_tool_settings,
     output_format,
     target_settings,
     tool_declaration,
@@ -110,10 +109,9 @@ def request_body(
     if wanted is not None:
         body["response_format"] = response_format(wanted, json_mode_schema=True)
     notes.extend(unsupported_notes(target.kind, settings))
-    choice, choice_notes = offered_choice(settings, tools)
-    parallel, parallel_notes = offered_parallel(settings, tools)
+    choice, parallel, tool_notes = offered_tool_settings(settings, tools)
     body.update(tool_fields(tools, choice, parallel))
-    notes.extend(choice_notes + parallel_notes)
+    notes.extend(tool_notes)
     return with_extra_body(body, settings), notes
 
 
