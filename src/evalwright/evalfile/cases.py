@@ -4,7 +4,7 @@ evaluators prepared, and every warning of ``validate`` recorded."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from evalwright.evalfile.case_spec import (
     expected_messages_of,
@@ -17,11 +17,8 @@ from evalwright.evalfile.evaluator_specs import CodeSpec, EvaluatorSpec, LlmJudg
 from evalwright.evalfile.located import Located, report_at
 from evalwright.evalfile.messages import (
     AssistantMessage,
-    FilePart,
-    MediaPart,
     Message,
     SystemMessage,
-    TextPart,
     ToolMessage,
     UserMessage,
 )
@@ -37,34 +34,21 @@ from evalwright.evalfile.references import FileResolver, ReferenceProblem
 from evalwright.evalfile.resolved import (
     CaseMessage,
     Evaluator,
-    FileSegment,
     GuidelineSegment,
     LoadedCase,
     LoadedTurn,
-    MediaSegment,
     PromptVariant,
-    Segment,
-    TextSegment,
 )
+from evalwright.evalfile.segments import TEXT_CACHE_SIZE, SegmentBuilder
 from evalwright.evalfile.template import Template, TemplateProblem, parse_template
 from evalwright.evalfile.tools import ToolDeclarations, Tools, trajectory_check
 from evalwright.files.diagnostics import Report
 from evalwright.files.source import DataPath
-from evalwright.files.text import normalize_newlines, tidy
 from evalwright.targets.workspace import ResolvedWorkspace, WorkspaceSpec
-
-SPOOF_MARKERS = re.compile(r"@\[[A-Z][A-Za-z ]*\]:|<tool_call|<file path=|\[\[ ## ")
-
-
-def _may_spoof(text: str) -> bool:
-    """A cheap test before the regular expression: most texts hold none of the markers."""
-    return "@[" in text or "<tool_call" in text or "<file path=" in text or "[[ ## " in text
-
 
 # One line without spaces or ``{{`` that names a path (a ``/`` or a file extension): meant as a
 # file, so it must resolve rather than silently become a one-word inline template.
 _TEMPLATE_FILE = re.compile(r"(?!.*\{\{)[^\s]*(/[^\s]*|\.[A-Za-z0-9]+)")
-_TEXT_CACHE_SIZE = 4096
 _LEGACY_CASE_KEYS = {
     "outcome": "legacy key 'outcome': use 'expected_outcome'",
     "evaluators": "legacy key 'evaluators': use 'execution.evaluators'",
@@ -90,16 +74,10 @@ class CaseBuilder:
         self.tools = ToolDeclarations(resolver, base_dir, report)
         self.file_workspace: ResolvedWorkspace | None = None
         """The file's ``workspace:``, set when its header is read."""
-        self._spoof_checked: set[str] = set()
-        # Texts repeat across cases (a system prompt, a shared question): each is tidied once
-        # and its immutable segment shared.
-        self._texts: dict[str, TextSegment] = {}
-        # So do whole turns of plain text (a role and one string, no tool fields): each is
-        # built once and shared, immutable like its segment.
+        self.segments = SegmentBuilder(resolver, base_dir, report)
+        # Whole turns of plain text (a role and one string, no tool fields) repeat across
+        # cases, as their texts do: each is built once and shared, immutable like its segment.
         self._plain: dict[tuple[str, str], CaseMessage] = {}
-        # A dataset's own messages are its data, sent as they are: not tidied
-        # (docs/eval-files.md#foreign-formats).
-        self._verbatim = False
 
     def error(self, where: Located, message: str, *, key: bool = False) -> None:
         """Report an error at a location (its key with ``key=True``)."""
@@ -181,11 +159,11 @@ class CaseBuilder:
         ``file_tags`` and its own; its tools ``file_tools`` with its own
         (docs/tools.md#declaring-tools). With ``verbatim`` its message text is not tidied
         (a dataset's messages, docs/eval-files.md#foreign-formats)."""
-        self._verbatim = verbatim
+        self.segments.verbatim = verbatim
         try:
             return self._build(spec, where, defaults, file_target, file_tags, file_tools)
         finally:
-            self._verbatim = False
+            self.segments.verbatim = False
 
     def _build(
         self,
@@ -265,7 +243,7 @@ class CaseBuilder:
             content = turn.content if isinstance(turn, Turn) else turn
             message = UserMessage(role="user", content=content)
             segments = tuple(
-                self._segments(message, here, True, displays, bare=not isinstance(turn, Turn))
+                self.segments.build(message, here, True, displays, bare=not isinstance(turn, Turn))
             )
             if not any(not isinstance(s, GuidelineSegment) for s in segments):
                 self.error(here, "the turn has nothing visible to send: its content is empty")
@@ -327,12 +305,12 @@ class CaseBuilder:
         displays: dict[str, str],
     ) -> Iterator[CaseMessage]:
         for message, path in messages:
-            plain = None if self._verbatim else plain_key(message)
+            plain = None if self.segments.verbatim else plain_key(message)
             if plain is not None and (shared := self._plain.get(plain)) is not None:
                 yield shared
                 continue
             here = where.at(*path)
-            segments = tuple(self._segments(message, here, kind == "input", displays))
+            segments = tuple(self.segments.build(message, here, kind == "input", displays))
             if isinstance(message, AssistantMessage):
                 if message.tool_calls:
                     self._duplicate_call_ids(message, here.at("tool_calls"))
@@ -345,9 +323,9 @@ class CaseBuilder:
                 )
             else:
                 built = CaseMessage(message.role, segments, name=message.name)
-            if plain is not None and segments and segments[0] is self._texts.get(plain[1]):
+            if plain is not None and segments and self.segments.shared(plain[1], segments[0]):
                 # Only a turn whose text was shared (it warned of nothing) is shared in turn.
-                if len(self._plain) >= _TEXT_CACHE_SIZE:
+                if len(self._plain) >= TEXT_CACHE_SIZE:
                     self._plain.clear()
                 self._plain[plain] = built
             yield built
@@ -364,104 +342,6 @@ class CaseBuilder:
                 continue
             line = seen.positions.line(seen.path)
             self.error(here, f"duplicate tool call id {call.id!r} (first at line {line})")
-
-    def _segments(
-        self,
-        message: Message,
-        where: Located,
-        classify: bool,
-        displays: dict[str, str],
-        *,
-        bare: bool = False,
-    ) -> Iterator[Segment]:
-        content = message.content
-        if isinstance(content, str):
-            # A shorthand (input, expected_output, a bare turn) is located at its own key.
-            shorthand = bare or where.path[-1:] in (("input",), ("expected_output",))
-            segment = self._text(content, lambda: where if shorthand else where.at("content"))
-            if segment is not None:
-                yield segment
-            return
-        for index, part in enumerate(content or ()):
-            if isinstance(part, str):
-                segment = self._text(part, lambda i=index: where.at("content", i))
-            elif isinstance(part, TextPart):
-                segment = self._text(part.value, lambda i=index: where.at("content", i, "value"))
-            elif isinstance(part, MediaPart):
-                segment = self._media(part, message.role, where.at("content", index), displays)
-            else:
-                segment = self._file(part, where.at("content", index, "value"), classify, displays)
-            if segment is not None:
-                yield segment
-
-    def _text(self, raw: str, where: Callable[[], Located]) -> Segment | None:
-        """A tidied text segment; ``where`` is worked out only for a warning."""
-        if self._verbatim:
-            exact = normalize_newlines(raw)
-            return TextSegment(exact) if exact.strip() else None
-        segment = self._texts.get(raw)
-        if segment is not None:
-            return segment
-        text = tidy(normalize_newlines(raw))
-        if not text:
-            return None
-        segment = TextSegment(text)
-        if _may_spoof(text):
-            self._spoof_check(text, where())  # warned at each place: never cached
-        else:
-            if len(self._texts) >= _TEXT_CACHE_SIZE:  # a streamed file stays small in memory
-                self._texts.clear()
-            self._texts[raw] = segment
-        return segment
-
-    def _file(
-        self, part: FilePart, where: Located, classify: bool, displays: dict[str, str]
-    ) -> Segment | None:
-        try:
-            resolved = self.resolver.resolve(part.value, self.base_dir, classify=classify)
-        except ReferenceProblem as exc:
-            self.error(where, str(exc))
-            return None
-        if not resolved.content:
-            self.warning(where, f"empty file {part.value!r}: it adds nothing to the prompt")
-            return None
-        display = displays.setdefault(resolved.path, part.value)
-        if resolved.path not in self._spoof_checked:
-            self._spoof_checked.add(resolved.path)
-            if _may_spoof(resolved.content):
-                self._spoof_check(resolved.content, where, f"file {part.value!r}")
-        if resolved.guideline:
-            return GuidelineSegment(display, resolved.path, resolved.content)
-        return FileSegment(display, resolved.path, resolved.content)
-
-    def _media(
-        self, part: MediaPart, role: str, where: Located, displays: dict[str, str]
-    ) -> MediaSegment | None:
-        """A media part, allowed in user turns only: the APIs take media from the user
-        (docs/eval-files.md#media-parts)."""
-        if role != "user":
-            self.error(
-                where.at("type"), f"a media part (type: {part.type}) may appear only in a user turn"
-            )
-            return None
-        if part.value is None:
-            return MediaSegment(part.type, part.url or "", url=part.url)
-        try:
-            path, media = self.resolver.media(part.value, self.base_dir, part.type)
-        except ReferenceProblem as exc:
-            self.error(where.at("value"), str(exc))
-            return None
-        display = displays.setdefault(path, part.value)
-        return MediaSegment(part.type, display, path, media)
-
-    def _spoof_check(self, text: str, where: Located, what: str = "text") -> None:
-        match = SPOOF_MARKERS.search(text)
-        if match:
-            self.warning(
-                where,
-                f"{what} contains {match.group(0).strip()!r}, which could be "
-                "mistaken for structure in a transcript",
-            )
 
     def _conversation_warnings(self, inputs: tuple[CaseMessage, ...], where: Located) -> None:
         if not any(m.role == "user" for m in inputs):
