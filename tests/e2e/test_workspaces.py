@@ -243,3 +243,53 @@ def test_prompt_shows_the_workspace_by_role_and_makes_none(project: Path) -> Non
     result = run_cli("prompt", project / "evals" / "fix.yaml", "--target", "fixer", "--json")
     assert result.code == 0, result.err
     assert result.json()["wire_request"]["cwd"] == "<workspace>"
+
+
+def _run_apart(project: Path, *args: str | Path) -> subprocess.Popen[str]:
+    # A process of its own (and a session, to kill it with its agent): the sweep of what
+    # killed runs left happens once a process, so an in-process run may have done it already.
+    return subprocess.Popen(
+        [sys.executable, "-m", "evalwright", "eval", str(project), *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def test_a_killed_runs_workspace_is_swept_by_the_next_run_a_kept_one_stays(
+    project: Path, tmp_path: Path
+) -> None:
+    started = tmp_path / "started"
+    agent = f"import os, pathlib, time\npathlib.Path({str(started)!r}).write_text(os.getcwd())\n"
+    targets = project / ".evalwright" / "targets.yaml"
+    targets.write_text(
+        targets.read_text()
+        + f"""
+  - name: sleeper
+    provider: cli
+    command: [{json.dumps(sys.executable)}, -c, {json.dumps(agent + "time.sleep(300)")}]
+"""
+    )
+    rows = _eval(project, tmp_path / "failed.jsonl", "--target", "breaker")
+    kept = Path(rows["breaker", "fix-add"]["workspace"]["path"]).parent
+    assert kept.exists()
+
+    killed = _run_apart(project, "--target", "sleeper", "--out", tmp_path / "killed.jsonl")
+    for _ in range(3000):
+        if started.exists() or killed.poll() is not None:
+            break
+        subprocess.run(["sleep", "0.02"], check=True)
+    assert started.exists(), killed.communicate()
+    left = Path(started.read_text()).parent
+    os.killpg(killed.pid, 9)
+    killed.communicate()
+    assert left.exists()  # a SIGKILL leaves no chance to clean up
+
+    after = _run_apart(project, "--target", "fixer", "--out", tmp_path / "after.jsonl")
+    out, err = after.communicate(timeout=120)
+
+    assert after.returncode == 0, out + err
+    assert not left.exists(), "the killed run's workspace was left behind"
+    assert kept.exists(), "a failed case's kept workspace is the user's"
+    shutil.rmtree(kept)

@@ -4,11 +4,12 @@ when the case failed and removed otherwise, its row saying which."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from evalwright.evalfile.resolved import LoadedCase
 from evalwright.providers.registry import TargetRegistry
-from evalwright.providers.workspace import CaseWorkspace, create
+from evalwright.providers.workspace import CaseWorkspace, create, sweep_left_behind
 from evalwright.providers.workspace_diff import Change, changes
 from evalwright.results.parts import ChangedFile, WorkspaceRecord
 from evalwright.results.row import ResultRow
@@ -41,8 +42,15 @@ async def open_workspace(
     resolved = wanted(case, target, registry)
     if resolved is None:
         return None
+    _sweep_once()
     env = registry.child_env.build()
     return await create(resolved, registry.project.root, env)
+
+
+@functools.cache
+def _sweep_once() -> None:
+    # Once a process: what a killed run left behind goes before more workspaces are made.
+    sweep_left_behind()
 
 
 async def agent_change(workspace: CaseWorkspace, registry: TargetRegistry) -> Change:
@@ -58,7 +66,9 @@ def settle(
     if workspace is None:
         return row
     failed = row.status == "error" or row.score is None or row.score < pass_mark
-    if not failed:
+    if failed:
+        workspace.keep()
+    else:
         workspace.remove()
     files = (
         None

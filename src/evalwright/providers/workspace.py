@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import stat
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -49,6 +50,54 @@ class CaseWorkspace:
         """Delete the workspace and its record of the start."""
         shutil.rmtree(self.root, ignore_errors=True)
 
+    def keep(self) -> None:
+        """Hand the workspace to the user: no later run may sweep it as left behind."""
+        (self.root / OWNER).unlink(missing_ok=True)
+
+
+PREFIX = "evalwright-workspace-"
+OWNER = "owner"
+"""The file in a workspace's root naming the run that owns it, until it is kept or removed."""
+
+
+def _owner_text() -> str:
+    # The host and boot tell a process id of this machine's current boot from another's.
+    return f"{socket.gethostname()} {_boot_id()} {os.getpid()}"
+
+
+def _boot_id() -> str:
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return "-"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's live process
+        return True
+    return True
+
+
+def sweep_left_behind(directory: Path | None = None) -> list[Path]:
+    """Remove the workspaces a killed run left in ``directory`` (the temporary directory):
+    those still owned by a process of this machine and boot that no longer runs. A kept
+    workspace (a failed case's) has no owner and stays (docs/agents.md#workspaces)."""
+    here = _owner_text().rsplit(" ", 1)[0]
+    removed: list[Path] = []
+    for root in (directory or Path(tempfile.gettempdir())).glob(f"{PREFIX}*"):
+        try:
+            host, boot, pid = (root / OWNER).read_text().rsplit(" ", 2)
+        except (OSError, ValueError):
+            continue
+        if f"{host} {boot}" == here and pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(root, ignore_errors=True)
+            removed.append(root)
+    return removed
+
 
 async def create(
     resolved: ResolvedWorkspace, project_root: Path, env: Mapping[str, str]
@@ -57,8 +106,9 @@ async def create(
     when any step fails (:class:`WorkspaceError`)."""
     source = Path(resolved.source)
     refuse_source(source, project_root)
-    workspace = CaseWorkspace(Path(tempfile.mkdtemp(prefix="evalwright-workspace-")))
+    workspace = CaseWorkspace(Path(tempfile.mkdtemp(prefix=PREFIX)))
     try:
+        (workspace.root / OWNER).write_text(_owner_text())
         if resolved.spec.kind == "copy":
             copy_tree(source, workspace.path, include_git=resolved.spec.include_git)
         else:
