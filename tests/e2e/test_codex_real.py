@@ -4,9 +4,11 @@ with one scripted tool call that makes Codex run a command."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from evalwright.testing import FunctionCall, Text
+from tests.conftest import REPO
 from tests.e2e.codex_cli import codex_executable, codex_home
 from tests.e2e.harness import E2E, judge_user_text, question_section, targets_yaml
 
@@ -83,3 +85,63 @@ def test_codex_answers_after_running_a_command(e2e: E2E, tmp_path: Path) -> None
     logs = list((e2e.root / ".evalwright" / "logs" / "codex").glob("*agent-run.log"))
     assert len(logs) == 1
     assert "command_execution" in logs[0].read_text(encoding="utf-8")
+
+
+def test_codex_fixes_the_swe_task_in_its_workspace_and_is_scored(e2e: E2E, tmp_path: Path) -> None:
+    """The examples/agents/swe-fix task: Codex, scripted by the fake server to fix calc.py
+    with one shell command, works in its own copy of the repository; the tests pass there,
+    the diff check sees calc.py only, and its command is scored as a ``shell`` call."""
+    codex = codex_executable()
+    repo = REPO / "examples" / "agents" / "swe-fix" / "repo"
+    for path in repo.iterdir():
+        if path.is_file():
+            e2e.project.write(f"repo/{path.name}", path.read_text(encoding="utf-8"))
+    e2e.project.write(
+        ".evalwright/targets.yaml",
+        targets_yaml(e2e.server.url)
+        + f"""\
+  - name: codex
+    provider: codex
+    executable: {codex}
+    args: [--sandbox, danger-full-access]
+    timeout_seconds: 120
+""",
+    )
+    e2e.project.write("evals/fix.yaml", SWE_EVAL.format(python=json.dumps(sys.executable)))
+    e2e.env.update(codex_home(tmp_path / "codex-home", e2e.server.url, "FAKE_RESPONSES_KEY"))
+    e2e.env["FAKE_RESPONSES_KEY"] = "sk-fake-responses-123456"
+    fix = "sed -i 's/return a - b/return a + b/' calc.py && grep -c 'a + b' calc.py"
+    e2e.server.enqueue(
+        FunctionCall("exec_command", {"cmd": fix}, call_id="call_1"),
+        Text("Fixed calc.add."),
+        api="responses",
+    )
+
+    result = e2e.run_process(
+        "eval", "evals/fix.yaml", "--target", "codex", "--out", "results.jsonl", timeout=300
+    )
+
+    assert result.code == 0, result.err + result.out
+    (row,) = e2e.rows()
+    assert (row["status"], row["score"]) == ("ok", 1.0), row["evaluator_results"]
+    tests, scope, ran = row["evaluator_results"]
+    assert "2 passed" in tests["output"]["stdout"]
+    assert scope["hits"] == ["calc.py (+1 -1)"]
+    assert ran["score"] == 1.0
+    assert row["workspace"]["files"] == [{"path": "calc.py", "added": 1, "removed": 1}]
+    assert row["wire_request"]["cwd"] == row["workspace"]["path"]
+    assert "return a - b" in (e2e.root / "repo" / "calc.py").read_text()  # the user's untouched
+
+
+SWE_EVAL = """workspace: {{copy: ../repo}}
+evalcases:
+  - id: fix-add
+    expected_outcome: calc.add returns the sum; the tests pass; only calc.py changes.
+    input: test_calc.py fails because calc.add is wrong. Fix calc.py and change nothing else.
+    execution:
+      evaluators:
+        - {{name: tests, type: workspace_command, command: [{python}, -m, pytest, -q]}}
+        - {{name: scope, type: diff, allowed_paths: [calc.py]}}
+        - {{name: ran, type: tool_called, tool: shell, arguments_schema:
+            {{properties: {{command: {{pattern: "calc\\\\.py"}}}}, required: [command]}}}}
+"""
