@@ -141,3 +141,9 @@ def test_the_cases_a_given_effect_needs(tmp_path: Path) -> None:
     assert needed is not None
     assert 110 <= needed <= 130
     assert f"needs about {needed} cases like these (30 now)" in result.out
+    repeats = found.repeats_needed(round(found.mde / 2, 6))
+    if repeats is None:
+        said = "; more repeats of these cases alone cannot (2 now): the cases differ too much"
+    else:
+        said = f", or {repeats} repeats of each of these 30 cases (2 now)"
+    assert f"(30 now){said}" in result.out

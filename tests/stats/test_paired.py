@@ -5,6 +5,7 @@ found significant at about the nominal rate)."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from typing import Any
 
@@ -22,7 +23,7 @@ from evalwright.stats.distributions import (
     t_quantile,
     t_two_sided,
 )
-from evalwright.stats.paired import Pair, paired_difference
+from evalwright.stats.paired import Pair, Spread, paired_difference
 
 Sp: Any = sp_stats
 Special: Any = sp_special
@@ -172,3 +173,56 @@ def test_plain_words_and_sample_size() -> None:
     assert paired_difference([Pair("only", 0.1, 0.9, False, True)]).plain() == (
         "too few cases to compare (1): at least 2 are needed"
     )
+
+
+def _components(
+    rng: random.Random, cases: int, repeats: int, effect: float, between: float, within: float
+) -> list[Pair]:
+    """Differences ``effect + u_case + e``: ``u`` (sd ``between``) shared by a case's repeats,
+    ``e`` (sd ``within``) drawn per repeat."""
+    pairs: list[Pair] = []
+    for case in range(cases):
+        shift = effect + rng.gauss(0, between)
+        for _ in range(repeats):
+            b = 0.5 + shift + rng.gauss(0, within)
+            pairs.append(Pair(f"c{case}", 0.5, b, True, b >= 0.5))
+    return pairs
+
+
+def test_the_spread_is_the_one_way_analysis_of_variance() -> None:
+    pairs = _components(random.Random(21), 30, 4, 0.0, between=0.2, within=0.1)
+    found = paired_difference(pairs).spread
+    table = np.array([[p.b - p.a for p in pairs if p.case == f"c{i}"] for i in range(30)])
+    within = float(np.sum((table - table.mean(axis=1, keepdims=True)) ** 2) / (30 * 3))
+    between_mean_square = float(4 * np.var(table.mean(axis=1), ddof=1))
+
+    assert found is not None
+    assert found.within == pytest.approx(within, rel=1e-9)
+    assert found.between == pytest.approx((between_mean_square - within) / 4, rel=1e-9)
+    assert found.repeats == 4
+    assert (
+        paired_difference([Pair(f"c{i}", 0, i / 9, False, False) for i in range(9)]).spread is None
+    )
+
+
+def test_the_repeats_it_names_detect_the_effect_at_about_80_percent() -> None:
+    # The estimate of the spread is checked above; here the rule, at the true spread.
+    rng = random.Random(22)
+    observed = paired_difference(_components(rng, 40, 2, 0.0, between=0.02, within=0.3))
+    truth = dataclasses.replace(observed, spread=Spread(0.02**2, 0.3**2, 2))
+    needed = truth.repeats_needed(0.06)
+    assert needed == 6  # within-case noise dominates: repeats help
+
+    for repeats, low, high in ((needed, 0.78, 0.92), (2, 0.3, 0.6)):
+        runs = [_components(rng, 40, repeats, 0.06, between=0.02, within=0.3) for _ in range(300)]
+        found = [paired_difference(pairs).interval for pairs in runs]
+        rate = sum(i is not None and i.low > 0 for i in found) / len(found)
+        assert low <= rate <= high, (repeats, rate)
+
+
+def test_repeats_cannot_help_when_the_cases_differ_too_much() -> None:
+    observed = paired_difference(
+        _components(random.Random(23), 20, 3, 0.0, between=0.3, within=0.05)
+    )
+    assert observed.repeats_needed(0.05) is None
+    assert observed.cases_needed(0.05) is not None

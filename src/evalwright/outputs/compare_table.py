@@ -17,6 +17,7 @@ from evalwright.stats.compare import (
     Verdict,
     passed,
 )
+from evalwright.stats.paired import PairedDifference
 
 _SHOWN: tuple[Change, ...] = tuple(change for change in CHANGES if change != "unchanged")
 
@@ -164,9 +165,19 @@ def _paired_lines(
         if effect is not None and needed is not None:
             words.append(
                 f"{label}: to detect {effect:g} (95% confidence, 80% power) needs about "
-                f"{needed} cases like these ({d.cases} now)"
+                f"{needed} cases like these ({d.cases} now){_repeats_said(d, effect)}"
             )
     return [*_aligned(rows), *words, ""]
+
+
+def _repeats_said(d: PairedDifference, effect: float) -> str:
+    if d.spread is None:
+        return ""
+    now = f"{d.spread.repeats:.3g} now"
+    repeats = d.repeats_needed(effect)
+    if repeats is None:
+        return f"; more repeats of these cases alone cannot ({now}): the cases differ too much"
+    return f", or {repeats} repeats of each of these {d.cases} cases ({now})"
 
 
 def compare_text(

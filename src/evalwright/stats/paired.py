@@ -24,6 +24,9 @@ from evalwright.stats.distributions import (
 
 CONFIDENCE = 0.95
 POWER = 0.8
+MAX_REPEATS = 1000
+"""The most repeats a run takes (``--repeat``); more is not advised."""
+_Z_SUM = normal_quantile(1 - (1 - CONFIDENCE) / 2) + normal_quantile(POWER)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +56,19 @@ class Interval:
 
 
 @dataclass(frozen=True, slots=True)
+class Spread:
+    """The variance of the differences split in two (one-way analysis of variance by
+    moments): ``between`` cases (of their true mean differences) and ``within`` a case
+    (between its repeats); a case answered ``repeats`` times contributes a mean difference
+    of variance ``between + within / repeats``."""
+
+    between: float
+    within: float
+    repeats: float
+    """The mean number of pairs per case."""
+
+
+@dataclass(frozen=True, slots=True)
 class PairedDifference:
     """What a paired comparison found (docs/statistics.md#paired-comparison)."""
 
@@ -69,6 +85,9 @@ class PairedDifference:
     flips_p_value: float
     mde: float | None
     """The smallest difference this run detects at 95% confidence and 80% power."""
+    spread: Spread | None = None
+    """How the differences vary between cases and between repeats of a case; ``None``
+    without repeats (each case answered once) or with fewer than two cases."""
 
     def cases_needed(self, effect: float) -> int | None:
         """How many cases (with as many repeats each) detect ``effect`` at 80% power, the
@@ -78,6 +97,23 @@ class PairedDifference:
         if self.mde == 0:
             return 2
         return max(2, math.ceil(self.cases * (self.mde / effect) ** 2))
+
+    def repeats_needed(self, effect: float) -> int | None:
+        """How many repeats of each of these cases detect ``effect`` at 80% power; ``None``
+        when no number of repeats can (the cases differ too much: more cases are needed),
+        or without repeats to tell the two kinds of spread apart
+        (docs/statistics.md#cases-or-repeats)."""
+        spread = self.spread
+        if spread is None or effect <= 0:
+            return None
+        z = _Z_SUM * _Z_SUM
+        room = effect * effect * self.cases / z - spread.between
+        if spread.within == 0:
+            return 1 if room >= 0 else None
+        if room <= 0:
+            return None
+        needed = math.ceil(spread.within / room)
+        return needed if needed <= MAX_REPEATS else None
 
     def plain(self, a: str = "A", b: str = "B") -> str:
         """The finding in words: which is better and by how much, or what this run can
@@ -117,7 +153,23 @@ def paired_difference(pairs: Sequence[Pair], confidence: float = CONFIDENCE) -> 
         improvements=improvements,
         flips_p_value=binomial_two_sided(improvements, regressions + improvements),
         mde=mde,
+        spread=_spread(list(clusters.values())),
     )
+
+
+def _spread(clusters: list[list[float]]) -> Spread | None:
+    """The between- and within-case variances, by moments; ``None`` without a case
+    answered twice, or with fewer than two cases."""
+    repeated = [c for c in clusters if len(c) > 1]
+    if len(clusters) < 2 or not repeated:
+        return None
+    squares = math.fsum(math.fsum((d - math.fsum(c) / len(c)) ** 2 for d in c) for c in repeated)
+    within = squares / sum(len(c) - 1 for c in repeated)
+    means = [math.fsum(c) / len(c) for c in clusters]
+    grand = math.fsum(means) / len(means)
+    of_means = math.fsum((m - grand) ** 2 for m in means) / (len(means) - 1)
+    repeats = sum(len(c) for c in clusters) / len(clusters)
+    return Spread(max(0.0, of_means - within / repeats), within, repeats)
 
 
 def _interval(clusters: list[list[float]], confidence: float) -> Interval | None:
