@@ -1,6 +1,7 @@
-"""The report's per-row views in a real browser (docs/report.md#case-detail): a prompt's
-images embedded when their file still has the run's bytes (the marker otherwise), a live
-conversation's checks per turn, and an agent's workspace change shown as text."""
+"""The report's per-row views in a real browser (docs/report.md#what-the-report-holds): a
+prompt's images embedded when their file still has the run's bytes (the marker otherwise), a
+live conversation's checks per turn, an agent's workspace change shown as text, and reviewer
+marks downloaded as a labels file judge-check reads."""
 
 from __future__ import annotations
 

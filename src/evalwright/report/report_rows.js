@@ -1,10 +1,9 @@
-/* The evalwright report's per-row views (docs/report.md#case-detail): a prompt's images, a
- * turn's checks, an agent's workspace change and the reviewer's marks. This file comes first
- * in the page's one script (so its "use strict" holds for the whole script); report.js calls
- * reportRowViews once with its DOM helpers. As in report.js, text from the data is only ever
+/* The evalwright report's per-row views (docs/report.md#what-the-report-holds): a prompt's
+ * images, a turn's checks, an agent's workspace change and the reviewer's marks. This file
+ * comes first in the page's one script (so its "use strict" holds for the whole script);
+ * report.js calls reportRowViews once with its DOM helpers. As in report.js, text from the data is only ever
  * set as text, and names from the data are looked up in Maps or with Object.hasOwn. */
 "use strict";
-// eslint-disable-next-line no-unused-vars
 function reportRowViews(h) {
   const { el, section, facts, textBlock, num, verdictOf, data } = h;
 
