@@ -146,3 +146,23 @@ def test_marks_download_as_a_labels_file_judge_check_reads(
     # Judge ja scores a 0.9 and c 0.1: it agrees with both marks; jb scores c 0.9.
     assert verdicts["p [ja]"] == ew.Confusion(both_pass=1, both_fail=1)
     assert verdicts["p [jb]"] == ew.Confusion(both_pass=1, judge_only=1)
+
+
+def test_a_hostile_media_path_and_url_show_as_text(
+    images: Path, browser: Browser, watch: Watch
+) -> None:
+    rows = [json.loads(line) for line in images.read_text("utf-8").splitlines()]
+    (look,) = [row for row in rows if row["eval_id"] == "look"]
+    pixel, url = look["raw_request"]["chat_prompt"][-1]["media"]
+    pixel["path"] = f"{HOSTILE}\u202e.png"
+    url["url"] = f"javascript:alert(3)//{HOSTILE}"
+    hostile = images.parent / "hostile.jsonl"
+    hostile.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    page = open_report(browser, write_report(hostile), watch, "#c=look&t=oa")
+    markers = page.locator('[data-part="conversation"] .media-marker')
+    shown = markers.all_text_contents()
+    assert f"image {HOSTILE}⟨U+202E⟩.png · image/png" in shown[0]
+    assert "the file is no longer there" in shown[0]
+    assert shown[1].startswith(f"image from javascript:alert(3)//{HOSTILE} (fetched by the API")
+    assert page.locator('[data-part="conversation"]').locator("img, script, a").count() == 0
+    page.close()
