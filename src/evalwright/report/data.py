@@ -1,11 +1,12 @@
 """The data an HTML report embeds (docs/report.md): the rows of one or more results files,
-per-target overview numbers, and, with a baseline, each row's change as
-:mod:`evalwright.stats.compare` classifies it.
+per-target overview numbers, the images their prompts sent (:mod:`evalwright.report.thumbnails`)
+and, with a baseline, each row's change as :mod:`evalwright.stats.compare` classifies it.
 
 The data is plain JSON (the page's script renders everything from it), written a row at a
 time: each file is read once to find each key's winning line, then its winning rows are read
-back one by one, written out and counted. What is kept meanwhile is a few numbers per key, so
-a report of a large run costs little memory (bench/README.md#the-html-report).
+back one by one, written out and counted. What is kept meanwhile is a few numbers per key
+(and the images, capped), so a report of a large run costs little memory
+(bench/README.md#the-html-report).
 """
 
 from __future__ import annotations
