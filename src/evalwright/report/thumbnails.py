@@ -22,8 +22,9 @@ from posixpath import dirname
 
 from pydantic import JsonValue
 
+from evalwright.evalfile.references import FileResolver, ReferenceProblem
 from evalwright.files.media import ACCEPTED, sniff
-from evalwright.files.project import find_project_root
+from evalwright.files.project import Project, find_project_root
 from evalwright.files.reading import UnreadableFile, read_limited
 
 IMAGE_BYTES = 256 * 1024
@@ -87,21 +88,6 @@ def project_roots(results: list[str]) -> list[Path]:
     return found
 
 
-def candidates(root: Path, eval_file: str, reference: str) -> Iterator[Path]:
-    """Where a media part's file is looked for, as the run looked for it: beside the eval
-    file, then in each parent up to the root; ``/x`` from the root
-    (docs/eval-files.md#file-references)."""
-    if reference.startswith("/"):
-        yield root / reference.lstrip("/")
-        return
-    base = dirname(eval_file)
-    while True:
-        yield root / base / reference
-        if not base or base in ("/", "."):
-            return
-        base = dirname(base)
-
-
 @dataclass(slots=True)
 class Thumbnails:
     """The images of a report's rows, each found and checked once, keyed by SHA-256."""
@@ -109,9 +95,14 @@ class Thumbnails:
     roots: list[Path]
     image_bytes: int = IMAGE_BYTES
     total_bytes: int = TOTAL_BYTES
+    resolvers: list[FileResolver] = field(init=False)
     shown: dict[str, JsonValue] = field(default_factory=dict[str, JsonValue])
     embedded: int = 0
     tried: set[tuple[str, str, str]] = field(default_factory=set[tuple[str, str, str]])
+
+    def __post_init__(self) -> None:
+        # Found as the runs found them (docs/eval-files.md#file-references).
+        self.resolvers = [FileResolver(Project(root)) for root in self.roots]
 
     def add(self, eval_file: str, row_json: str) -> None:
         """Look for each image the row names, unless it is embedded or was looked for
@@ -134,20 +125,18 @@ class Thumbnails:
         if record.size > self.image_bytes:
             return {"why": f"larger than the {_size(self.image_bytes)} the report embeds"}
         why = "the file is no longer there"
-        for root in self.roots:
-            real_root = os.path.realpath(root)
-            for path in candidates(root, eval_file, record.path):
-                data = _read(path, real_root, self.image_bytes)
-                if data is None:
-                    continue
-                if not record.holds(data):
-                    why = "the file has changed since the run"
-                    continue
-                if self.embedded + len(data) > self.total_bytes:
-                    return {"why": f"the report embeds at most {_size(self.total_bytes)} of images"}
-                self.embedded += len(data)
-                encoded = base64.b64encode(data).decode("ascii")
-                return {"url": f"data:{record.media_type};base64,{encoded}"}
+        for resolver in self.resolvers:
+            data = _read(resolver, eval_file, record.path, self.image_bytes)
+            if data is None:
+                continue
+            if not record.holds(data):
+                why = "the file has changed since the run"
+                continue
+            if self.embedded + len(data) > self.total_bytes:
+                return {"why": f"the report embeds at most {_size(self.total_bytes)} of images"}
+            self.embedded += len(data)
+            encoded = base64.b64encode(data).decode("ascii")
+            return {"url": f"data:{record.media_type};base64,{encoded}"}
         return {"why": why}
 
 
@@ -159,12 +148,11 @@ def _size(count: int) -> str:
     return f"{count} bytes"
 
 
-def _read(path: Path, real_root: str, limit: int) -> bytes | None:
-    """The file's bytes when it is a regular file inside the root and small enough."""
-    real = os.path.realpath(path)
-    if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
-        return None
+def _read(resolver: FileResolver, eval_file: str, reference: str, limit: int) -> bytes | None:
+    """The bytes of the file ``reference`` names in ``eval_file`` (relative to the project
+    root), when it is found inside the project, a regular file and at most ``limit`` bytes."""
     try:
+        real = resolver.locate(reference, os.path.join(resolver.root, dirname(eval_file)))
         return read_limited(real, limit)
-    except (UnreadableFile, OSError):
+    except (ReferenceProblem, UnreadableFile, OSError):
         return None
