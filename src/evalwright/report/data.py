@@ -1,11 +1,12 @@
 """The data an HTML report embeds (docs/report.md): the rows of one or more results files,
-per-target overview numbers, and, with a baseline, each row's change as
-:mod:`evalwright.stats.compare` classifies it.
+per-target overview numbers, the images their prompts sent (:mod:`evalwright.report.thumbnails`)
+and, with a baseline, each row's change as :mod:`evalwright.stats.compare` classifies it.
 
 The data is plain JSON (the page's script renders everything from it), written a row at a
 time: each file is read once to find each key's winning line, then its winning rows are read
-back one by one, written out and counted. What is kept meanwhile is a few numbers per key, so
-a report of a large run costs little memory (bench/README.md#the-html-report).
+back one by one, written out and counted. What is kept meanwhile is a few numbers per key
+(and the images, capped), so a report of a large run costs little memory
+(bench/README.md#the-html-report).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from evalwright import __version__
 from evalwright.evalfile.evaluator_specs import TOOL_CHECK_TYPES
 from evalwright.report.html import DataSink, json_text
 from evalwright.report.overview import Column, Overview
+from evalwright.report.thumbnails import Thumbnails, project_roots
 from evalwright.results.index import RowKey, row_key
 from evalwright.results.judge_facts import JudgeFacts
 from evalwright.results.reading import WinningLine, read_back, winning_lines
@@ -125,6 +127,7 @@ class ReportData:
         columns = Columns(len(self.sources) > 1, self.pass_mark)
         tallies = [JudgeTally() for _ in self.sources]
         after = Side()
+        images = Thumbnails(project_roots([source.path for source in self.sources]))
         sink.write('{"version":')
         sink.value(__version__)
         sink.write(',"pass_mark":')
@@ -134,7 +137,9 @@ class ReportData:
         sink.write(',"tool_checks":')
         sink.value(list(TOOL_CHECK_TYPES))
         sink.write(',"rows":')
-        sink.array(self._rows(columns, tallies, after))
+        sink.array(self._rows(columns, tallies, after, images))
+        sink.write(',"images":')
+        sink.value(images.json())
         sink.write(',"columns":')
         sink.value([column.json() for column in columns.found])
         sink.write(',"judges":')
@@ -146,7 +151,9 @@ class ReportData:
             sink.write("null")
         sink.write("}")
 
-    def _rows(self, columns: Columns, tallies: list[JudgeTally], after: Side) -> Iterator[str]:
+    def _rows(
+        self, columns: Columns, tallies: list[JudgeTally], after: Side, images: Thumbnails
+    ) -> Iterator[str]:
         for index, source in enumerate(self.sources):
             for scored, row in source.rows():
                 column = columns.of(index, source.path, row)
@@ -154,7 +161,9 @@ class ReportData:
                 if facts is not None:
                     tallies[index].add(facts)
                 after.add(scored, row)
-                yield _row_json(row, f'"_source":{index},"_column":{column}')
+                text = _row_json(row, f'"_source":{index},"_column":{column}')
+                images.add(row.eval_file, text)
+                yield text
 
     def _write_baseline(self, sink: DataSink, after: Side) -> None:
         """The old rows, the old numbers per target, and each key's change."""

@@ -32,6 +32,11 @@ from evalwright.errors import BIDI_CONTROLS
 COMPRESS_ABOVE = 512 * 1024
 """Payloads larger than this many bytes of JSON are embedded gzipped."""
 
+SCRIPTS = ("report_rows.js", "report.js")
+"""The page's script, in order: one element, one hash."""
+STYLES = ("report.css", "report_rows.css")
+"""The page's style sheet, in order."""
+
 _ESCAPES = {
     "<": "\\u003c",
     ">": "\\u003e",
@@ -131,7 +136,9 @@ def _sha256(text: str) -> str:
 
 def _parts(title: str) -> tuple[str, str]:
     """The page before its data element, and after it."""
-    style, script = _asset("report.css"), _asset("report.js")
+    style = "\n".join(_asset(name) for name in STYLES)
+    # One script: the per-row views first, so their "use strict" holds for all of it.
+    script = "\n".join(_asset(name) for name in SCRIPTS)
     if "</" in style or "</script" in script.lower():
         raise AssertionError("the report's assets must not close their own element")
     policy = (

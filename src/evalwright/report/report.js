@@ -9,6 +9,8 @@
 (function () {
   const PAGE_SIZE = 100;
   const state = { data: null, entries: [], columns: [], keys: [], list: [], listHash: "" };
+  // The per-row views of report_rows.js (images, turn checks, workspace, review marks).
+  const rows = reportRowViews({ el, section, facts, textBlock, num, verdictOf, data: () => state.data });
 
   // ---- DOM helpers ------------------------------------------------------------------------
   // A row's target as its column names it: "TARGET [VARIANT]" for a prompt variant's row
@@ -665,9 +667,9 @@
       el("a", { href: permalink(entry), id: "permalink" }, "permalink")));
     main.appendChild(el("h2", { id: "detail-title", "data-case": row.eval_id, "data-target": entry.column,
       "data-repeat": repeatOf(row) }, caseLabel(row), el("small", {}, " on " + entry.column)));
-    append(main, [summaryPart(entry), repeatsPart(entry), errorPart(row), conversationPart(row), wirePart(row),
-      toolsPart(row), answerPart(entry), expectedPart(row), evaluatorsPart(row), turnsPart(row), tracePart(row),
-      metadataPart(row)]);
+    append(main, [summaryPart(entry), rows.reviewPart(entry), repeatsPart(entry), errorPart(row), conversationPart(row),
+      wirePart(row), toolsPart(row), answerPart(entry), expectedPart(row), evaluatorsPart(row), turnsPart(row),
+      rows.workspacePart(row), tracePart(row), metadataPart(row)]);
   }
 
   function summaryPart(entry) {
@@ -716,7 +718,7 @@
     const messages = raw.chat_prompt || [{ role: "user", content: raw.question }];
     const bubbles = messages.map((m) => el("div", { class: "bubble role-" + m.role },
       el("div", { class: "role" }, m.role + (m.name ? " · " + m.name : "") + (m.tool_call_id ? " · " + m.tool_call_id : "")),
-      el("div", { class: "content" }, m.content),
+      el("div", { class: "content" }, m.content), rows.mediaList(m.media),
       (m.tool_calls || []).map((call) => collapsible("tool call " + call.name, false, textBlock(pretty(call.arguments))))));
     return section("conversation", el("div", { class: "chat" }, bubbles),
       raw.guidelines ? collapsible("guidelines (" + raw.guideline_paths.join(", ") + ")", false, textBlock(raw.guidelines)) : null,
@@ -797,6 +799,7 @@
     const looped = row.turns.map((turn) => Boolean(turn.steps)).lastIndexOf(true);
     return section("turns", row.turns.map((turn, index) => el("div", { class: "turn", "data-turn": turn.turn },
       el("h4", {}, "turn " + turn.turn + (turn.score === null ? "" : ": " + num(turn.score, 3))),
+      rows.turnChecks(turn),
       reasoningFold(turn.reasoning),
       turn.reply === null ? el("p", {}, "No reply.") : textBlock(turn.reply, "answer"),
       turn.steps ? stepsList(turn.steps, requests && requests[index].steps, stoppedAt(row) && !row.steps && index === looped)
