@@ -228,6 +228,22 @@ _TABLE = (
         "codex", f"{_ADAPTERS}.codex.adapter:CodexProvider", "agent", "agent", "codex", cluster=True
     ),
     ProviderKind(
+        "claude_code",
+        f"{_ADAPTERS}.claude_code.adapter:ClaudeCodeProvider",
+        "agent",
+        "agent",
+        "claude_code",
+        cluster=True,
+    ),
+    ProviderKind(
+        "gemini_cli",
+        f"{_ADAPTERS}.gemini_cli.adapter:GeminiCliProvider",
+        "agent",
+        "agent",
+        "gemini_cli",
+        cluster=True,
+    ),
+    ProviderKind(
         "vscode", f"{_ADAPTERS}.vscode.adapter:VSCodeProvider", "agent", "agent", "vscode"
     ),
     ProviderKind(
