@@ -227,13 +227,14 @@ _TABLE = (
     ProviderKind(
         "codex", f"{_ADAPTERS}.codex.adapter:CodexProvider", "agent", "agent", "codex", cluster=True
     ),
+    # Claude Code and Gemini CLI run on this machine under --executor ray too: their state
+    # (HOME, settings) is not yet sent to a node (docs/agents.md#claude_code-claude-code).
     ProviderKind(
         "claude_code",
         f"{_ADAPTERS}.claude_code.adapter:ClaudeCodeProvider",
         "agent",
         "agent",
         "claude_code",
-        cluster=True,
     ),
     ProviderKind(
         "gemini_cli",
@@ -241,7 +242,6 @@ _TABLE = (
         "agent",
         "agent",
         "gemini_cli",
-        cluster=True,
     ),
     ProviderKind(
         "vscode", f"{_ADAPTERS}.vscode.adapter:VSCodeProvider", "agent", "agent", "vscode"
