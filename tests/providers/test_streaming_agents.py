@@ -266,3 +266,30 @@ def test_the_timeout_kills_the_cli(e2e: E2E, tmp_path: Path, kind: str) -> None:
     row = _one_case(e2e, kind, fake, timeout_seconds=1)
     assert (row["status"], row["error"]["type"]) == ("error", "timeout")
     assert_child_killed(tmp_path / "child.pid", tmp_path / "late.txt", 2.0)
+
+
+def test_claude_code_refused_and_failed_tool_uses_are_errors_in_the_trace(
+    e2e: E2E, tmp_path: Path
+) -> None:
+    write = {"file_path": "x.py", "content": "x"}
+    refusal = "Claude requested permissions to write to x.py, but you haven't granted it yet."
+    events = [
+        _claude([{"type": "tool_use", "id": "t1", "name": "Write", "input": write}]),
+        _claude(
+            [{"type": "tool_result", "tool_use_id": "t1", "content": refusal, "is_error": True}],
+            "user",
+        ),
+        {
+            **CLAUDE_STREAM[-1],
+            "result": "I could not write it.",
+            "permission_denials": [{"tool_name": "Write", "tool_use_id": "t1"}],
+        },
+    ]
+    row = _one_case(e2e, "claude_code", fake_cli(tmp_path, events))
+    assert row["status"] == "ok", row["error"]
+    assert row["trace"] == [
+        {"type": "tool_use", "text": "Write"},
+        {"type": "error", "text": refusal},
+        {"type": "error", "text": "permission denied: Write"},
+    ]
+    assert [c["name"] for c in row["tool_calls"]] == ["Write"]
