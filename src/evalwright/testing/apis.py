@@ -43,29 +43,28 @@ def render(answer: Answer, request: ReceivedRequest) -> Reply | StreamReply:
         return fault_reply(answer, request.api)
     if request.api == "responses":
         return responses_api.render(answer, request)
-    if request.stream:
+    if request.stream and request.api in ("anthropic", "gemini"):
         return _stream(answer, request)
     if isinstance(answer, Malformed):
         return Reply(200, MALFORMED_BODIES.get(request.api, b"{"))
+    if request.stream:
+        message = f"the fake server does not stream the {request.api} API"
+        return Reply(400, dumps(error_body(request.api, 400, message)))
     renderer = _RENDERERS.get(request.api)
     if renderer is None:
         return not_found(request)
     return Reply(200, dumps(renderer(answer, request)))
 
 
-def _stream(answer: Said | Malformed, request: ReceivedRequest) -> Reply | StreamReply:
-    """A streamed answer: the Anthropic and Gemini APIs stream (:mod:`.streams`), Chat
-    Completions here does not."""
+def _stream(answer: Said | Malformed, request: ReceivedRequest) -> StreamReply:
+    """A streamed Anthropic Messages or Gemini answer (:mod:`.streams`)."""
     if request.api == "anthropic":
         if isinstance(answer, Malformed):
             return StreamReply((streams.MALFORMED_ANTHROPIC,))
         return StreamReply(streams.anthropic_events(_anthropic(answer, request)))
-    if request.api == "gemini":
-        if isinstance(answer, Malformed):
-            return StreamReply((streams.MALFORMED_GEMINI,))
-        return StreamReply(streams.gemini_chunks(_gemini(answer, request)))
-    message = f"the fake server does not stream the {request.api} API"
-    return Reply(400, dumps(error_body(request.api, 400, message)))
+    if isinstance(answer, Malformed):
+        return StreamReply((streams.MALFORMED_GEMINI,))
+    return StreamReply(streams.gemini_chunks(_gemini(answer, request)))
 
 
 def not_found(request: ReceivedRequest) -> Reply:
