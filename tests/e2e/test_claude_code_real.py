@@ -54,6 +54,7 @@ def test_claude_code_fixes_the_bug_through_its_own_tools(e2e: E2E, tmp_path: Pat
     names = {r["name"]: r for r in row["evaluator_results"]}
     assert "2 passed" in names["tests"]["output"]["stdout"]
     assert row["workspace"]["files"] == [{"path": "calc.py", "added": 1, "removed": 1}]
+    assert "return a - b" in (e2e.root / "repo" / "calc.py").read_text()  # the user's untouched
     assert [c["name"] for c in row["tool_calls"]] == ["Read", "Edit", "Bash"]
     assert row["tool_calls"][1]["arguments"] == {**edit, "replace_all": False}
     (command,) = [t for t in row["trace"] if t["type"] == "command"]

@@ -54,6 +54,7 @@ def test_gemini_cli_fixes_the_bug_through_its_own_tools(e2e: E2E, tmp_path: Path
     assert row["candidate_answer"] == FIXED
     assert row["score"] == 1.0, row["evaluator_results"]
     assert row["workspace"]["files"] == [{"path": "calc.py", "added": 1, "removed": 1}]
+    assert "return a - b" in (e2e.root / "repo" / "calc.py").read_text()  # the user's untouched
     calls = row["tool_calls"]
     assert [c["name"] for c in calls] == ["read_file", "replace", "run_shell_command"]
     assert calls[1]["arguments"]["new_string"] == "return a + b"
