@@ -65,6 +65,8 @@ EXPORTED = {
     "MockTarget",
     "CliTarget",
     "CodexTarget",
+    "ClaudeCodeTarget",
+    "GeminiCliTarget",
     "VSCodeTarget",
     # checking and previewing
     "validate",

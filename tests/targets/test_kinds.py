@@ -50,6 +50,8 @@ FIELDS = {
     "mock": {},
     "cli": {"command": ["tool", "{PROMPT}"]},
     "codex": {},
+    "claude_code": {},
+    "gemini_cli": {},
     "vscode": {},
     "vscode-insiders": {},
 }
@@ -67,7 +69,14 @@ def provider(kind: str, root: Path, **extra: Any) -> Provider:
 def test_the_table_covers_every_provider_a_targets_file_accepts() -> None:
     assert set(FIELDS) == set(PROVIDER_KINDS)
     assert kinds_of("chat") == ("openai", "azure", "anthropic", "gemini", "mistral")
-    assert kinds_of("agent") == ("cli", "codex", "vscode", "vscode-insiders")
+    assert kinds_of("agent") == (
+        "cli",
+        "codex",
+        "claude_code",
+        "gemini_cli",
+        "vscode",
+        "vscode-insiders",
+    )
 
 
 @pytest.mark.parametrize("kind", list(PROVIDER_KINDS))
@@ -77,7 +86,7 @@ def test_every_adapter_takes_target_and_context_and_says_how_to_call_it(
     made = provider(kind, tmp_path)
     chat = kind in kinds_of("chat")
     assert made.target == target(kind)
-    assert made.mode == ("agent" if kind in ("codex", "vscode", "vscode-insiders") else "lm")
+    assert made.mode == ("lm" if kind in ("cli", *kinds_of("chat"), "mock") else "agent")
     assert made.cacheable is chat
     assert isinstance(made, ChatProvider) is chat
     assert made.retry == (RetrySettings() if chat else None)

@@ -228,6 +228,22 @@ _TABLE = (
     ProviderKind(
         "codex", f"{_ADAPTERS}.codex.adapter:CodexProvider", "agent", "agent", "codex", cluster=True
     ),
+    # Claude Code and Gemini CLI run on this machine under --executor ray too: their state
+    # (HOME, settings) is not yet sent to a node (docs/agents.md#claude_code-claude-code).
+    ProviderKind(
+        "claude_code",
+        f"{_ADAPTERS}.claude_code.adapter:ClaudeCodeProvider",
+        "agent",
+        "agent",
+        "claude_code",
+    ),
+    ProviderKind(
+        "gemini_cli",
+        f"{_ADAPTERS}.gemini_cli.adapter:GeminiCliProvider",
+        "agent",
+        "agent",
+        "gemini_cli",
+    ),
     ProviderKind(
         "vscode", f"{_ADAPTERS}.vscode.adapter:VSCodeProvider", "agent", "agent", "vscode"
     ),

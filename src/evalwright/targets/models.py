@@ -47,8 +47,10 @@ __all__ = [
     "AnthropicTarget",
     "AzureTarget",
     "ChatTarget",
+    "ClaudeCodeTarget",
     "CliTarget",
     "CodexTarget",
+    "GeminiCliTarget",
     "GeminiTarget",
     "Healthcheck",
     "MistralTarget",
@@ -282,6 +284,38 @@ class CodexTarget(AgentTargetBase):
     log_dir: NonEmptyStr | None = None
 
 
+class _StreamingAgentTarget(AgentTargetBase):
+    """What the agent CLIs run headless with a JSON event stream share
+    (docs/agents.md#claude_code-claude-code)."""
+
+    executable: NonEmptyStr
+    args: list[str] = Field(default_factory=list[str])
+    model: NonEmptyStr | None = None
+    """The model the CLI asks for (its ``--model``); default: the CLI's own choice."""
+    base_url: ApiUrl | None = None
+    """The API the CLI talks to, given it by its documented variable; default: its vendor's."""
+    cwd: NonEmptyStr | None = None
+    log_dir: NonEmptyStr | None = None
+    pass_env: list[EnvName] = Field(default_factory=list[str])
+    """Secret-named variables the CLI gets besides its own key's."""
+
+
+class ClaudeCodeTarget(_StreamingAgentTarget):
+    """Claude Code, run with ``claude -p --output-format stream-json --verbose`` in the case's
+    workspace (docs/agents.md#claude_code-claude-code)."""
+
+    provider: Literal["claude_code"] = "claude_code"
+    executable: NonEmptyStr = "claude"
+
+
+class GeminiCliTarget(_StreamingAgentTarget):
+    """Gemini CLI, run with ``gemini --output-format stream-json`` in the case's workspace
+    (docs/agents.md#gemini_cli-gemini-cli)."""
+
+    provider: Literal["gemini_cli"] = "gemini_cli"
+    executable: NonEmptyStr = "gemini"
+
+
 class VSCodeTarget(AgentTargetBase):
     """VS Code's chat, driven from the command line (experimental)."""
 
@@ -306,6 +340,8 @@ Target = Annotated[
     | Annotated[MockTarget, Tag("mock")]
     | Annotated[CliTarget, Tag("cli")]
     | Annotated[CodexTarget, Tag("codex")]
+    | Annotated[ClaudeCodeTarget, Tag("claude_code")]
+    | Annotated[GeminiCliTarget, Tag("gemini_cli")]
     | Annotated[VSCodeTarget, Tag("vscode")],
     variant(_provider_tag, "provider", "unknown provider", PROVIDER_KINDS),
 ]

@@ -8,7 +8,7 @@ from http import HTTPStatus
 from typing import TypeAlias
 
 from evalwright.jsontext import JsonObject, JsonValue
-from evalwright.testing import responses_api
+from evalwright.testing import responses_api, streams
 from evalwright.testing.actions import (
     Answer,
     Blocked,
@@ -43,6 +43,8 @@ def render(answer: Answer, request: ReceivedRequest) -> Reply | StreamReply:
         return fault_reply(answer, request.api)
     if request.api == "responses":
         return responses_api.render(answer, request)
+    if request.stream and request.api in ("anthropic", "gemini"):
+        return _stream(answer, request)
     if isinstance(answer, Malformed):
         return Reply(200, MALFORMED_BODIES.get(request.api, b"{"))
     if request.stream:
@@ -52,6 +54,17 @@ def render(answer: Answer, request: ReceivedRequest) -> Reply | StreamReply:
     if renderer is None:
         return not_found(request)
     return Reply(200, dumps(renderer(answer, request)))
+
+
+def _stream(answer: Said | Malformed, request: ReceivedRequest) -> StreamReply:
+    """A streamed Anthropic Messages or Gemini answer (:mod:`.streams`)."""
+    if request.api == "anthropic":
+        if isinstance(answer, Malformed):
+            return StreamReply((streams.MALFORMED_ANTHROPIC,))
+        return StreamReply(streams.anthropic_events(_anthropic(answer, request)))
+    if isinstance(answer, Malformed):
+        return StreamReply((streams.MALFORMED_GEMINI,))
+    return StreamReply(streams.gemini_chunks(_gemini(answer, request)))
 
 
 def not_found(request: ReceivedRequest) -> Reply:

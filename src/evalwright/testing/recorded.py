@@ -31,7 +31,9 @@ CHAT_APIS: tuple[ApiName, ...] = ("openai", "azure", "anthropic", "gemini", "res
 """The APIs whose requests consume queued actions."""
 
 _AZURE = re.compile(r"^/openai/deployments/(?P<deployment>[^/]+)/chat/completions$")
-_GEMINI = re.compile(r"/models/(?P<model>[^/:]+):generateContent$")
+_GEMINI = re.compile(
+    r"/models/(?P<model>[^/:]+):(?P<method>generateContent|streamGenerateContent)$"
+)
 _OPENAI_BATCH = re.compile(
     r"^(?:/v1|/openai)?/(?:files|batches)(?:/[^/]+)?(?:/(?:content|cancel))?$"
 )
@@ -82,7 +84,10 @@ class ReceivedRequest:
 
     @property
     def stream(self) -> bool:
-        """Whether the client asked for a streamed answer."""
+        """Whether the client asked for a streamed answer (Gemini: by its method)."""
+        if self.api == "gemini":
+            match = _GEMINI.search(self.path)
+            return match is not None and match["method"] == "streamGenerateContent"
         return self._field("stream") is True
 
     @property

@@ -1,0 +1,1 @@
+"""Claude Code as a target: ``claude -p --output-format stream-json`` in the case's workspace."""
