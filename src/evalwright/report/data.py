@@ -19,6 +19,7 @@ from pydantic import JsonValue
 
 from evalwright import __version__
 from evalwright.evalfile.evaluator_specs import TOOL_CHECK_TYPES
+from evalwright.report.aggregates import Aggregates
 from evalwright.report.html import DataSink, json_text
 from evalwright.report.overview import Column, Overview
 from evalwright.results.index import RowKey, row_key
@@ -125,6 +126,7 @@ class ReportData:
         columns = Columns(len(self.sources) > 1, self.pass_mark)
         tallies = [JudgeTally() for _ in self.sources]
         after = Side()
+        aggregates = Aggregates(self.pass_mark)
         sink.write('{"version":')
         sink.value(__version__)
         sink.write(',"pass_mark":')
@@ -134,30 +136,38 @@ class ReportData:
         sink.write(',"tool_checks":')
         sink.value(list(TOOL_CHECK_TYPES))
         sink.write(',"rows":')
-        sink.array(self._rows(columns, tallies, after))
+        sink.array(self._rows(columns, tallies, after, aggregates))
         sink.write(',"columns":')
         sink.value([column.json() for column in columns.found])
         sink.write(',"judges":')
         sink.value([_judges_json(tally.metrics(self.pass_mark)) for tally in tallies])
         sink.write(',"baseline":')
+        comparison = None
         if self.baseline:
-            self._write_baseline(sink, after)
+            comparison = self._write_baseline(sink, after)
         else:
             sink.write("null")
+        sink.write(',"aggregates":')
+        paths = [source.path for source in self.sources]
+        sink.value(aggregates.json(columns.found, paths, comparison))
         sink.write("}")
 
-    def _rows(self, columns: Columns, tallies: list[JudgeTally], after: Side) -> Iterator[str]:
+    def _rows(
+        self, columns: Columns, tallies: list[JudgeTally], after: Side, aggregates: Aggregates
+    ) -> Iterator[str]:
         for index, source in enumerate(self.sources):
             for scored, row in source.rows():
                 column = columns.of(index, source.path, row)
+                aggregates.add(column, row)
                 facts = JudgeFacts.of(row)
                 if facts is not None:
                     tallies[index].add(facts)
                 after.add(scored, row)
                 yield _row_json(row, f'"_source":{index},"_column":{column}')
 
-    def _write_baseline(self, sink: DataSink, after: Side) -> None:
-        """The old rows, the old numbers per target, and each key's change."""
+    def _write_baseline(self, sink: DataSink, after: Side) -> Comparison:
+        """The old rows, the old numbers per target, and each key's change (the comparison
+        returned)."""
         before = Side()
         targets: dict[str, Overview] = {}
         sink.write('{"sources":')
@@ -172,6 +182,7 @@ class ReportData:
         sink.write(',"counts":')
         sink.value(dict[str, JsonValue](comparison.counts().items()))
         sink.write("}")
+        return comparison
 
     def _old_rows(self, before: Side, targets: dict[str, Overview]) -> Iterator[str]:
         for source in self.baseline:

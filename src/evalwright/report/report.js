@@ -4,9 +4,9 @@
  * those characters; a bidirectional control in it is shown as a marker (⟨U+202E⟩), so it
  * cannot reorder what is around it. What comes from the data or the URL is looked up in
  * Maps or with Object.hasOwn, never as a plain property, so a name such as __proto__ or
- * constructor is just a name. */
-"use strict";
-(function () {
+ * constructor is just a name.
+ * The page's script is this file and report_views.js in one strict function scope, then
+ * start() (evalwright.report.html assembles it). */
   const PAGE_SIZE = 100;
   const state = { data: null, entries: [], columns: [], keys: [], list: [], listHash: "" };
 
@@ -249,7 +249,8 @@
 
   // ---- the URL fragment -------------------------------------------------------------------
   // The fragment's parameters (docs/report.md#permalinks); any other name is ignored.
-  const PARAMS = new Set(["v", "c", "t", "r", "f", "removed", "q", "only", "col", "chg", "sort", "desc", "p"]);
+  const PARAMS = new Set(["v", "c", "t", "r", "f", "removed", "q", "only", "col", "chg", "sort", "desc", "p",
+    "tag", "st"]);
   function parseHash() {
     const params = Object.create(null);
     for (const [name, value] of new URLSearchParams(location.hash.replace(/^#/, ""))) {
@@ -319,6 +320,8 @@
     ["errors", "errors", (s) => String(s.errors)],
     ["lossless", "lossless", (s) => s.lossless + "/" + s.cases],
     ["tokens", "tokens in/out", (s) => s.input_tokens + " / " + s.output_tokens],
+    ["cost_usd", "cost", (s) => usd(s.cost_usd)],
+    ["judge_cost_usd", "judge cost", (s) => usd(s.judge_cost_usd)],
     ["latency_p50", "latency p50", (s) => ms(s.latency_p50)],
     ["latency_p95", "latency p95", (s) => ms(s.latency_p95)],
     ["wall_seconds", "wall", (s) => (s.wall_seconds === null ? "—" : s.wall_seconds.toFixed(1) + " s")],
@@ -340,6 +343,7 @@
     (data.judges || []).forEach((metrics, index) => {
       if (metrics) main.appendChild(judgesPart(metrics, data.sources[index]));
     });
+    renderAggregates(main);
   }
 
   // The judges' run metrics of one results file (docs/judges.md#run-metrics).
@@ -412,18 +416,6 @@
       }
     }
     return Array.from(keys.values());
-  }
-
-  function renderMatrix(main, params) {
-    const keys = matrixKeys();
-    const labels = state.columns.map((c) => c.label);
-    const page = pageOf(params, keys.length);
-    const rows = keys.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE).map((key) =>
-      el("tr", {}, el("th", { title: key.file }, key.id), labels.map((label) => matrixCell(key.cells.get(label)))));
-    main.appendChild(pager(params, page, keys.length, "matrix"));
-    main.appendChild(el("table", { class: "matrix", id: "matrix" },
-      el("thead", {}, el("tr", {}, el("th", {}, "case"), labels.map((l) => el("th", {}, l)))),
-      el("tbody", {}, rows)));
   }
 
   function matrixCell(entry) {
@@ -502,6 +494,7 @@
       only.every((test) => test(e)) &&
       (!params.col || e.column === params.col) &&
       (!params.chg || e.change === params.chg) &&
+      (!params.tag || hasTag(e.row, params.tag)) &&
       (!query || haystack(e).includes(query)));
     return sortEntries(found, params.sort || "", params.desc === "1");
   }
@@ -513,6 +506,7 @@
     ["status", "status", (e) => (e.removed ? "removed" : e.row.status)],
     ["score", "score", (e) => e.row.score],
     ["latency", "latency", (e) => e.row.latency_ms],
+    ["cost", "cost", (e) => e.row.cost_usd],
     ["notes", "notes", (e) => (e.row.delivery_notes || []).length],
   ];
   const CHANGE_COLUMNS = [
@@ -589,7 +583,7 @@
       state.columns.map((c) => el("option", { value: c.label, selected: params.col === c.label }, c.label)));
     select.addEventListener("change", () => { params.col = select.value; params.p = ""; update(); });
     const change = state.data.baseline ? changeSelect(params, update) : null;
-    return el("div", { class: "toolbar" }, search, boxes, select, change);
+    return el("div", { class: "toolbar" }, search, boxes, select, change, tagSelect(params, update));
   }
 
   function changeSelect(params, update) {
@@ -624,6 +618,7 @@
       el("td", {}, row.eval_file), el("td", {}, entry.column),
       el("td", { class: "status " + status }, status),
       el("td", { class: "num" }, num(row.score, 3)), el("td", { class: "num" }, ms(row.latency_ms)),
+      el("td", { class: "num", "data-stat": "cost" }, usd(row.cost_usd)),
       el("td", { class: "num" }, (row.delivery_notes || []).length || ""),
     ];
     if (state.data.baseline) {
@@ -681,7 +676,7 @@
       ["score", num(row.score, 3)], ["passed", entry.removed ? null : passed(row) ? "yes" : "no"],
       ["change", change], ["baseline score", entry.old && !entry.removed ? num(entry.old.score, 3) : null],
       ["provider", row.provider], ["finish reason", row.finish_reason], ["latency", ms(row.latency_ms)],
-      ["attempts", row.attempts], ["cache", row.cache], ["tokens", usage], ["run", row.run_id],
+      ["attempts", row.attempts], ["cache", row.cache], ["tokens", usage], ["cost", rowCost(row)], ["run", row.run_id],
       ["time", row.timestamp], ["dataset", row.dataset], ["conversation", row.conversation_id],
     ]));
   }
@@ -983,5 +978,3 @@
     window.addEventListener("hashchange", route);
     route();
   }
-  start();
-})();
