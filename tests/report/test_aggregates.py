@@ -17,7 +17,9 @@ from evalwright.results.row import ResultRow
 from evalwright.stats.reliability import CaseTally, Reliability
 from tests.conftest import run_cli
 from tests.report.browser import Watch, open_report, show
+from tests.report.conftest import embedded
 from tests.report.priced_runs import REPEATS, run_priced
+from tests.report.runs import run_suite
 
 
 @pytest.fixture(scope="module")
@@ -202,4 +204,29 @@ def test_the_chart_places_each_target_by_cost_latency_and_score(
     assert heights["dear"] < heights["cheap"]
     latency = page.locator('#chart svg[data-chart="latency"] g.point')
     assert latency.count() == 2
+    page.close()
+
+
+def test_a_run_without_prices_or_repeats(tmp_path: Path, browser: Browser, watch: Watch) -> None:
+    """Mock targets report no usage: no cost is known, and the page says so rather than show
+    $0; a target whose every row errored (``broken``) is paired with nothing."""
+    root = tmp_path / "project"
+    (root / ".git").mkdir(parents=True)
+    results = run_suite(root, "mock").results_path
+    data = embedded(write_report(results, root / "report.html"))
+    aggregates = data["aggregates"]
+    assert aggregates["runs"][0]["cost_usd"] is None
+    assert aggregates["runs"][0]["priced"] == 0
+    assert [column["repeats"] for column in aggregates["columns"]] == [1, 1, 1]
+    (paired,) = aggregates["paired"]
+    assert {paired["a"], paired["b"]} == {"gpt", "claude"}
+    expected = ew.compare(results, targets=(paired["a"], paired["b"])).paired()
+    assert paired["plain"] == next(iter(expected.values())).plain(paired["a"], paired["b"])
+    page = open_report(browser, root / "report.html", watch)
+    cells = page.locator('#overview td[data-stat="cost_usd"]').all_inner_texts()
+    assert cells == ["—", "—", "—"]
+    assert page.locator("#reliability").count() == 0, "no repeats: no repeats table"
+    cost = page.locator('#chart svg[data-chart="cost"]')
+    assert cost.text_content() == "no mean cost per row (USD) known"
+    assert page.locator('#chart svg[data-chart="latency"] g.point').count() == 2
     page.close()

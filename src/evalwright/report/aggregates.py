@@ -92,6 +92,11 @@ class ColumnTally:
             tally = self.evaluators.setdefault(result.name, EvaluatorTally(result.type))
             tally.add(result, self.pass_mark)
 
+    @property
+    def scored(self) -> bool:
+        """Whether any of its rows has a score (ran, and was scored)."""
+        return any(verdict.score is not None for verdict in self.verdicts.values())
+
     def json(self) -> Json:
         """Reliability, the score's interval and the evaluators' pass rates."""
         reliability = Reliability.of(self.cases.values())
@@ -173,16 +178,19 @@ class Aggregates:
         }
 
     def _paired(self, labels: list[str], baseline: Comparison | None) -> list[JsonValue]:
-        """Each target against its baseline; each later column against the first."""
+        """Each target against its baseline; each other column against the first column
+        with a scored row (a column of errors only is compared with nothing)."""
         found: list[JsonValue] = []
         if baseline is not None:
             for label, difference in baseline.paired().items():
                 found.append(paired_json("baseline", f"{label} (baseline)", label, difference))
-        for b in range(1, len(self.columns)):
-            pairs = list(_pairs(self.columns[0], self.columns[b]))
+        scored = [n for n, column in enumerate(self.columns) if column.scored]
+        for b in scored[1:]:
+            a = scored[0]
+            pairs = list(_pairs(self.columns[a], self.columns[b]))
             if pairs:
                 difference = paired_difference(pairs)
-                found.append(paired_json("columns", labels[0], labels[b], difference))
+                found.append(paired_json("columns", labels[a], labels[b], difference))
         return found
 
 

@@ -88,7 +88,7 @@
   }
 
   // The paired comparison (docs/statistics.md#paired-comparison) of each target with its
-  // baseline, and of each later column with the first.
+  // baseline, and of each other column with the first one that has a score.
   function pairedPart(paired) {
     if (!paired.length) return null;
     const head = el("tr", {}, ["A", "B", "pairs (cases)", "mean B - A", "95% CI", "p", "flips to B", "MDE"]
