@@ -10,6 +10,7 @@ and the repeats), a few numbers per evaluator name, nothing of its text.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -85,7 +86,8 @@ class ColumnTally:
         """Count one row: its repeat, its evaluators (a live conversation's turns' too)."""
         ok = row.status == "ok" and row.score is not None
         verdict = passed(row, self.pass_mark)
-        case = (row.eval_file, row.eval_id)
+        # One string per eval file, not one per row: a large run has few files.
+        case = (sys.intern(row.eval_file), row.eval_id)
         self.cases.setdefault(case, CaseTally()).add(ok, row.score or 0.0, verdict)
         self.verdicts[(*case, row.repeat)] = Verdict(row.score if ok else None, verdict)
         for result in _evaluator_results(row):
