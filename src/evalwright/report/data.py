@@ -86,6 +86,11 @@ class Columns:
     pass_mark: float
     where: dict[tuple[int, str], int] = field(default_factory=dict[tuple[int, str], int])
     found: list[Column] = field(default_factory=list[Column])
+    aggregates: Aggregates = field(init=False)
+    """The columns' aggregate views (docs/report.md#aggregate-views), counted as rows come."""
+
+    def __post_init__(self) -> None:
+        self.aggregates = Aggregates(self.pass_mark)
 
     def of(self, source: int, path: str, row: ResultRow) -> int:
         """The column of a row of the ``source``-th file (``path``), which counts it."""
@@ -98,6 +103,7 @@ class Columns:
             place = self.where[pair] = len(self.found)
             self.found.append(Column(label, target, source, Overview(self.pass_mark)))
         self.found[place].add(row)
+        self.aggregates.add(place, row)
         return place
 
 
@@ -126,7 +132,6 @@ class ReportData:
         columns = Columns(len(self.sources) > 1, self.pass_mark)
         tallies = [JudgeTally() for _ in self.sources]
         after = Side()
-        aggregates = Aggregates(self.pass_mark)
         sink.write('{"version":')
         sink.value(__version__)
         sink.write(',"pass_mark":')
@@ -136,7 +141,7 @@ class ReportData:
         sink.write(',"tool_checks":')
         sink.value(list(TOOL_CHECK_TYPES))
         sink.write(',"rows":')
-        sink.array(self._rows(columns, tallies, after, aggregates))
+        sink.array(self._rows(columns, tallies, after))
         sink.write(',"columns":')
         sink.value([column.json() for column in columns.found])
         sink.write(',"judges":')
@@ -149,16 +154,13 @@ class ReportData:
             sink.write("null")
         sink.write(',"aggregates":')
         paths = [source.path for source in self.sources]
-        sink.value(aggregates.json(columns.found, paths, comparison))
+        sink.value(columns.aggregates.json(columns.found, paths, comparison))
         sink.write("}")
 
-    def _rows(
-        self, columns: Columns, tallies: list[JudgeTally], after: Side, aggregates: Aggregates
-    ) -> Iterator[str]:
+    def _rows(self, columns: Columns, tallies: list[JudgeTally], after: Side) -> Iterator[str]:
         for index, source in enumerate(self.sources):
             for scored, row in source.rows():
                 column = columns.of(index, source.path, row)
-                aggregates.add(column, row)
                 facts = JudgeFacts.of(row)
                 if facts is not None:
                     tallies[index].add(facts)

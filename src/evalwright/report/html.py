@@ -32,6 +32,11 @@ from evalwright.errors import BIDI_CONTROLS
 COMPRESS_ABOVE = 512 * 1024
 """Payloads larger than this many bytes of JSON are embedded gzipped."""
 
+SCRIPTS = ("report_views.js", "report.js")
+"""The page's script, in order: one element, one hash."""
+STYLES = ("report.css",)
+"""The page's style sheet, in order."""
+
 _ESCAPES = {
     "<": "\\u003c",
     ">": "\\u003e",
@@ -124,17 +129,6 @@ class DataSink:
         self._out.write(base64.b64encode(data) + b'"}</script>')
 
 
-SCRIPTS = ("report.js", "report_views.js")
-"""The page's script files, run in order in one function scope: the views of each file see
-the helpers of those before it (docs/report.md)."""
-
-
-def _script() -> str:
-    """The page's one script: :data:`SCRIPTS` in one strict function scope, then ``start()``."""
-    body = "\n".join(_asset(name) for name in SCRIPTS)
-    return '"use strict";\n(function () {\n' + body + "\n  start();\n})();\n"
-
-
 def _sha256(text: str) -> str:
     digest = hashlib.sha256(text.encode("utf-8")).digest()
     return "'sha256-" + base64.b64encode(digest).decode("ascii") + "'"
@@ -142,7 +136,9 @@ def _sha256(text: str) -> str:
 
 def _parts(title: str) -> tuple[str, str]:
     """The page before its data element, and after it."""
-    style, script = _asset("report.css"), _script()
+    style = "\n".join(_asset(name) for name in STYLES)
+    # One script: the views' file first, so its "use strict" holds for all of it.
+    script = "\n".join(_asset(name) for name in SCRIPTS)
     if "</" in style or "</script" in script.lower():
         raise AssertionError("the report's assets must not close their own element")
     policy = (

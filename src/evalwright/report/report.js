@@ -4,11 +4,16 @@
  * those characters; a bidirectional control in it is shown as a marker (⟨U+202E⟩), so it
  * cannot reorder what is around it. What comes from the data or the URL is looked up in
  * Maps or with Object.hasOwn, never as a plain property, so a name such as __proto__ or
- * constructor is just a name.
- * The page's script is this file and report_views.js in one strict function scope, then
- * start() (evalwright.report.html assembles it). */
+ * constructor is just a name. */
+"use strict";
+(function () {
   const PAGE_SIZE = 100;
   const state = { data: null, entries: [], columns: [], keys: [], list: [], listHash: "" };
+  // The aggregate views of report_views.js (costs, repeats, evaluators, paired comparison,
+  // chart, tags, the sorted and filtered matrix).
+  const views = reportAggregateViews({ PAGE_SIZE, state, el, append, clear, marked, num, pct, signed, ms,
+    hashOf, withParams, markShown, stability, haystack, compareValues, scoreColour, matrixKeys, matrixCell,
+    pageOf, pager });
 
   // ---- DOM helpers ------------------------------------------------------------------------
   // A row's target as its column names it: "TARGET [VARIANT]" for a prompt variant's row
@@ -300,7 +305,7 @@
     } else {
       const view = params.v || "overview";
       renderTabs(view);
-      if (view === "matrix") renderMatrix(main, params);
+      if (view === "matrix") views.renderMatrix(main, params);
       else if (view === "cases") renderCases(main, params);
       else renderOverview(main);
     }
@@ -320,8 +325,8 @@
     ["errors", "errors", (s) => String(s.errors)],
     ["lossless", "lossless", (s) => s.lossless + "/" + s.cases],
     ["tokens", "tokens in/out", (s) => s.input_tokens + " / " + s.output_tokens],
-    ["cost_usd", "cost", (s) => usd(s.cost_usd)],
-    ["judge_cost_usd", "judge cost", (s) => usd(s.judge_cost_usd)],
+    ["cost_usd", "cost", (s) => views.usd(s.cost_usd)],
+    ["judge_cost_usd", "judge cost", (s) => views.usd(s.judge_cost_usd)],
     ["latency_p50", "latency p50", (s) => ms(s.latency_p50)],
     ["latency_p95", "latency p95", (s) => ms(s.latency_p95)],
     ["wall_seconds", "wall", (s) => (s.wall_seconds === null ? "—" : s.wall_seconds.toFixed(1) + " s")],
@@ -343,7 +348,7 @@
     (data.judges || []).forEach((metrics, index) => {
       if (metrics) main.appendChild(judgesPart(metrics, data.sources[index]));
     });
-    renderAggregates(main);
+    views.renderAggregates(main);
   }
 
   // The judges' run metrics of one results file (docs/judges.md#run-metrics).
@@ -494,7 +499,7 @@
       only.every((test) => test(e)) &&
       (!params.col || e.column === params.col) &&
       (!params.chg || e.change === params.chg) &&
-      (!params.tag || hasTag(e.row, params.tag)) &&
+      (!params.tag || views.hasTag(e.row, params.tag)) &&
       (!query || haystack(e).includes(query)));
     return sortEntries(found, params.sort || "", params.desc === "1");
   }
@@ -583,7 +588,7 @@
       state.columns.map((c) => el("option", { value: c.label, selected: params.col === c.label }, c.label)));
     select.addEventListener("change", () => { params.col = select.value; params.p = ""; update(); });
     const change = state.data.baseline ? changeSelect(params, update) : null;
-    return el("div", { class: "toolbar" }, search, boxes, select, change, tagSelect(params, update));
+    return el("div", { class: "toolbar" }, search, boxes, select, change, views.tagSelect(params, update));
   }
 
   function changeSelect(params, update) {
@@ -618,7 +623,7 @@
       el("td", {}, row.eval_file), el("td", {}, entry.column),
       el("td", { class: "status " + status }, status),
       el("td", { class: "num" }, num(row.score, 3)), el("td", { class: "num" }, ms(row.latency_ms)),
-      el("td", { class: "num", "data-stat": "cost" }, usd(row.cost_usd)),
+      el("td", { class: "num", "data-stat": "cost" }, views.usd(row.cost_usd)),
       el("td", { class: "num" }, (row.delivery_notes || []).length || ""),
     ];
     if (state.data.baseline) {
@@ -676,7 +681,7 @@
       ["score", num(row.score, 3)], ["passed", entry.removed ? null : passed(row) ? "yes" : "no"],
       ["change", change], ["baseline score", entry.old && !entry.removed ? num(entry.old.score, 3) : null],
       ["provider", row.provider], ["finish reason", row.finish_reason], ["latency", ms(row.latency_ms)],
-      ["attempts", row.attempts], ["cache", row.cache], ["tokens", usage], ["cost", rowCost(row)], ["run", row.run_id],
+      ["attempts", row.attempts], ["cache", row.cache], ["tokens", usage], ["cost", views.rowCost(row)], ["run", row.run_id],
       ["time", row.timestamp], ["dataset", row.dataset], ["conversation", row.conversation_id],
     ]));
   }
@@ -978,3 +983,5 @@
     window.addEventListener("hashchange", route);
     route();
   }
+  start();
+})();

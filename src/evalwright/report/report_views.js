@@ -1,10 +1,15 @@
-  /* The report's aggregate views (docs/report.md#aggregate-views): costs, reliability over
-   * repeats, each evaluator's pass rate, the paired comparison, the cost / score / latency
-   * chart, the tag filter and the sortable, filterable matrix. It runs in report.js's scope
-   * (its helpers: el, append, clear, state, hashOf, ...) and follows its rules: data is only
-   * ever set as text or attribute values, and looked up in Maps or with Object.hasOwn.
-   * Every number here was computed by the report's Python side (evalwright.report.aggregates),
-   * the paired comparison by evalwright.stats.paired as `evalwright compare` prints it. */
+/* The evalwright report's aggregate views (docs/report.md#aggregate-views): costs, reliability
+ * over repeats, each evaluator's pass rate, the paired comparison, the cost / score / latency
+ * chart, the tag filter and the sortable, filterable matrix. This file comes before report.js
+ * in the page's one script (so its "use strict" holds for all of it); report.js calls
+ * reportAggregateViews once with its helpers. As in report.js, data is only ever set as text
+ * or attribute values, and names from the data are looked up in Maps or with Object.hasOwn.
+ * Every number here was computed by the report's Python side (evalwright.report.aggregates),
+ * the paired comparison by evalwright.stats.paired as `evalwright compare` prints it. */
+"use strict";
+function reportAggregateViews(h) {
+  const { PAGE_SIZE, state, el, append, clear, marked, num, pct, signed, ms, hashOf, withParams, markShown,
+    stability, haystack, compareValues, scoreColour, matrixKeys, matrixCell, pageOf, pager } = h;
 
   // ---- costs (docs/running.md#cost) --------------------------------------------------------
   // As the run summary shows a cost: cents above a dollar, six decimals below; "—" unknown.
@@ -275,3 +280,6 @@
       el("thead", {}, el("tr", {}, el("th", {}, sortLink("case", "case")), labels.map((l, i) => el("th", {}, sortLink("col" + i, l))))),
       el("tbody", {}, rows)));
   }
+
+  return { usd, rowCost, renderAggregates, renderMatrix, tagSelect, hasTag };
+}
