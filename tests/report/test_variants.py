@@ -54,3 +54,20 @@ def test_each_variant_is_a_column(page_path: Path, browser: Browser, watch: Watc
     ]
     page.close()
     watch.assert_clean()
+
+
+def test_two_variants_are_paired_as_compare_pairs_them(
+    page_path: Path, browser: Browser, watch: Watch
+) -> None:
+    """The paired comparison of the variants is `evalwright compare RUN --variants A B`'s."""
+    page = open_report(browser, page_path, watch)
+    line = page.locator('#paired tr[data-kind="columns"]')
+    assert line.count() == 1
+    a, b = line.get_attribute("data-a") or "", line.get_attribute("data-b") or ""
+    assert (a, b) == ("default [terse]", "default [chatty]")
+    results = page_path.with_name("results.jsonl")
+    (found,) = ew.compare(results, variants=("terse", "chatty")).paired().values()
+    words = page.locator('#paired ul.plain li[data-b="default [chatty]"]').inner_text()
+    assert words == found.plain(a, b)
+    assert line.locator('td[data-stat="mean"]').inner_text() == "0.000", "both answer Paris"
+    page.close()

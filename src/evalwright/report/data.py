@@ -20,6 +20,7 @@ from pydantic import JsonValue
 
 from evalwright import __version__
 from evalwright.evalfile.evaluator_specs import TOOL_CHECK_TYPES
+from evalwright.report.aggregates import Aggregates
 from evalwright.report.html import DataSink, json_text
 from evalwright.report.overview import Column, Overview
 from evalwright.report.thumbnails import Thumbnails, project_roots
@@ -87,6 +88,11 @@ class Columns:
     pass_mark: float
     where: dict[tuple[int, str], int] = field(default_factory=dict[tuple[int, str], int])
     found: list[Column] = field(default_factory=list[Column])
+    aggregates: Aggregates = field(init=False)
+    """The columns' aggregate views (docs/report.md#aggregate-views), counted as rows come."""
+
+    def __post_init__(self) -> None:
+        self.aggregates = Aggregates(self.pass_mark)
 
     def of(self, source: int, path: str, row: ResultRow) -> int:
         """The column of a row of the ``source``-th file (``path``), which counts it."""
@@ -99,6 +105,7 @@ class Columns:
             place = self.where[pair] = len(self.found)
             self.found.append(Column(label, target, source, Overview(self.pass_mark)))
         self.found[place].add(row)
+        self.aggregates.add(place, row)
         return place
 
 
@@ -145,10 +152,14 @@ class ReportData:
         sink.write(',"judges":')
         sink.value([_judges_json(tally.metrics(self.pass_mark)) for tally in tallies])
         sink.write(',"baseline":')
+        comparison = None
         if self.baseline:
-            self._write_baseline(sink, after)
+            comparison = self._write_baseline(sink, after)
         else:
             sink.write("null")
+        sink.write(',"aggregates":')
+        paths = [source.path for source in self.sources]
+        sink.value(columns.aggregates.json(columns.found, paths, comparison))
         sink.write("}")
 
     def _rows(
@@ -165,8 +176,9 @@ class ReportData:
                 images.add(row.eval_file, text)
                 yield text
 
-    def _write_baseline(self, sink: DataSink, after: Side) -> None:
-        """The old rows, the old numbers per target, and each key's change."""
+    def _write_baseline(self, sink: DataSink, after: Side) -> Comparison:
+        """The old rows, the old numbers per target, and each key's change (the comparison
+        returned)."""
         before = Side()
         targets: dict[str, Overview] = {}
         sink.write('{"sources":')
@@ -181,6 +193,7 @@ class ReportData:
         sink.write(',"counts":')
         sink.value(dict[str, JsonValue](comparison.counts().items()))
         sink.write("}")
+        return comparison
 
     def _old_rows(self, before: Side, targets: dict[str, Overview]) -> Iterator[str]:
         for source in self.baseline:

@@ -32,7 +32,7 @@ from evalwright.errors import BIDI_CONTROLS
 COMPRESS_ABOVE = 512 * 1024
 """Payloads larger than this many bytes of JSON are embedded gzipped."""
 
-SCRIPTS = ("report_rows.js", "report.js")
+SCRIPTS = ("report_rows.js", "report_views.js", "report.js")
 """The page's script, in order: one element, one hash."""
 STYLES = ("report.css", "report_rows.css")
 """The page's style sheet, in order."""
@@ -137,7 +137,7 @@ def _sha256(text: str) -> str:
 def _parts(title: str) -> tuple[str, str]:
     """The page before its data element, and after it."""
     style = "\n".join(_asset(name) for name in STYLES)
-    # One script: the per-row views first, so their "use strict" holds for all of it.
+    # One script: the views' files first, so the first one's "use strict" holds for all of it.
     script = "\n".join(_asset(name) for name in SCRIPTS)
     if "</" in style or "</script" in script.lower():
         raise AssertionError("the report's assets must not close their own element")

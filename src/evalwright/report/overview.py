@@ -47,6 +47,13 @@ class Overview:
     lossless: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    priced: int = 0
+    """Rows whose target cost is known (docs/running.md#cost)."""
+    cost_usd: float | None = None
+    """What the target's calls cost, rows of unknown cost left out (``None`` when no row's
+    cost is known, as the run summary sums it)."""
+    judge_cost_usd: float | None = None
+    """What its rows' judge calls cost, likewise."""
     latencies: array[float] = field(default_factory=lambda: array("d"))
     start: float | None = None
     """The first row's start (its finish less its latency)."""
@@ -66,7 +73,15 @@ class Overview:
             self.output_tokens += row.usage.output_tokens or 0
         if row.latency_ms is not None:
             self.latencies.append(row.latency_ms)
+        self._cost(row)
         self._span(row)
+
+    def _cost(self, row: ResultRow) -> None:
+        if row.cost_usd is not None:
+            self.priced += 1
+            self.cost_usd = (self.cost_usd or 0.0) + row.cost_usd
+        if row.judge_cost_usd is not None:
+            self.judge_cost_usd = (self.judge_cost_usd or 0.0) + row.judge_cost_usd
 
     def _span(self, row: ResultRow) -> None:
         end = _seconds(row.timestamp)
@@ -91,6 +106,9 @@ class Overview:
             "lossless": self.lossless,
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
+            "cost_usd": self.cost_usd,
+            "judge_cost_usd": self.judge_cost_usd,
+            "mean_cost_usd": self.cost_usd / self.priced if self.cost_usd is not None else None,
             "latency_p50": percentile(self.latencies, 0.5),
             "latency_p95": percentile(self.latencies, 0.95),
             "wall_seconds": wall,

@@ -11,6 +11,11 @@
   const state = { data: null, entries: [], columns: [], keys: [], list: [], listHash: "" };
   // The per-row views of report_rows.js (images, turn checks, workspace, review marks).
   const rows = reportRowViews({ el, section, facts, textBlock, num, verdictOf, data: () => state.data });
+  // The aggregate views of report_views.js (costs, repeats, evaluators, paired comparison,
+  // chart, tags, the sorted and filtered matrix).
+  const views = reportAggregateViews({ PAGE_SIZE, state, el, append, clear, marked, num, pct, signed, ms,
+    hashOf, withParams, markShown, stability, haystack, compareValues, scoreColour, matrixKeys, matrixCell,
+    pageOf, pager });
 
   // ---- DOM helpers ------------------------------------------------------------------------
   // A row's target as its column names it: "TARGET [VARIANT]" for a prompt variant's row
@@ -251,7 +256,8 @@
 
   // ---- the URL fragment -------------------------------------------------------------------
   // The fragment's parameters (docs/report.md#permalinks); any other name is ignored.
-  const PARAMS = new Set(["v", "c", "t", "r", "f", "removed", "q", "only", "col", "chg", "sort", "desc", "p"]);
+  const PARAMS = new Set(["v", "c", "t", "r", "f", "removed", "q", "only", "col", "chg", "sort", "desc", "p",
+    "tag", "st"]);
   function parseHash() {
     const params = Object.create(null);
     for (const [name, value] of new URLSearchParams(location.hash.replace(/^#/, ""))) {
@@ -301,7 +307,7 @@
     } else {
       const view = params.v || "overview";
       renderTabs(view);
-      if (view === "matrix") renderMatrix(main, params);
+      if (view === "matrix") views.renderMatrix(main, params);
       else if (view === "cases") renderCases(main, params);
       else renderOverview(main);
     }
@@ -321,6 +327,8 @@
     ["errors", "errors", (s) => String(s.errors)],
     ["lossless", "lossless", (s) => s.lossless + "/" + s.cases],
     ["tokens", "tokens in/out", (s) => s.input_tokens + " / " + s.output_tokens],
+    ["cost_usd", "cost", (s) => views.usd(s.cost_usd)],
+    ["judge_cost_usd", "judge cost", (s) => views.usd(s.judge_cost_usd)],
     ["latency_p50", "latency p50", (s) => ms(s.latency_p50)],
     ["latency_p95", "latency p95", (s) => ms(s.latency_p95)],
     ["wall_seconds", "wall", (s) => (s.wall_seconds === null ? "—" : s.wall_seconds.toFixed(1) + " s")],
@@ -342,6 +350,7 @@
     (data.judges || []).forEach((metrics, index) => {
       if (metrics) main.appendChild(judgesPart(metrics, data.sources[index]));
     });
+    views.renderAggregates(main);
   }
 
   // The judges' run metrics of one results file (docs/judges.md#run-metrics).
@@ -414,18 +423,6 @@
       }
     }
     return Array.from(keys.values());
-  }
-
-  function renderMatrix(main, params) {
-    const keys = matrixKeys();
-    const labels = state.columns.map((c) => c.label);
-    const page = pageOf(params, keys.length);
-    const rows = keys.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE).map((key) =>
-      el("tr", {}, el("th", { title: key.file }, key.id), labels.map((label) => matrixCell(key.cells.get(label)))));
-    main.appendChild(pager(params, page, keys.length, "matrix"));
-    main.appendChild(el("table", { class: "matrix", id: "matrix" },
-      el("thead", {}, el("tr", {}, el("th", {}, "case"), labels.map((l) => el("th", {}, l)))),
-      el("tbody", {}, rows)));
   }
 
   function matrixCell(entry) {
@@ -504,6 +501,7 @@
       only.every((test) => test(e)) &&
       (!params.col || e.column === params.col) &&
       (!params.chg || e.change === params.chg) &&
+      (!params.tag || views.hasTag(e.row, params.tag)) &&
       (!query || haystack(e).includes(query)));
     return sortEntries(found, params.sort || "", params.desc === "1");
   }
@@ -515,6 +513,7 @@
     ["status", "status", (e) => (e.removed ? "removed" : e.row.status)],
     ["score", "score", (e) => e.row.score],
     ["latency", "latency", (e) => e.row.latency_ms],
+    ["cost", "cost", (e) => e.row.cost_usd],
     ["notes", "notes", (e) => (e.row.delivery_notes || []).length],
   ];
   const CHANGE_COLUMNS = [
@@ -591,7 +590,7 @@
       state.columns.map((c) => el("option", { value: c.label, selected: params.col === c.label }, c.label)));
     select.addEventListener("change", () => { params.col = select.value; params.p = ""; update(); });
     const change = state.data.baseline ? changeSelect(params, update) : null;
-    return el("div", { class: "toolbar" }, search, boxes, select, change);
+    return el("div", { class: "toolbar" }, search, boxes, select, change, views.tagSelect(params, update));
   }
 
   function changeSelect(params, update) {
@@ -626,6 +625,7 @@
       el("td", {}, row.eval_file), el("td", {}, entry.column),
       el("td", { class: "status " + status }, status),
       el("td", { class: "num" }, num(row.score, 3)), el("td", { class: "num" }, ms(row.latency_ms)),
+      el("td", { class: "num", "data-stat": "cost" }, views.usd(row.cost_usd)),
       el("td", { class: "num" }, (row.delivery_notes || []).length || ""),
     ];
     if (state.data.baseline) {
@@ -683,7 +683,7 @@
       ["score", num(row.score, 3)], ["passed", entry.removed ? null : passed(row) ? "yes" : "no"],
       ["change", change], ["baseline score", entry.old && !entry.removed ? num(entry.old.score, 3) : null],
       ["provider", row.provider], ["finish reason", row.finish_reason], ["latency", ms(row.latency_ms)],
-      ["attempts", row.attempts], ["cache", row.cache], ["tokens", usage], ["run", row.run_id],
+      ["attempts", row.attempts], ["cache", row.cache], ["tokens", usage], ["cost", views.rowCost(row)], ["run", row.run_id],
       ["time", row.timestamp], ["dataset", row.dataset], ["conversation", row.conversation_id],
     ]));
   }
