@@ -104,6 +104,8 @@ def eval_context(
         metadata=case.metadata,
         vars=case.vars,
         usage=response.usage.model_dump(mode="json") if response and response.usage else None,
+        latency_ms=response.latency_ms if response else None,
+        cost_usd=response.cost_usd if response else None,
         trace=[entry.model_dump(mode="json") for entry in response.trace] if response else [],
         media=tuple(
             s for m in case.input_messages for s in m.segments if isinstance(s, MediaSegment)
