@@ -109,9 +109,9 @@ def test_latency_cost_and_javascript_assertions(imported: Importer) -> None:
     ]
     notes = {n.where: n.message for n in result.notes}
     assert notes == {
-        "tests[0].assert[2]": "latency assertion: a threshold of 0 ms can never pass",
+        "tests[0].assert[2]": "latency assertion: threshold 0 is not a number above 0",
         "tests[0].assert[3]": "assertion type 'not-latency': a judge, script or limit is not "
         "negated",
-        "tests[0].assert[4]": "latency assertion: threshold None is not a number of at least 0",
+        "tests[0].assert[4]": "latency assertion: threshold None is not a number above 0",
         "tests[0].assert[5]": "assertion type 'javascript': evalwright runs no JavaScript",
     }

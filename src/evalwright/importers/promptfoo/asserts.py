@@ -73,10 +73,9 @@ LIMITS = ("latency", "cost")
 
 
 def _limit(kind: str, threshold: Any) -> Callable[[Any, Context], dict[str, Any]]:
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or threshold < 0:
-        raise Uncarried(f"{kind} assertion: threshold {threshold!r} is not a number of at least 0")
-    if kind == "latency" and threshold == 0:
-        raise Uncarried("latency assertion: a threshold of 0 ms can never pass")
+    # promptfoo refuses a missing or 0 threshold
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or threshold <= 0:
+        raise Uncarried(f"{kind} assertion: threshold {threshold!r} is not a number above 0")
     return lambda _value, _context: {"type": kind, "threshold": threshold}
 
 
