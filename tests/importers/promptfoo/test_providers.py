@@ -61,16 +61,17 @@ def test_tools_from_a_file_and_tools_the_provider_runs(imported: Importer) -> No
 def test_gemini_forms(imported: Importer) -> None:
     result, doc, targets = imported(
         "prompts: [hi]\nproviders:\n"
-        "  - {id: google:g, label: text, config: {systemInstruction: Be brief.}}\n"
-        "  - {id: google:g, label: file, config: {systemInstruction: 'file://sys.txt'}}\n"
-        "  - {id: google:g, label: parts, config: {systemInstruction: {parts: [{text: A}, "
+        "  - {id: google:gemini-x, label: text, config: {systemInstruction: Be brief.}}\n"
+        "  - {id: google:gemini-x, label: file, config: {systemInstruction: 'file://sys.txt'}}\n"
+        "  - {id: google:gemini-x, label: parts, config: {systemInstruction: {parts: [{text: A}, "
         "{text: B}]}}}\n"
-        "  - id: google:g\n    label: json\n    config:\n      generationConfig:\n"
+        "  - id: google:gemini-x\n    label: json\n    config:\n      generationConfig:\n"
         "        response_mime_type: application/json\n"
         "        response_schema: {type: object}\n"
-        "  - id: google:g\n    label: tools\n    config:\n"
+        "  - id: google:gemini-x\n    label: tools\n    config:\n"
         "      tools: {function_declarations: [{name: weather, parameters: {type: object}}]}\n"
-        "      tool_config: {function_calling_config: {mode: ANY}}\n",
+        "      tool_config: {function_calling_config: {mode: ANY}}\n"
+        "  - vertex:claude-3-5-sonnet\n",
         sys__txt="Answer in French.\n",
     )
     got = _targets(targets)
@@ -80,7 +81,8 @@ def test_gemini_forms(imported: Importer) -> None:
     assert got["json"]["settings"] == {"response_format": {"json_schema": {"type": "object"}}}
     assert got["tools"]["settings"] == {"tool_choice": "required"}
     assert doc["tools"] == [WEATHER]
-    assert [n.where for n in result.notes] == ["providers"]
+    # Vertex's Claude is not the Gemini API
+    assert [n.where for n in result.notes] == ["providers[5]", "providers"]
 
 
 def test_templates_read_members_as_nunjucks_does(imported: Importer) -> None:

@@ -118,8 +118,8 @@ def _entry(ident: str, config: dict[str, Any]) -> dict[str, Any]:
         return {"provider": "azure", "endpoint": endpoint, "deployment": model, **version}
     if kind == "anthropic" and model and not rest.startswith("completion:"):
         return {"provider": "anthropic", "model": model}
-    if kind in ("google", "vertex") and model:
-        return {"provider": "gemini", "model": model}
+    if kind in ("google", "vertex") and model.startswith(("gemini", "gemma")):
+        return {"provider": "gemini", "model": model}  # other models are not the Gemini API
     if kind == "ollama" and rest.startswith("chat:"):
         return {"provider": "openai", "model": model, "base_url": base or OLLAMA_URL}
     if kind in ("http", "https") and isinstance(config.get("url"), str):
