@@ -117,3 +117,23 @@ def test_latency_cost_and_javascript_assertions(imported: Importer) -> None:
         "tests[0].assert[4]": "latency assertion: threshold None is not a number above 0",
         "tests[0].assert[5]": "assertion type 'javascript': evalwright runs no JavaScript",
     }
+
+
+def test_openai_apis(imported: Importer) -> None:
+    result, _, targets = imported(
+        "prompts: [hi]\nproviders:\n"
+        "  - id: openai:responses:o3\n    label: resp\n    config:\n      instructions: Be terse.\n"
+        "      response_format: {type: json_schema, name: n, schema: {type: object}}\n"
+        "  - {id: openai:chat:gpt-4o, label: chat, config: {instructions: ignored}}\n"
+        "  - {id: 'openai:ft:gpt-4o:org:x', label: ft}\n"
+        "  - openai:assistant:asst_1\n"
+    )
+    got = _targets(targets)
+    assert got["resp"]["api"] == "responses"
+    assert got["resp"]["settings"] == {
+        "response_format": {"json_schema": {"type": "object"}, "name": "n"},
+        "extra_body": {"instructions": "Be terse."},
+    }
+    assert "api" not in got["chat"]
+    assert got["ft"]["model"] == "ft:gpt-4o:org:x"
+    assert [n.where for n in result.notes] == ["providers[1].config.instructions", "providers[3]"]

@@ -96,10 +96,14 @@ def _target(item: Any, where: str, place: _Place, notes: Notes) -> Target:
     entry["system_prompt"] = _system(config, f"{where}.config.systemInstruction", place, notes)
     # Azure's API version is a key of the target itself.
     own = {"systemInstruction", *(["apiVersion"] if "api_version" in entry else [])}
+    own |= {"instructions"} if entry.get("api") == "responses" else set()
     rest = {k: v for k, v in config.items() if k not in own}
     settings, tools = _settings(rest, f"{where}.config", place, notes)
     for key in sorted(set(spec) - {"id", "label", "config"}):
         notes.add(place.shown, f"{where}.{key}", "not carried: every case runs on every target")
+    if entry.get("api") == "responses" and isinstance(config.get("instructions"), str):
+        # the Responses API's instructions, sent in the body as promptfoo sends them
+        settings["extra_body"] = {"instructions": config["instructions"]}
     if settings:
         entry["settings"] = settings
     return Target(name or "target", entry, tools)
@@ -110,8 +114,8 @@ def _entry(ident: str, config: dict[str, Any]) -> dict[str, Any]:
     kind, _, rest = ident.partition(":")
     model = rest.split(":", 1)[1] if rest.startswith(("chat:", "messages:")) else rest
     base = _base_url(kind, config)
-    if kind == "openai" and model and not rest.startswith(("embedding", "completion", "image")):
-        return {"provider": "openai", "model": model, **({"base_url": base} if base else {})}
+    if kind == "openai" and (rest.startswith(("chat:", "responses:", "ft:")) or ":" not in rest):
+        return _openai(rest, base)
     if kind == "azure" and rest.startswith("chat:"):
         endpoint = base or "${{ AZURE_OPENAI_ENDPOINT }}"
         version = {"api_version": config["apiVersion"]} if "apiVersion" in config else {}
@@ -149,6 +153,19 @@ def _base_url(kind: str, config: dict[str, Any]) -> str | None:
     if kind == "azure":
         return base or (f"https://{host}" if host else None)
     return f"{base}/v1" if kind == "ollama" and base else None
+
+
+def _openai(rest: str, base: str | None) -> dict[str, Any]:
+    """``openai:MODEL``, ``openai:chat:MODEL`` (Chat Completions) or ``openai:responses:MODEL``
+    (the Responses API); the other OpenAI APIs (assistants, realtime, images) are not chat."""
+    chat = ":" not in rest or rest.startswith("ft:")  # a fine-tuned model is named ft:...
+    api, _, model = ("chat", "", rest) if chat else rest.partition(":")
+    if not model:
+        raise Uncarried(f"provider 'openai:{rest}' names no model")
+    entry: dict[str, Any] = {"provider": "openai", "model": model}
+    if api == "responses":
+        entry["api"] = "responses"
+    return {**entry, **({"base_url": base} if base else {})}
 
 
 def _http(config: dict[str, Any]) -> dict[str, Any]:
@@ -203,6 +220,8 @@ def _response_format(value: Any) -> dict[str, Any]:
     if given.get("type") == "json_object":
         return {"json": True}
     spec = mapping(given.get("json_schema"))
+    if spec is None and given.get("type") == "json_schema" and "schema" in given:
+        spec = given  # the Responses API's form: name and schema beside the type
     if spec is not None:
         out: dict[str, Any] = {"json_schema": spec.get("schema", {})}
         out.update({k: spec[k] for k in ("name", "strict") if k in spec})
