@@ -17,10 +17,10 @@ from evalwright.files.text import tidy
 CORPUS = Path(__file__).parents[2] / "data" / "promptfoo-examples"
 CONFIGS = sorted(p for p in CORPUS.glob("*/*.yaml") if p.with_suffix(".rendered.jsonl").exists())
 
-CARRIED_SHARE = 0.99
-"""The share of the corpus's (prompt, test) pairs the issue asks the import to carry."""
 CARRIED, TOTAL = 278, 285
-"""What the import carries of this corpus (97.5%): any change shows here."""
+"""What the import carries of this corpus (97.5%): any change shows here. The issue asks for
+99%; the 7 pairs of NOT_CARRIED stay honestly not carried, and 7 misses are under 1% only of
+a corpus of 700 pairs or more."""
 
 # The one example whose tests are not carried, and why: its template reads
 # `completion.input[completion.input.length - 1].content`; promptfoo's `completion.input` is the
@@ -74,10 +74,7 @@ def test_corpus_cases_are_carried_and_reported(tmp_path: Path) -> None:
     print(f"{len(CONFIGS)} configs, {carried} of {total} (prompt, test) pairs carried: {share:.1%}")
     assert len(CONFIGS) >= 30
     assert uncarried == NOT_CARRIED
-    # The acceptance share is not reached: the 7 pairs above stay honestly not carried, and
-    # 7 misses are under 1% only of a corpus of 700 pairs or more.
     assert (carried, total) == (CARRIED, TOTAL)
-    assert share < CARRIED_SHARE
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda p: f"{p.parent.name}/{p.name}")
