@@ -34,9 +34,10 @@ def _run(project: ProjectDir, server: FakeServer, evaluators: str, price: bool =
         f"targets:\n  - name: t\n    provider: openai\n    model: m\n"
         f"    base_url: {server.url}/v1\n{priced}",
     )
+    question = "" if "turns:" in evaluators else "    input: Well?\n"
     project.write(
         "evals/e.yaml",
-        "evalcases:\n  - id: a\n    expected_outcome: Fine.\n    input: Well?\n"
+        f"evalcases:\n  - id: a\n    expected_outcome: Fine.\n{question}"
         f"    execution:\n      evaluators:\n{evaluators}",
     )
     out = project.root / "r.jsonl"
@@ -82,3 +83,21 @@ def test_an_unknown_cost_is_an_error_not_a_pass(project: ProjectDir, server: Fak
     (result,) = row["evaluator_results"]
     assert result["status"] == "error"
     assert "cost is unknown" in result["reasoning"]
+
+
+def test_a_conversation_checks_each_turn_and_the_whole(
+    project: ProjectDir, server: FakeServer
+) -> None:
+    row = _run(
+        project,
+        server,
+        f"        - {{name: both, type: cost, threshold: {COST * 2}}}\n"
+        f"        - {{name: one, type: cost, threshold: {COST * 1.5}}}\n"
+        "    turns:\n"
+        "      - {content: Hi, evaluators: [{name: fast, type: latency, threshold: 3600000}]}\n"
+        f"      - {{content: Bye, evaluators: [{{name: cheap, type: cost, threshold: {COST}}}]}}\n",
+    )
+    # the whole conversation cost two answers; each turn, one
+    assert {r["name"]: r["score"] for r in row["evaluator_results"]} == {"both": 1.0, "one": 0.0}
+    turns = [{r["name"]: r["score"] for r in t["evaluator_results"]} for t in row["turns"]]
+    assert turns == [{"fast": 1.0}, {"cheap": 1.0}]
