@@ -626,7 +626,7 @@ BROKEN: tuple[Broken, ...] = (
         "unsupported evaluator type 'bleu' (supported: llm_judge, code, contains, regex, "
         "equals, is_json, json_schema, match, includes, fuzzy_match, tool_called, "
         "tool_sequence, tool_call_f1, trajectory_match, workspace_command, file_exists, "
-        "file_contains, diff)",
+        "file_contains, diff, latency, cost)",
     ),
     Broken(
         "evaluator-type-mapping",

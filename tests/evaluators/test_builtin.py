@@ -8,6 +8,7 @@ import pytest
 
 from evalwright.evalfile.evaluator_specs import (
     EVALUATOR_TYPES,
+    LIMIT_TYPES,
     WORKSPACE_CHECK_TYPES,
     CodeSpec,
     ContainsSpec,
@@ -149,8 +150,9 @@ OWN_VERDICTS: dict[str, tuple[dict[str, object], list[str]]] = {
 
 
 def test_every_declared_built_in_type_is_checked_as_itself() -> None:
-    # Not the judge, the script, nor a workspace's checks (tests/evaluators/test_workspace.py).
-    declared = set(EVALUATOR_TYPES) - {"llm_judge", "code", *WORKSPACE_CHECK_TYPES}
+    # Not the judge, the script, a workspace's checks (tests/evaluators/test_workspace.py) nor
+    # the limits on what the answer took (tests/evaluators/test_limits.py).
+    declared = set(EVALUATOR_TYPES) - {"llm_judge", "code", *WORKSPACE_CHECK_TYPES, *LIMIT_TYPES}
     assert {cls.model_fields["type"].default for cls in get_args(BuiltinSpec)} == declared
     assert set(OWN_VERDICTS) == declared
     expected = [{"role": "assistant", "tool_calls": [{"id": "1", "name": "x"}]}]

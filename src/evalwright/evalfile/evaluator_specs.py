@@ -34,6 +34,9 @@ TOOL_CHECK_TYPES = ("tool_called", "tool_sequence", "tool_call_f1", "trajectory_
 WORKSPACE_CHECK_TYPES = ("workspace_command", "file_exists", "file_contains", "diff")
 """The built-in evaluators that look at the case's workspace after the agent ran
 (docs/agents.md#workspace-checks)."""
+LIMIT_TYPES = ("latency", "cost")
+"""The built-in evaluators that bound what the answer took, not what it says
+(docs/eval-files.md#latency-and-cost)."""
 EVALUATOR_TYPES = (
     "llm_judge",
     "code",
@@ -47,6 +50,7 @@ EVALUATOR_TYPES = (
     "fuzzy_match",
     *TOOL_CHECK_TYPES,
     *WORKSPACE_CHECK_TYPES,
+    *LIMIT_TYPES,
 )
 # AgentV evaluator types we recognise but do not implement: a clear error, not "unknown".
 AGENTV_EVALUATOR_TYPES = frozenset(
@@ -57,8 +61,6 @@ AGENTV_EVALUATOR_TYPES = frozenset(
         "composite",
         "tool_trajectory",
         "field_accuracy",
-        "latency",
-        "cost",
         "token_usage",
         "batch_cli",
     }
@@ -400,6 +402,22 @@ class DiffSpec(_Check):
     forbidden_paths: list[NonEmptyStr] = Field(default_factory=list[str])
 
 
+class LatencySpec(_Evaluator):
+    """Scores 1 when the target answered within ``threshold`` milliseconds
+    (docs/eval-files.md#latency-and-cost)."""
+
+    type: Literal["latency"] = "latency"
+    threshold: Annotated[float, Field(gt=0, allow_inf_nan=False)]
+
+
+class CostSpec(_Evaluator):
+    """Scores 1 when the answer cost at most ``threshold`` US dollars
+    (docs/eval-files.md#latency-and-cost)."""
+
+    type: Literal["cost"] = "cost"
+    threshold: Annotated[float, Field(ge=0, allow_inf_nan=False)]
+
+
 _evaluator_tag = field_tag("type", {kind: kind for kind in EVALUATOR_TYPES})
 
 
@@ -421,7 +439,9 @@ EvaluatorSpec = Annotated[
     | Annotated[WorkspaceCommandSpec, Tag("workspace_command")]
     | Annotated[FileExistsSpec, Tag("file_exists")]
     | Annotated[FileContainsSpec, Tag("file_contains")]
-    | Annotated[DiffSpec, Tag("diff")],
+    | Annotated[DiffSpec, Tag("diff")]
+    | Annotated[LatencySpec, Tag("latency")]
+    | Annotated[CostSpec, Tag("cost")],
     variant(
         _evaluator_tag,
         "type",

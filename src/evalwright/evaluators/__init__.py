@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from evalwright.evalfile.evaluator_specs import CodeSpec, LlmJudgeSpec
+from evalwright.evalfile.evaluator_specs import CodeSpec, CostSpec, LatencySpec, LlmJudgeSpec
 from evalwright.evalfile.resolved import Evaluator
 from evalwright.evaluators.base import (
     EvalContext,
@@ -13,7 +13,7 @@ from evalwright.evaluators.base import (
     JudgeCaller,
     Verdict,
 )
-from evalwright.evaluators.builtin import check
+from evalwright.evaluators.builtin import check, limit
 from evalwright.evaluators.code import run_script
 from evalwright.evaluators.panel import judge_result
 from evalwright.evaluators.tools import Call
@@ -56,6 +56,8 @@ async def _run(evaluator: Evaluator, ctx: EvalContext) -> EvaluatorResult:
             verdict, raw = await run_script(spec, evaluator.cwd or ".", ctx)
         elif isinstance(spec, WorkspaceCheckSpec):
             verdict, raw, output = await workspace_check(spec, ctx)
+        elif isinstance(spec, LatencySpec | CostSpec):
+            verdict = limit(spec, ctx.latency_ms, ctx.cost_usd)
         else:
             calls = [Call(c.name, c.arguments) for c in ctx.tool_calls]
             verdict = check(

@@ -78,6 +78,11 @@ class EvalContext:
     """The record a template case was filled from (docs/eval-files.md#variables)."""
     usage: dict[str, Any] | None = None
     """The answer's token counts as the results row writes them."""
+    latency_ms: float | None = None
+    """How long the target took to answer (``None`` when not measured for this answer)."""
+    cost_usd: float | None = None
+    """What the answer cost at its target's price (``None`` when unknown,
+    docs/running.md#cost)."""
     trace: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
     """An agent's steps as the results row writes them (empty for a chat API)."""
     media: tuple[MediaSegment, ...] = ()

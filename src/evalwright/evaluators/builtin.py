@@ -11,11 +11,13 @@ from typing import Any, assert_never
 from evalwright import jsontext
 from evalwright.evalfile.evaluator_specs import (
     ContainsSpec,
+    CostSpec,
     EqualsSpec,
     FuzzyMatchSpec,
     IncludesSpec,
     IsJsonSpec,
     JsonSchemaSpec,
+    LatencySpec,
     MatchSpec,
     RegexSpec,
     ToolCalledSpec,
@@ -58,6 +60,22 @@ def check(
     only), ``reference`` its reference answer (the matchers' answers when they name none)."""
     verdict = _score(spec, answer, calls, expected, reference)
     return negated(verdict) if spec.negate else verdict
+
+
+def limit(
+    spec: LatencySpec | CostSpec, latency_ms: float | None, cost_usd: float | None
+) -> Verdict:
+    """Score 1 when the answer's latency (ms) or cost (USD) is at most ``spec.threshold``
+    (docs/eval-files.md#latency-and-cost); unknown is an evaluator error, never a pass."""
+    measured, unit = (latency_ms, "ms") if spec.type == "latency" else (cost_usd, "USD")
+    if measured is None:
+        raise EvaluatorFailure(f"the answer's {spec.type} is unknown, so it cannot be checked")
+    shown = f"{spec.type} {measured:g} {unit}"
+    return _binary(
+        measured <= spec.threshold,
+        f"{shown} <= {spec.threshold:g}",
+        f"{shown} > {spec.threshold:g}",
+    )
 
 
 def negated(verdict: Verdict) -> Verdict:

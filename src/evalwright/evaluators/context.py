@@ -75,9 +75,11 @@ def eval_context(
     change: Change | None = None,
     target: str | None = None,
     response: ProviderResponse | None = None,
+    spent: tuple[float | None, float | None] = (None, None),
 ) -> EvalContext:
     """The context every evaluator of ``case`` sees for ``answer`` (``reference``: the
-    case's reference answer, when the caller has already rendered it)."""
+    case's reference answer, when the caller has already rendered it; ``spent``: the
+    answer's latency in ms and cost in USD when no ``response`` gives them)."""
     if reference is None:
         reference = reference_answer(case.expected_messages)
     return EvalContext(
@@ -104,6 +106,8 @@ def eval_context(
         metadata=case.metadata,
         vars=case.vars,
         usage=response.usage.model_dump(mode="json") if response and response.usage else None,
+        latency_ms=response.latency_ms if response else spent[0],
+        cost_usd=response.cost_usd if response else spent[1],
         trace=[entry.model_dump(mode="json") for entry in response.trace] if response else [],
         media=tuple(
             s for m in case.input_messages for s in m.segments if isinstance(s, MediaSegment)

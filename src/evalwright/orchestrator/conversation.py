@@ -259,6 +259,7 @@ async def finish(
             workspace=workspace[0],
             change=workspace[1],
             target=item.target,
+            spent=(turn.record.latency_ms, turn.record.cost_usd),
         )
 
     replies = [(n, turn.reply) for n, turn in enumerate(turns, 1)]
@@ -276,7 +277,12 @@ async def finish(
     async def case_results() -> list[EvaluatorResult]:
         # The whole conversation's checks see every turn's calls, in order.
         every_call = tuple(call for turn in turns for call in turn.tool_calls)
-        whole_context = dataclasses.replace(context(turns[-1]), tool_calls=every_call)
+        whole_context = dataclasses.replace(
+            context(turns[-1]),
+            tool_calls=every_call,
+            latency_ms=_total([turn.record.latency_ms for turn in turns]),
+            cost_usd=_total([turn.record.cost_usd for turn in turns]),
+        )
         return named_results(await evaluate(item.case.evaluators, whole_context), replies)
 
     loaded = item.case.turns
@@ -333,3 +339,8 @@ def failed(runner: CaseRunner, item: WorkItem, conversation: Conversation) -> Re
         # The turns hold the row's requests: the row does not hold them again.
         update.update(raw_request=None, wire_request=None)
     return row.model_copy(update=update)
+
+
+def _total(values: list[float | None]) -> float | None:
+    """The whole conversation's latency or cost: the turns' sum, unknown if one is."""
+    return None if any(v is None for v in values) else sum(v for v in values if v is not None)

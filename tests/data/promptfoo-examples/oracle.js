@@ -1,7 +1,8 @@
 // Writes promptfoo's own rendering of each (prompt, test) pair of a config, one JSON line
 // each: the oracle the importer's wire messages are compared with. Run from a directory
 // where `npm install promptfoo` was done:
-//   node oracle.js CONFIG > CONFIG_DIR/promptfoo-rendered.jsonl
+//   node oracle.js DIR/NAME.yaml > DIR/NAME.rendered.jsonl
+// (lines come in the order the renders finish; the corpus test sorts them).
 const fs = require('fs');
 const path = require('path');
 const yaml = require(path.resolve('node_modules/js-yaml'));

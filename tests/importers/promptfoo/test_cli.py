@@ -44,7 +44,9 @@ def test_items_not_carried_are_listed_and_exit_1(tmp_path: Path) -> None:
     assert "1 of 2 (prompt, test) pairs carried over" in done.out
     lines = [line.strip() for line in done.out.splitlines() if line.startswith("  ")]
     assert any(
-        line.endswith("tests[0].assert[0]: assertion type 'javascript' has no evalwright evaluator")
+        line.endswith(
+            "tests[0].assert[0]: assertion type 'javascript': evalwright runs no JavaScript"
+        )
         for line in lines
     )
     assert any("tests[0]: prompts[1]: the template does not render" in line for line in lines)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
+import yaml
 
 from evalwright import import_promptfoo, preview, validate
 from evalwright.files.text import tidy
@@ -16,10 +17,21 @@ from evalwright.files.text import tidy
 CORPUS = Path(__file__).parents[2] / "data" / "promptfoo-examples"
 CONFIGS = sorted(p for p in CORPUS.glob("*/*.yaml") if p.with_suffix(".rendered.jsonl").exists())
 
+CARRIED, TOTAL = 278, 285
+"""What the import carries of this corpus (97.5%): any change shows here. The issue asks for
+99%; the 7 pairs of NOT_CARRIED stay honestly not carried, and 7 misses are under 1% only of
+a corpus of 700 pairs or more."""
+
 # The one example whose tests are not carried, and why: its template reads
-# `completion.input[completion.input.length - 1].content`, which Nunjucks renders as "" (a
-# string has no .content) and Jinja2's strict mode refuses: promptfoo sends empty user turns.
-NOT_CARRIED = {"multiple-turn-conversation/promptfooconfig.yaml": 7}
+# `completion.input[completion.input.length - 1].content`; promptfoo's `completion.input` is the
+# earlier turn's text, so Nunjucks renders every earlier user turn as "" (a character has no
+# .content) and promptfoo sends empty user turns, which a live conversation never does.
+NOT_CARRIED = {
+    "multiple-turn-conversation/promptfooconfig.yaml": (
+        7,
+        "renders message 2 as {'role': 'user', 'content': ''}",
+    ),
+}
 
 
 def _oracle(config: Path) -> list[list[dict[str, Any]]]:
@@ -47,25 +59,29 @@ def _plain(messages: dict[str, Any] | list[dict[str, Any]]) -> list[dict[str, An
 
 def test_corpus_cases_are_carried_and_reported(tmp_path: Path) -> None:
     carried = total = 0
-    uncarried: dict[str, int] = {}
+    uncarried: dict[str, tuple[int, str]] = {}
     for config in CONFIGS:
         result = import_promptfoo(config, tmp_path / config.parent.name / config.stem)
         carried += result.carried
         total += result.carried + result.uncarried
+        assert result.carried + result.uncarried == len(_oracle(config)), config
         if result.uncarried:
-            uncarried[config.relative_to(CORPUS).as_posix()] = result.uncarried
-            print(f"{config}: {result.uncarried} not carried:")
-            for note in result.notes:
-                print(f"  {note}")
-    print(f"{carried} of {total} (prompt, test) pairs carried")
-    assert total == 77
+            shown = config.relative_to(CORPUS).as_posix()
+            reason = NOT_CARRIED.get(shown, (0, "(not expected)"))[1]
+            found = [str(n) for n in result.notes if reason in str(n)]
+            uncarried[shown] = (result.uncarried, reason if found else str(result.notes))
+    share = carried / total
+    print(f"{len(CONFIGS)} configs, {carried} of {total} (prompt, test) pairs carried: {share:.1%}")
+    assert len(CONFIGS) >= 30
     assert uncarried == NOT_CARRIED
+    assert (carried, total) == (CARRIED, TOTAL)
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_imported_files_validate_and_send_what_promptfoo_renders(
-    config: Path, tmp_path: Path
+    config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("AZURE_AI_HOST", "example.services.ai.azure.com")  # azure-* examples
     result = import_promptfoo(config, tmp_path / "out")
     if config.relative_to(CORPUS).as_posix() in NOT_CARRIED:
         assert result.eval_file is None
@@ -73,20 +89,37 @@ def test_imported_files_validate_and_send_what_promptfoo_renders(
     assert result.eval_file is not None
     assert result.targets_file is not None
     assert [str(d) for d in validate([result.eval_file, result.targets_file])] == []
-    for target in result.targets:
-        items = preview(result.eval_file, target)
-        assert [_wire(item) for item in items] == _oracle(config), target
+    entries = yaml.safe_load(result.targets_file.read_text(encoding="utf-8"))["targets"]
+    for entry in entries:
+        # a provider's own system prompt (Gemini's systemInstruction) comes before the prompt's
+        system = [{"role": "system", "content": entry["system_prompt"]}]
+        expected = [(system if entry["system_prompt"] else []) + m for m in _oracle(config)]
+        items = preview(result.eval_file, entry["name"])
+        assert [_wire(item) for item in items] == expected, entry["name"]
 
 
 def _wire(item: Any) -> list[dict[str, Any]]:
+    """The text messages of a request body: Chat Completions, Responses, Anthropic or Gemini."""
     body = item["wire_request"]["body"]
+    if "contents" in body:
+        return _gemini(body)
+    if "input" in body:  # the Responses API
+        return [{"role": m["role"], "content": _text(m["content"])} for m in body["input"]]
     if "messages" in body and "system" not in body:
         return [{"role": m["role"], "content": m["content"]} for m in body["messages"]]
     system = [{"role": "system", "content": body["system"]}] if body.get("system") else []
     return system + [{"role": m["role"], "content": _text(m["content"])} for m in body["messages"]]
 
 
+def _gemini(body: dict[str, Any]) -> list[dict[str, Any]]:
+    parts = body.get("systemInstruction", {}).get("parts", [])
+    system = [{"role": "system", "content": _text(parts)}] if parts else []
+    roles = {"user": "user", "model": "assistant"}
+    said = [{"role": roles[c["role"]], "content": _text(c["parts"])} for c in body["contents"]]
+    return system + said
+
+
 def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
-    return "\n\n".join(block["text"] for block in content if block.get("type") == "text")
+    return "\n\n".join(block["text"] for block in content if "text" in block)

@@ -144,7 +144,7 @@ def test_providers_become_targets_with_settings_and_no_system_prompt(imported: I
     assert entries["anthropic-messages-claude-x"]["provider"] == "anthropic"
     assert entries["google-gemini-2.0"]["model"] == "gemini-2.0"
     assert entries["vertex-gemini-1.5"]["provider"] == "gemini"
-    assert entries["azure-chat-dep"]["endpoint"] == "res.openai.azure.com"
+    assert entries["azure-chat-dep"]["endpoint"] == "https://res.openai.azure.com"
     assert entries["azure-chat-dep"]["api_version"] == "v1"
     assert entries["ollama-chat-llama3"]["base_url"] == "http://localhost:11434/v1"
     assert entries["http"]["base_url"] == "http://127.0.0.1:8000/v1"
@@ -211,11 +211,10 @@ def test_assertion_kinds(imported: Importer) -> None:
     assert got[6]["type"] == "llm_judge"
     assert "<Rubric>\nmentions cat\n</Rubric>" in got[6]["prompt"]
     assert doc["evalcases"][0]["expected_outcome"] == "mentions cat"
-    assert sorted(n.where for n in result.notes) == [
-        "tests[0].assert[7]",
-        "tests[0].assert[8]",
-        "tests[0].threshold",
-    ]
+    assert got[7] == {"name": "cost-8", "type": "cost", "threshold": 0.1}
+    # promptfoo's weight 0 is evalwright's: reported, not counted
+    assert got[8] == {"name": "equals-9", "type": "equals", "value": "x", "weight": 0}
+    assert [n.where for n in result.notes] == ["tests[0].threshold"]
 
 
 def test_python_assertions_run_through_the_wrapper(imported: Importer, tmp_path: Path) -> None:

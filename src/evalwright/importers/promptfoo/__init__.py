@@ -84,7 +84,8 @@ def import_config(config: str | os.PathLike[str], out: str | os.PathLike[str]) -
     for key in sorted(set(data) - _READ):
         notes.add(source.shown, key, "not carried: the importer does not read this key")
     prompts = read_prompts(source, notes)
-    targets = read_targets(data.get("providers") or [], source.shown, notes)
+    providers: Any = data.get("providers") or []
+    targets = read_targets(providers, source.path.parent, source.shown, notes)
     tests = read_tests(source, notes)
     copied: list[Path] = []
 
@@ -143,8 +144,12 @@ def _write_all(
 def _tools(targets: list[Target], source: Source, notes: Notes) -> list[dict[str, Any]]:
     """The tools every case offers: the providers' (all alike, else the first's, noted)."""
     offered = [t.tools for t in targets if t.tools]
-    if any(tools != offered[0] for tools in offered[1:]):
-        notes.add(source.shown, "providers", "providers offer different tools: the first's kept")
+    if offered and any(t.tools != offered[0] for t in targets):
+        notes.add(
+            source.shown,
+            "providers",
+            "providers offer different tools: every target is offered the first's",
+        )
     return offered[0] if offered else []
 
 

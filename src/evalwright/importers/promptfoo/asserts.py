@@ -47,21 +47,36 @@ def evaluator(spec: dict[str, Any], name: str, context: Context) -> dict[str, An
     build = _BUILDERS.get(base)
     if "type" not in spec:
         raise Uncarried(f"assertion {spec!r} has no type ($ref is not resolved)")
+    if base == "javascript":
+        raise Uncarried("assertion type 'javascript': evalwright runs no JavaScript")
+    if base in LIMITS:
+        build = _limit(base, spec.get("threshold"))
     if build is None:
         raise Uncarried(f"assertion type {kind!r} has no evalwright evaluator")
     if base == "python":
         context = replace(context, config=spec.get("config"))
     out: dict[str, Any] = {"name": name, **build(spec.get("value"), context)}
     if negate:
-        if out["type"] in ("llm_judge", "code"):
-            raise Uncarried(f"assertion type {kind!r}: a judge or script cannot be negated")
+        if out["type"] in ("llm_judge", "code", *LIMITS):
+            raise Uncarried(f"assertion type {kind!r}: a judge, script or limit is not negated")
         out["negate"] = True
     weight = spec.get("weight")
     if weight is not None:
-        if not isinstance(weight, (int, float)) or weight <= 0:
-            raise Uncarried(f"weight {weight!r}: evalwright weights are above 0")
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight < 0:
+            raise Uncarried(f"weight {weight!r}: evalwright weights are numbers of at least 0")
         out["weight"] = weight
     return out
+
+
+LIMITS = ("latency", "cost")
+"""promptfoo's threshold assertions, imported as evalwright's ``latency`` and ``cost``."""
+
+
+def _limit(kind: str, threshold: Any) -> Callable[[Any, Context], dict[str, Any]]:
+    # promptfoo refuses a missing or 0 threshold
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or threshold <= 0:
+        raise Uncarried(f"{kind} assertion: threshold {threshold!r} is not a number above 0")
+    return lambda _value, _context: {"type": kind, "threshold": threshold}
 
 
 def _texts(value: Any) -> list[str]:

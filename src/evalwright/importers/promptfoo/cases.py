@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from evalwright.importers.promptfoo.asserts import Context, Scripts, evaluator
+from evalwright.importers.promptfoo.asserts import LIMITS, Context, Scripts, evaluator
 from evalwright.importers.promptfoo.notes import Notes, Uncarried
 from evalwright.importers.promptfoo.prompts import Prompt, render_messages
 from evalwright.importers.promptfoo.sources import mapping
@@ -79,10 +79,17 @@ def evaluators(
         except Uncarried as exc:
             notes.add(test.file, where, str(exc))
             continue
-        carried = {"type", "value", "weight", *(["config"] if given["type"] == "python" else [])}
+        carried = {"type", "value", "weight", *_extra_keys(str(given["type"]))}
         for key in sorted(set(given) - carried):
             notes.add(test.file, f"{where}.{key}", "not carried: no evalwright equivalent")
     return out
+
+
+def _extra_keys(kind: str) -> tuple[str, ...]:
+    """The keys beyond type, value and weight an assertion of ``kind`` carries."""
+    if kind == "python":
+        return ("config",)
+    return ("threshold",) if kind in LIMITS else ()
 
 
 def _name(spec: dict[str, Any], index: int) -> str:
@@ -93,8 +100,8 @@ def _rendered(spec: dict[str, Any], variables: dict[str, Any]) -> dict[str, Any]
     """promptfoo renders an assertion's text values with the test's variables; a script's
     code is left as written."""
     value = spec.get("value")
-    if spec.get("type") == "python":
-        return spec
+    if spec.get("type") in ("python", "javascript", "not-javascript"):
+        return spec  # code, not a template: promptfoo does not render it
     if isinstance(value, str):
         return {**spec, "value": render(value, variables)}
     if isinstance(value, list):

@@ -63,12 +63,25 @@ def _turns(prompt: Prompt, chain: list[Test]) -> tuple[list[dict[str, str]], lis
             prefix = messages[:-1]
             if prefix and prefix[-1]["role"] == "user":
                 raise Uncarried("the conversation's fixed start ends with a user message")
-        said = [m for h in history for m in _pair(h)]
-        if messages[:-1] != prefix + said:
-            raise Uncarried("the prompt does not render each turn as the conversation so far")
+        said = prefix + [m for h in history for m in _pair(h)]
+        if messages[:-1] != said:
+            raise Uncarried(_unlike(n, messages[:-1], said))
         users.append(messages[-1]["content"])
         history = [*history, {"input": users[-1], "output": _REPLY.format(n + 1), "prompt": ""}]
     return prefix, users
+
+
+def _unlike(n: int, rendered: list[dict[str, str]], said: list[dict[str, str]]) -> str:
+    """Why turn ``n`` (0-based) is not the conversation so far: the first message the
+    prompt renders otherwise than a live conversation sends it."""
+    start = "the prompt does not render each turn as the conversation so far"
+    for index, (got, sent) in enumerate(zip(rendered, said, strict=False)):
+        if got != sent:
+            return (
+                f"{start}: turn {n + 1} renders message {index + 1} as {got!r} where the "
+                f"conversation sent {sent!r}"
+            )
+    return f"{start}: turn {n + 1} renders {len(rendered)} earlier messages, not {len(said)}"
 
 
 def _pair(turn: dict[str, str]) -> list[dict[str, str]]:

@@ -1,11 +1,12 @@
 """Nunjucks templates rendered with Jinja2 in its sandbox, strictly: an undefined variable is
-an error, never an empty string (docs/importing.md#templates)."""
+an error, never an empty string; a member a defined value lacks is empty text, as in
+Nunjucks (docs/importing.md#templates)."""
 
 from __future__ import annotations
 
 import json
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 from evalwright.importers.promptfoo.notes import Uncarried
 
@@ -43,10 +44,34 @@ def _dump(value: Any, indent: int | None = None) -> str:
 
 @cache
 def _environment() -> Any:
-    from jinja2 import StrictUndefined
+    from jinja2 import ChainableUndefined, StrictUndefined, Undefined
     from jinja2.sandbox import SandboxedEnvironment
 
-    env = SandboxedEnvironment(
+    class Nunjucks(SandboxedEnvironment):
+        """JavaScript's member access as Nunjucks does it: ``.length`` of a text or a list,
+        and a member a value lacks (``"ab".content``, ``list[9]``) is empty text; only an
+        undefined variable is an error."""
+
+        def getattr(self, obj: Any, attribute: str) -> Any:
+            return self._member(obj, attribute, super().getattr)
+
+        def getitem(self, obj: Any, argument: Any) -> Any:
+            return self._member(obj, argument, super().getitem)
+
+        def _member(self, obj: Any, key: Any, look: Any) -> Any:
+            if isinstance(obj, dict) and key in obj:
+                # a key, never a method: ``o.items`` is o's "items"
+                return cast("dict[Any, Any]", obj)[key]
+            if key == "length" and isinstance(obj, (str, list, tuple)):
+                return len(obj)  # pyright: ignore[reportUnknownArgumentType]
+            found = look(obj, key)
+            lacking = isinstance(found, Undefined) and not isinstance(obj, Undefined)
+            # what the sandbox refuses (``__class__``) stays refused, never empty text
+            if lacking and self.is_safe_attribute(obj, str(key), None):
+                return ChainableUndefined(obj=obj, name=str(key))
+            return found
+
+    env = Nunjucks(
         undefined=StrictUndefined, keep_trailing_newline=True, finalize=_show, autoescape=False
     )
     env.filters["dump"] = _dump
