@@ -200,4 +200,3 @@ def test_the_environment_holds_only_what_is_passed(
     confined = rows["environment-bwrap", "fix-add"]["candidate_answer"].split()
     assert "NOT_PASSED" not in confined
     assert {"PASSED_ON", "EVALWRIGHT_EVAL_ID", "PATH", "HOME"} <= set(confined)
-
