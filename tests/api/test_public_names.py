@@ -90,6 +90,7 @@ EXPORTED = {
     "CommandOutput",
     "ChangedFile",
     "WorkspaceRecord",
+    "SandboxRecord",
     "EvaluatorResult",
     "JudgeVerdict",
     "JudgeTry",

@@ -102,6 +102,7 @@ def _eval(
 
 def _refused(row: dict[str, Any]) -> str:
     assert row["status"] == "error", row["candidate_answer"]
+    assert row["error"]["type"] == "target_error"
     message: str = row["error"]["message"]
     assert message.startswith("command exited with status 1; stderr: refused: "), message
     return message
@@ -200,3 +201,50 @@ def test_the_environment_holds_only_what_is_passed(
     confined = rows["environment-bwrap", "fix-add"]["candidate_answer"].split()
     assert "NOT_PASSED" not in confined
     assert {"PASSED_ON", "EVALWRIGHT_EVAL_ID", "PATH", "HOME"} <= set(confined)
+
+
+def test_a_workspace_check_runs_confined_too(bwrap: str, project: Path, tmp_path: Path) -> None:
+    """The check tries to write to the project: unconfined it can (and passes), confined it
+    is refused (and fails, its stderr in its result)."""
+    del bwrap
+    escape = f"open({str(project / 'checked.txt')!r}, 'w').write('out')"
+    evals = project / "evals" / "fix.yaml"
+    check = json.dumps(
+        {"name": "escape", "type": "workspace_command", "command": [sys.executable, "-c", escape]}
+    )
+    evals.write_text(evals.read_text() + f"        - {check}\n")
+    targets = {f"fix-{sandbox}": _target(sandbox, ["fix", "."]) for sandbox in ("none", "bwrap")}
+    rows = _eval(project, tmp_path / "out.jsonl", targets)
+
+    unconfined = rows["fix-none", "fix-add"]["evaluator_results"][-1]
+    assert (unconfined["name"], unconfined["score"]) == ("escape", 1.0)
+    (project / "checked.txt").unlink()
+    confined = rows["fix-bwrap", "fix-add"]["evaluator_results"][-1]
+    assert (confined["name"], confined["score"]) == ("escape", 0.0)
+    assert "Read-only file system" in confined["output"]["stderr"]
+    assert not (project / "checked.txt").exists()
+
+
+def test_a_missing_bwrap_is_a_clear_validate_and_eval_error(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where ``bwrap`` is not on PATH: ``validate`` names the target's ``sandbox`` key,
+    ``eval`` refuses to start; neither shows a traceback."""
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    (bare / "python3").symlink_to(sys.executable)
+    (project / ".evalwright" / "targets.yaml").write_text(
+        "targets:\n  - name: fixer" + _target("bwrap", ["fix", "."]).replace("AGENT", "a.py")
+    )
+    monkeypatch.setenv("PATH", str(bare))
+    expected = "sandbox: bwrap needs bubblewrap, and 'bwrap' is not on PATH"
+
+    checked = run_cli("validate", project)
+    assert checked.code != 0
+    assert "targets.yaml:5:14: error: targets[0].sandbox" in checked.out
+    assert expected in checked.out + checked.err
+
+    ran = run_cli("eval", project, "--target", "fixer", "--out", tmp_path / "out.jsonl")
+    assert ran.code == 2
+    assert f"target 'fixer': {expected}" in ran.err
+    assert "Traceback" not in ran.err
