@@ -194,6 +194,9 @@ def test_the_environment_holds_only_what_is_passed(
         f"environment-{sandbox}": _target(sandbox, ["environment", "."], passing)
         for sandbox in ("none", "bwrap")
     }
+    # The sandbox's own pass_env, for an agent kind without one (Codex).
+    letting = "{type: bwrap, pass_env: [NOT_PASSED]}"
+    targets["environment-let-in"] = _target(letting, ["environment", "."])
     rows = _eval(project, tmp_path / "out.jsonl", targets)
 
     unconfined = rows["environment-none", "fix-add"]["candidate_answer"].split()
@@ -201,6 +204,9 @@ def test_the_environment_holds_only_what_is_passed(
     confined = rows["environment-bwrap", "fix-add"]["candidate_answer"].split()
     assert "NOT_PASSED" not in confined
     assert {"PASSED_ON", "EVALWRIGHT_EVAL_ID", "PATH", "HOME"} <= set(confined)
+    let_in = rows["environment-let-in", "fix-add"]["candidate_answer"].split()
+    assert "NOT_PASSED" in let_in
+    assert "PASSED_ON" not in let_in
 
 
 def test_a_workspace_check_runs_confined_too(bwrap: str, project: Path, tmp_path: Path) -> None:

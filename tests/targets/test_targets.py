@@ -1536,7 +1536,7 @@ def test_sandbox_as_a_name_or_with_its_network(project: ProjectDir) -> None:
         (
             "sandbox: {type: none, network: allow}",
             (5, 27, "targets[0].sandbox.network"),
-            "'network' goes with a sandbox (type: bwrap)",
+            "'network' goes with a sandbox (type: bwrap): none restricts nothing",
         ),
         (
             "sandbox: {type: bwrap, network: some}",
@@ -1544,6 +1544,11 @@ def test_sandbox_as_a_name_or_with_its_network(project: ProjectDir) -> None:
             "expected one of none, allow",
         ),
         ("sandbox: {network: allow}", (5, 14, "targets[0].sandbox.type"), "missing required"),
+        (
+            "sandbox: {type: none, pass_env: [A]}",
+            (5, 27, "targets[0].sandbox.pass_env"),
+            "'pass_env' goes with a sandbox (type: bwrap)",
+        ),
     ],
 )
 def test_sandbox_errors_are_located(

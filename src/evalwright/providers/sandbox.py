@@ -160,7 +160,9 @@ def confinement(
         raise ConfigError(f"target '{target.name}': {problem}")
     # A target that passes variables to its command (``pass_env``) passes them into its sandbox.
     passed: Sequence[str] = getattr(target, "pass_env", ())
-    return Bubblewrap(spec, program, project, child_env.environ, frozenset(passed))
+    return Bubblewrap(
+        spec, program, project, child_env.environ, frozenset([*passed, *spec.pass_env])
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BeforeValidator, model_validator
+from pydantic import BeforeValidator, Field, model_validator
 
-from evalwright.files.base import FileModel, field_error
+from evalwright.files.base import EnvName, FileModel, field_error
 
 SandboxType = Literal["none", "bwrap"]
 """The sandboxes there are; a container runtime would be one more (docs/agents.md#sandboxes)."""
@@ -24,15 +24,16 @@ class SandboxSpec(FileModel):
     network: Literal["none", "allow"] = "none"
     """``allow`` shares the machine's network with the command (its API host, a local
     server); ``none`` gives it a network of its own with nothing but loopback."""
+    pass_env: list[EnvName] = Field(default_factory=list[str])
+    """Variables of this process let into the sandbox, for agents whose target has no
+    ``pass_env`` of its own (Codex's API key, say)."""
 
     @model_validator(mode="after")
-    def _network_needs_sandbox(self) -> SandboxSpec:
-        if self.type == "none" and self.network != "none":
+    def _keys_need_a_sandbox(self) -> SandboxSpec:
+        if self.type == "none" and (self.network != "none" or self.pass_env):
+            key = "network" if self.network != "none" else "pass_env"
             raise field_error(
-                "sandbox",
-                "'network' goes with a sandbox (type: bwrap): none has no network "
-                "of its own to restrict",
-                "network",
+                "sandbox", f"'{key}' goes with a sandbox (type: bwrap): none restricts nothing", key
             )
         return self
 
