@@ -112,7 +112,7 @@ class TargetRegistry:
                 context = dataclasses.replace(context, runner=self._runner_for(target))
             sandbox = self.sandbox(target)
             if sandbox is not None:
-                runner = SandboxedRunner(context.runner, sandbox, self.child_env.environ)
+                runner = SandboxedRunner(context.runner, sandbox)
                 context = dataclasses.replace(context, runner=runner)
             self._providers[name] = create_provider(target, context)
         return self._providers[name]

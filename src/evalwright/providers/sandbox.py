@@ -37,12 +37,30 @@ class Confined:
     env: dict[str, str]
 
 
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Where a confined command runs: what it may write and read besides the host's files,
+    and the machine's own project directory and home (a cluster node's differ)."""
+
+    cwd: str | None
+    writable: Sequence[str] = ()
+    readable: Sequence[str] = ()
+    project: str | None = None
+    home: str | None = None
+
+
 class Confinement(Protocol):
-    """A sandbox: what a command becomes to run inside it."""
+    """A sandbox: what a command becomes to run inside it. Its environment is chosen where
+    the run is (which knows what the command inherited); its argv is built where the command
+    runs, from :attr:`spec` alone (:func:`confined_argv`), so a cluster's node builds its own."""
 
     @property
     def spec(self) -> SandboxSpec:
         """The sandbox as the target wrote it (what rows record)."""
+        ...
+
+    def environment(self, env: Mapping[str, str], passed: Sequence[str] = ()) -> dict[str, str]:
+        """Of ``env``, what the command gets in the sandbox (``passed`` names more)."""
         ...
 
     def confine(
@@ -55,9 +73,8 @@ class Confinement(Protocol):
         readable: Sequence[str] = (),
         passed: Sequence[str] = (),
     ) -> Confined:
-        """``argv`` run in ``cwd`` with ``env`` inside the sandbox, able to write only the
-        ``writable`` paths and read the ``readable`` ones besides the host's; of ``env``
-        only what the command is meant to get (``passed`` names more)."""
+        """``argv`` run here, in ``cwd`` inside the sandbox, able to write only the
+        ``writable`` paths and read the ``readable`` ones besides the host's."""
         ...
 
 
@@ -72,16 +89,60 @@ def bwrap_problem() -> str | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class Bubblewrap:
+def confined_argv(spec: SandboxSpec, argv: Sequence[str], place: Place) -> list[str]:
+    """``argv`` as it runs in the sandbox ``spec`` at ``place``, on the machine that runs it."""
+    if spec.type == "none":
+        return list(argv)
+    return bwrap_argv(spec, argv, place)
+
+
+def bwrap_argv(spec: SandboxSpec, argv: Sequence[str], place: Place) -> list[str]:
     """Bubblewrap: every namespace its own (the network too unless ``network: allow``), the
     host's filesystem read-only, a private ``/tmp``, ``/proc`` and ``/dev``, an empty
-    ``$HOME``, the project readable but for its ``.env``; the environment cleared but for
+    ``$HOME``, the project readable but for its ``.env``, the ``writable`` paths writable."""
+    args = [BWRAP, "--unshare-all", "--die-with-parent", "--new-session"]
+    if spec.network == "allow":
+        args.append("--share-net")
+    args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    args += _shown(place)
+    for name in HIDDEN_FILES if place.project else ():
+        hidden = Path(str(place.project), name)
+        if hidden.exists():
+            args += ["--ro-bind", "/dev/null", str(hidden)]
+    for path in place.writable:
+        args += _bind("--bind", path)
+    if place.cwd is not None:
+        args += ["--chdir", place.cwd]
+    return [*args, "--", *argv]
+
+
+def _shown(place: Place) -> list[str]:
+    """The empty ``$HOME`` and the readable directories, each mounted after those above it:
+    a project in the home directory stays readable, a home in the project empty."""
+    paths = [*place.readable, *([place.project] if place.project else [])]
+    mounts = [(Path(path), ["--ro-bind", path, path]) for path in paths]
+    if place.home and Path(place.home) != Path("/"):
+        mounts.append((Path(place.home), ["--tmpfs", place.home]))
+    args: list[str] = []
+    for path, mount in sorted(mounts, key=lambda found: len(found[0].parts)):
+        if path.exists():  # bwrap refuses to bind what is not there
+            args += mount
+    return args
+
+
+def _bind(option: str, path: str) -> list[str]:
+    """A bind of ``path`` onto itself; none for a path that does not exist (bwrap would
+    refuse to start, and there is nothing to read or write)."""
+    return [option, path, path] if Path(path).exists() else []
+
+
+@dataclass(frozen=True, slots=True)
+class Bubblewrap:
+    """``sandbox: bwrap`` of one target (:func:`bwrap_argv`), its environment cleared but for
     :data:`ESSENTIAL_ENV`, ``EVALWRIGHT_*``, what the command was given beyond this
     process's environment, and the names passed."""
 
     spec: SandboxSpec
-    program: str
     project: Path
     inherited: Mapping[str, str]
     passed: frozenset[str] = field(default_factory=frozenset[str])
@@ -96,54 +157,27 @@ class Bubblewrap:
         readable: Sequence[str] = (),
         passed: Sequence[str] = (),
     ) -> Confined:
-        """The ``bwrap`` argv (see the class) and the cleared environment."""
+        """The ``bwrap`` argv and the cleared environment, for a command run here."""
         home = self.inherited.get("HOME")
-        args = [self.program, "--unshare-all", "--die-with-parent", "--new-session"]
-        if self.spec.network == "allow":
-            args.append("--share-net")
-        args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-        args += self._shown(home, readable)
-        for name in HIDDEN_FILES:
-            if (self.project / name).exists():
-                args += ["--ro-bind", "/dev/null", str(self.project / name)]
-        for path in writable:
-            args += _bind("--bind", path)
-        if cwd is not None:
-            args += ["--chdir", cwd]
-        return Confined([*args, "--", *argv], self._env(env, home, {*self.passed, *passed}))
+        place = Place(cwd, writable, readable, str(self.project), home)
+        return Confined(bwrap_argv(self.spec, argv, place), self.environment(env, passed))
 
-    def _shown(self, home: str | None, readable: Sequence[str]) -> list[str]:
-        """The empty ``$HOME`` and the readable directories, each mounted after those above
-        it: a project in the home directory stays readable, a home in the project empty."""
-        mounts = [(Path(path), ["--ro-bind", path, path]) for path in readable]
-        mounts.append((self.project, ["--ro-bind", str(self.project), str(self.project)]))
-        if home and Path(home) != Path("/"):
-            mounts.append((Path(home), ["--tmpfs", home]))
-        args: list[str] = []
-        for path, mount in sorted(mounts, key=lambda found: len(found[0].parts)):
-            if path.exists():  # bwrap refuses to bind what is not there
-                args += mount
-        return args
-
-    def _env(self, env: Mapping[str, str], home: str | None, passed: set[str]) -> dict[str, str]:
+    def environment(self, env: Mapping[str, str], passed: Sequence[str] = ()) -> dict[str, str]:
+        """``env`` cleared (see the class); ``HOME`` the empty one."""
+        names = {*self.passed, *passed}
         kept = {
             name: value
             for name, value in env.items()
             if name in ESSENTIAL_ENV
-            or name in passed
+            or name in names
             or name.startswith(OWN_PREFIX)
             or self.inherited.get(name) != value  # set for this command, not inherited
         }
         kept.pop("TMPDIR", None)  # the private /tmp is the command's
+        home = self.inherited.get("HOME")
         if home:
             kept["HOME"] = home
         return kept
-
-
-def _bind(option: str, path: str) -> list[str]:
-    """A bind of ``path`` onto itself; none for a path that does not exist (bwrap would
-    refuse to start, and there is nothing to read or write)."""
-    return [option, path, path] if Path(path).exists() else []
 
 
 def confinement(
@@ -155,24 +189,21 @@ def confinement(
     if spec is None or spec.type == "none":
         return None
     problem = bwrap_problem()
-    program = shutil.which(BWRAP)
-    if problem is not None or program is None:
+    if problem is not None:
         raise ConfigError(f"target '{target.name}': {problem}")
     # A target that passes variables to its command (``pass_env``) passes them into its sandbox.
     passed: Sequence[str] = getattr(target, "pass_env", ())
-    return Bubblewrap(
-        spec, program, project, child_env.environ, frozenset([*passed, *spec.pass_env])
-    )
+    return Bubblewrap(spec, project, child_env.environ, frozenset([*passed, *spec.pass_env]))
 
 
 @dataclass(frozen=True, slots=True)
 class SandboxedRunner:
-    """Runs every command of ``inner`` inside ``sandbox``: the paths the command is shipped
-    (its workspace, its scratch files) writable, those it is sent readable."""
+    """Runs every command of ``inner`` inside ``sandbox``, confined where it runs (here, or
+    on a cluster's node): the paths the command is shipped (its workspace, its scratch
+    files) writable, those it is sent readable."""
 
     inner: CommandRunner
     sandbox: Confinement
-    inherited: Mapping[str, str]
 
     async def run(
         self,
@@ -185,22 +216,17 @@ class SandboxedRunner:
         on_line: Callable[[bytes], None] | None = None,
         ship: Sequence[str] = (),
         send: Sequence[str] = (),
+        sandbox: Confinement | None = None,
     ) -> Ran:
-        """Run ``argv`` confined, through the inner runner."""
-        confined = self.sandbox.confine(
+        """Run ``argv`` through the inner runner, in this runner's sandbox (or ``sandbox``)."""
+        return await self.inner.run(
             argv,
             cwd=cwd,
-            env=self.inherited if env is None else env,
-            writable=ship,
-            readable=send,
-        )
-        return await self.inner.run(
-            confined.argv,
-            cwd=cwd,
-            env=confined.env,
+            env=env,
             stdin=stdin,
             max_stdout=max_stdout,
             on_line=on_line,
             ship=ship,
             send=send,
+            sandbox=sandbox or self.sandbox,
         )
