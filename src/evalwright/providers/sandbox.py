@@ -104,7 +104,8 @@ def bwrap_argv(spec: SandboxSpec, argv: Sequence[str], place: Place) -> list[str
     if spec.network == "allow":
         args.append("--share-net")
     args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    args += _shown(place)
+    installed = _installation(argv[0], place.home) if argv else None
+    args += _shown(place, [installed] if installed else [])
     for name in HIDDEN_FILES if place.project else ():
         hidden = Path(str(place.project), name)
         if hidden.exists():
@@ -116,10 +117,21 @@ def bwrap_argv(spec: SandboxSpec, argv: Sequence[str], place: Place) -> list[str
     return [*args, "--", *argv]
 
 
-def _shown(place: Place) -> list[str]:
+def _installation(program: str, home: str | None) -> str | None:
+    """The installation ``program`` runs from (the directory above its ``bin``, its links
+    followed) when it lies within ``home``: an interpreter of pyenv, uv or nvm must stay
+    there under the empty home. Found on this machine's ``PATH``, the command's."""
+    found = shutil.which(program)
+    if found is None or not home:
+        return None
+    prefix = Path(found).resolve().parent.parent
+    return str(prefix) if Path(home).resolve() in prefix.parents else None
+
+
+def _shown(place: Place, more: Sequence[str] = ()) -> list[str]:
     """The empty ``$HOME`` and the readable directories, each mounted after those above it:
     a project in the home directory stays readable, a home in the project empty."""
-    paths = [*place.readable, *([place.project] if place.project else [])]
+    paths = [*place.readable, *more, *([place.project] if place.project else [])]
     mounts = [(Path(path), ["--ro-bind", path, path]) for path in paths]
     if place.home and Path(place.home) != Path("/"):
         mounts.append((Path(place.home), ["--tmpfs", place.home]))
