@@ -250,6 +250,7 @@ SANDBOXED_AGENT = """
 import pathlib, sys
 calc = pathlib.Path("calc.py")
 calc.write_text(calc.read_text().replace("return a - b", "return a + b"))
+pathlib.Path("notes.txt").unlink()
 try:
     pathlib.Path(sys.argv[1], "escaped.txt").write_text("out")
     print("escaped")
@@ -263,8 +264,9 @@ def test_a_sandboxed_agent_works_in_its_workspace_on_a_node_and_nowhere_else(
 ) -> None:
     """docs/agents.md#sandboxes: the bwrap command is built on the node, with its copies of
     the workspace (writable) and the project (read-only, its .env left out); the change
-    comes back, the checks run on it."""
+    comes back, a deleted file too, and the checks run on it."""
     shutil.copytree(REPO / "examples" / "agents" / "swe-fix" / "repo", project.root / "repo")
+    project.write("repo/notes.txt", "Stale notes.\n")
     script = project.write("scripts/agent.py", SANDBOXED_AGENT)
     argv = json.dumps([sys.executable, str(script), str(project.root)])
     project.write(
@@ -278,7 +280,7 @@ def test_a_sandboxed_agent_works_in_its_workspace_on_a_node_and_nowhere_else(
         "    expected_outcome: Fixed.\n"
         "    execution:\n      evaluators:\n"
         f"        - {{name: tests, type: workspace_command, command: {tests}}}\n"
-        "        - {name: scope, type: diff, allowed_paths: [calc.py]}\n",
+        "        - {name: scope, type: diff, allowed_paths: [calc.py, notes.txt]}\n",
     )
     project.write(".env", "SOME_TOKEN=dotenv-token-on-the-driver\n")
 
@@ -291,7 +293,10 @@ def test_a_sandboxed_agent_works_in_its_workspace_on_a_node_and_nowhere_else(
     assert row["sandbox"] == {"type": "bwrap", "network": "none"}
     assert row["candidate_answer"] == "refused: Read-only file system"
     assert row["score"] == 1.0, row["evaluator_results"]
-    assert row["workspace"]["files"] == [{"path": "calc.py", "added": 1, "removed": 1}]
+    assert row["workspace"]["files"] == [
+        {"path": "calc.py", "added": 1, "removed": 1},
+        {"path": "notes.txt", "added": 0, "removed": 1},  # deleted on the node
+    ]
     assert not (project.root / "escaped.txt").exists()
 
 

@@ -191,6 +191,7 @@ class _RayRunner:
         for path, data in outcome.written.items():
             Path(path).parent.mkdir(parents=True, exist_ok=True)
             Path(path).write_bytes(data)
+        _remove_deleted(shipped, outcome.written)
         if outcome.cannot_start is not None:
             raise OSError(outcome.cannot_start)
         if outcome.too_large:
@@ -264,6 +265,16 @@ def _pack_read_only(paths: Sequence[str]) -> list[_Shipped]:
         elif os.path.isfile(path):
             shipped.append(_Shipped(path, False, {"": Path(path).read_bytes()}))
     return shipped
+
+
+def _remove_deleted(shipped: Sequence[_Shipped], written: Mapping[str, bytes]) -> None:
+    """Delete the shipped directories' files the command deleted on the node (each such
+    file was sent and did not come back), so a workspace's change shows them deleted."""
+    for item in shipped:
+        for relative in item.files if item.is_dir else ():
+            path = os.path.join(item.path, relative)
+            if path not in written and os.path.isfile(path) and not os.path.islink(path):
+                os.remove(path)
 
 
 def _read_tree(directory: str, limit: int) -> dict[str, bytes]:
