@@ -1557,3 +1557,10 @@ def test_sandbox_errors_are_located(
     error = only_error(project, one_target("provider: cli", "command: [x]", line))
     assert where(error) == at
     assert message in error.message
+
+
+def test_a_vscode_target_refuses_a_sandbox_it_cannot_honour(project: ProjectDir) -> None:
+    error = only_error(project, one_target("provider: vscode", "sandbox: bwrap"))
+    assert where(error) == (4, 5, "targets[0].sandbox")
+    assert error.message.startswith("VS Code's chat runs in the VS Code already open")
+    single(project, one_target("provider: vscode", "sandbox: none"), VSCodeTarget)
