@@ -6,6 +6,7 @@ import contextlib
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -56,6 +57,23 @@ def project(tmp_path: Path) -> ProjectDir:
     root = tmp_path / "project"
     (root / ".git").mkdir(parents=True)
     return ProjectDir(root)
+
+
+REQUIRE_BWRAP = "REQUIRE_BWRAP"
+"""Set (CI sets it) to make a missing bubblewrap fail the sandbox tests instead of skipping."""
+
+
+@pytest.fixture
+def bwrap() -> str:
+    """The ``bwrap`` program of ``sandbox: bwrap``; the test is skipped without one (fails
+    under ``REQUIRE_BWRAP=1``)."""
+    found = shutil.which("bwrap")
+    if found is None:
+        reason = "no bwrap on PATH (apt-get install bubblewrap) for the sandbox tests"
+        if os.environ.get(REQUIRE_BWRAP) == "1":
+            pytest.fail(f"{REQUIRE_BWRAP}=1 but {reason}")
+        pytest.skip(reason)
+    return found
 
 
 @dataclass

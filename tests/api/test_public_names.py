@@ -92,6 +92,7 @@ EXPORTED = {
     "CommandOutput",
     "ChangedFile",
     "WorkspaceRecord",
+    "SandboxRecord",
     "EvaluatorResult",
     "JudgeVerdict",
     "JudgeTry",

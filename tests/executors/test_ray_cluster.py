@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -20,7 +21,7 @@ import pytest
 from evalwright.executors.ray_cluster import failure
 from evalwright.redact import Redactor, redacting
 from evalwright.testing import FakeServer, FunctionCall, Text
-from tests.conftest import ProjectDir, run_cli
+from tests.conftest import REPO, ProjectDir, run_cli
 from tests.e2e.codex_cli import codex_executable, codex_home
 from tests.executors.ray_cluster import (
     Cluster,
@@ -243,6 +244,60 @@ def test_a_node_gets_the_pass_env_values_and_nothing_else_of_the_env_file(
     seen = "".join(path.read_text(errors="replace") for path in probe.iterdir())
     assert DOTENV["DEPLOY_TOKEN"] not in seen
     assert DOTENV["PLAIN_SETTING"] not in seen
+
+
+SANDBOXED_AGENT = """
+import pathlib, sys
+calc = pathlib.Path("calc.py")
+calc.write_text(calc.read_text().replace("return a - b", "return a + b"))
+pathlib.Path("notes.txt").unlink()
+try:
+    pathlib.Path(sys.argv[1], "escaped.txt").write_text("out")
+    print("escaped")
+except OSError as exc:
+    print(f"refused: {exc.strerror}")
+"""
+
+
+def test_a_sandboxed_agent_works_in_its_workspace_on_a_node_and_nowhere_else(
+    project: ProjectDir, cluster: Cluster
+) -> None:
+    """docs/agents.md#sandboxes: the bwrap command is built on the node, with its copies of
+    the workspace (writable) and the project (read-only, its .env left out); the change
+    comes back, a deleted file too, and the checks run on it."""
+    shutil.copytree(REPO / "examples" / "agents" / "swe-fix" / "repo", project.root / "repo")
+    project.write("repo/notes.txt", "Stale notes.\n")
+    script = project.write("scripts/agent.py", SANDBOXED_AGENT)
+    argv = json.dumps([sys.executable, str(script), str(project.root)])
+    project.write(
+        ".evalwright/targets.yaml",
+        f"targets:\n  - {{name: agent, provider: cli, command: {argv}, sandbox: bwrap}}\n",
+    )
+    tests = json.dumps([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"])
+    project.write(
+        "evals/fix.yaml",
+        "workspace: {copy: ../repo}\nevalcases:\n  - id: fix\n    input: Fix calc.add.\n"
+        "    expected_outcome: Fixed.\n"
+        "    execution:\n      evaluators:\n"
+        f"        - {{name: tests, type: workspace_command, command: {tests}}}\n"
+        "        - {name: scope, type: diff, allowed_paths: [calc.py, notes.txt]}\n",
+    )
+    project.write(".env", "SOME_TOKEN=dotenv-token-on-the-driver\n")
+
+    code, err, rows = _eval(project, cluster)
+
+    assert code == 0, err
+    (row,) = rows
+    assert row["status"] == "ok", row["error"]
+    assert row["node"]
+    assert row["sandbox"] == {"type": "bwrap", "network": "none"}
+    assert row["candidate_answer"] == "refused: Read-only file system"
+    assert row["score"] == 1.0, row["evaluator_results"]
+    assert row["workspace"]["files"] == [
+        {"path": "calc.py", "added": 1, "removed": 1},
+        {"path": "notes.txt", "added": 0, "removed": 1},  # deleted on the node
+    ]
+    assert not (project.root / "escaped.txt").exists()
 
 
 def test_a_lost_node_loses_no_row(project: ProjectDir, cluster: Cluster) -> None:

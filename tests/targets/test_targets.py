@@ -1508,3 +1508,61 @@ def test_judge_target_must_be_a_chat_target_of_the_file(
     assert [(d.line, d.col, d.field, d.message) for d in diagnostics] == [
         (5, 19, "targets[0].judge_target", message)
     ]
+
+
+def test_sandbox_as_a_name_or_with_its_network(project: ProjectDir) -> None:
+    """docs/agents.md#sandboxes: a plain name is the type; the network is none unless allowed."""
+    targets, _ = load_ok(
+        project,
+        yaml(
+            "targets:",
+            "  - {name: a, provider: cli, command: [x], sandbox: bwrap}",
+            "  - {name: b, provider: cli, command: [x], sandbox: none}",
+            "  - {name: c, provider: codex, sandbox: {type: bwrap, network: allow}}",
+            "  - {name: d, provider: cli, command: [x]}",
+        ),
+    )
+    found = [t.sandbox for t in targets.targets if isinstance(t, CliTarget | CodexTarget)]
+    assert [(s.type, s.network) if s else None for s in found] == [
+        ("bwrap", "none"),
+        ("none", "none"),
+        ("bwrap", "allow"),
+        None,
+    ]
+
+
+@pytest.mark.parametrize(
+    ("line", "at", "message"),
+    [
+        ("sandbox: docker", (5, 14, "targets[0].sandbox"), "expected one of none, bwrap"),
+        (
+            "sandbox: {type: none, network: allow}",
+            (5, 27, "targets[0].sandbox.network"),
+            "'network' goes with a sandbox (type: bwrap): none restricts nothing",
+        ),
+        (
+            "sandbox: {type: bwrap, network: some}",
+            (5, 37, "targets[0].sandbox.network"),
+            "expected one of none, allow",
+        ),
+        ("sandbox: {network: allow}", (5, 14, "targets[0].sandbox.type"), "missing required"),
+        (
+            "sandbox: {type: none, pass_env: [A]}",
+            (5, 27, "targets[0].sandbox.pass_env"),
+            "'pass_env' goes with a sandbox (type: bwrap)",
+        ),
+    ],
+)
+def test_sandbox_errors_are_located(
+    project: ProjectDir, line: str, at: tuple[int, int, str], message: str
+) -> None:
+    error = only_error(project, one_target("provider: cli", "command: [x]", line))
+    assert where(error) == at
+    assert message in error.message
+
+
+def test_a_vscode_target_refuses_a_sandbox_it_cannot_honour(project: ProjectDir) -> None:
+    error = only_error(project, one_target("provider: vscode", "sandbox: bwrap"))
+    assert where(error) == (4, 5, "targets[0].sandbox")
+    assert error.message.startswith("VS Code's chat runs in the VS Code already open")
+    single(project, one_target("provider: vscode", "sandbox: none"), VSCodeTarget)

@@ -23,7 +23,7 @@ from evalwright.files.variables import Environment
 from evalwright.targets.commands import scripted_placeholders
 
 if TYPE_CHECKING:
-    from evalwright.targets.models import ChatTarget, CliTarget, TargetsFile
+    from evalwright.targets.models import ChatTarget, CliTarget, Target, TargetsFile
 
 # The targets, prompt and provider modules are imported only where a project has a targets
 # file: checking eval files alone then starts without them (docs/eval-files.md).
@@ -254,6 +254,7 @@ def check_targets_file(
                 _warn_shell_placeholders(target, index, positions, report)
             if isinstance(target, ChatTarget):
                 _warn_settings(target, index, positions, report)
+            _check_sandbox(target, index, positions, report)
             for field_path, name in unset_variables(target, env):
                 full = ("targets", index, *field_path)
                 line, col = positions.value(full)
@@ -276,6 +277,21 @@ def _warn_settings(target: ChatTarget, index: int, positions: Positions, report:
         at = ("targets", index, "settings", "extra_body", key)
         line, col = positions.key(at)
         report.warning(line, col, format_field(at), why)
+
+
+def _check_sandbox(target: Target, index: int, positions: Positions, report: Report) -> None:
+    """A sandbox this machine cannot run: every case of the target would fail, so it is an
+    error now (docs/agents.md#sandboxes)."""
+    from evalwright.providers.sandbox import bwrap_problem
+    from evalwright.targets.base import AgentTargetBase
+
+    if not isinstance(target, AgentTargetBase) or target.sandbox is None:
+        return
+    problem = bwrap_problem() if target.sandbox.type == "bwrap" else None
+    if problem is not None:
+        at = ("targets", index, "sandbox")
+        line, col = positions.value(at)
+        report.error(line, col, format_field(at), problem)
 
 
 def _warn_shell_placeholders(

@@ -11,6 +11,7 @@ from typing import Any, Protocol
 from evalwright.evalfile.resolved import MediaSegment
 from evalwright.providers.base import ProviderRequest, ProviderResponse
 from evalwright.providers.process import ChildEnvironment
+from evalwright.providers.sandbox import Confinement
 from evalwright.providers.wire import AnswerToolCall
 from evalwright.providers.workspace_diff import Change
 from evalwright.records import ReasoningPart
@@ -72,6 +73,8 @@ class EvalContext:
     """The case's workspace, where the workspace checks run (docs/agents.md#workspaces)."""
     change: Change | None = None
     """What the agent changed in it, read before any check ran (docs/agents.md#the-change)."""
+    sandbox: Confinement | None = None
+    """The sandbox the workspace checks run in, the agent's (docs/agents.md#sandboxes)."""
     target: str | None = None
     metadata: dict[str, Any] | None = None
     vars: dict[str, Any] | None = None

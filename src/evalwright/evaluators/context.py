@@ -12,6 +12,7 @@ from evalwright.evaluators.base import EvalContext, JudgeCaller
 from evalwright.prompts import BuiltPrompt, reference_answer
 from evalwright.providers.base import ProviderResponse
 from evalwright.providers.process import ChildEnvironment
+from evalwright.providers.sandbox import Confinement
 from evalwright.providers.wire import AnswerToolCall
 from evalwright.providers.workspace_diff import Change
 from evalwright.records import ReasoningPart
@@ -73,6 +74,7 @@ def eval_context(
     reasoning: tuple[ReasoningPart, ...] = (),
     workspace: str | None = None,
     change: Change | None = None,
+    sandbox: Confinement | None = None,
     target: str | None = None,
     response: ProviderResponse | None = None,
     spent: tuple[float | None, float | None] = (None, None),
@@ -102,6 +104,7 @@ def eval_context(
         reasoning=reasoning,
         workspace=workspace,
         change=change,
+        sandbox=sandbox,
         target=target,
         metadata=case.metadata,
         vars=case.vars,

@@ -63,11 +63,17 @@ async def _command(
     spec: WorkspaceCommandSpec, workspace: Path, ctx: EvalContext, raw: ScriptRequest
 ) -> tuple[Verdict, CommandOutput]:
     """Pass on exit status 0, or the score of a last stdout line ``{"score": x}``; a
-    timeout scores 0."""
+    timeout scores 0. Run in the agent's sandbox, the workspace its one writable place."""
     env = ctx.child_env.build(spec.pass_env, {"EVALWRIGHT_WORKSPACE": str(workspace)})
+    argv = list(spec.command)
+    if ctx.sandbox is not None:
+        confined = ctx.sandbox.confine(
+            argv, cwd=str(workspace), env=env, writable=[str(workspace)], passed=spec.pass_env
+        )
+        argv, env = confined.argv, confined.env
     try:
         finished = await run_command(
-            spec.command, cwd=str(workspace), env=env, timeout=spec.timeout_seconds
+            argv, cwd=str(workspace), env=env, timeout=spec.timeout_seconds
         )
     except OSError as exc:
         raise EvaluatorFailure(

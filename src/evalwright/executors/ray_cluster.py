@@ -31,8 +31,10 @@ from evalwright.providers.process import (
     run_command,
 )
 from evalwright.providers.runner import CommandRunner, Ran
+from evalwright.providers.sandbox import Confinement, Place, confined_argv
 from evalwright.redact import redact_running
 from evalwright.targets.models import Target
+from evalwright.targets.sandbox import SandboxSpec
 
 NODE_RETRIES = 3
 """How many times Ray runs a case again elsewhere when its node dies."""
@@ -77,6 +79,9 @@ class _Job:
     shipped: list[_Shipped] = field(default_factory=list[_Shipped])
     sent: list[_Shipped] = field(default_factory=list[_Shipped])
     """Read only: recreated on the node like ``shipped``, never sent back."""
+    sandbox: SandboxSpec | None = None
+    """The sandbox the node confines the command in, its argv built there (its paths);
+    the environment was chosen on the driver (docs/agents.md#sandboxes)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,10 +168,13 @@ class _RayRunner:
         on_line: Callable[[bytes], None] | None = None,
         ship: Sequence[str] = (),
         send: Sequence[str] = (),
+        sandbox: Confinement | None = None,
     ) -> Ran:
         """Run ``argv`` as a Ray task and wait for it (cancelled with the caller)."""
         shipped = await asyncio.to_thread(_pack, ship, max_stdout)
         sent = await asyncio.to_thread(_pack_read_only, send)
+        if sandbox is not None:
+            env = sandbox.environment(env if env is not None else {})
         job = _Job(
             list(argv),
             cwd,
@@ -177,11 +185,13 @@ class _RayRunner:
             self.root,
             shipped,
             sent,
+            None if sandbox is None else sandbox.spec,
         )
         outcome = await self._submit(job)
         for path, data in outcome.written.items():
             Path(path).parent.mkdir(parents=True, exist_ok=True)
             Path(path).write_bytes(data)
+        _remove_deleted(shipped, outcome.written)
         if outcome.cannot_start is not None:
             raise OSError(outcome.cannot_start)
         if outcome.too_large:
@@ -257,6 +267,16 @@ def _pack_read_only(paths: Sequence[str]) -> list[_Shipped]:
     return shipped
 
 
+def _remove_deleted(shipped: Sequence[_Shipped], written: Mapping[str, bytes]) -> None:
+    """Delete the shipped directories' files the command deleted on the node (each such
+    file was sent and did not come back), so a workspace's change shows them deleted."""
+    for item in shipped:
+        for relative in item.files if item.is_dir else ():
+            path = os.path.join(item.path, relative)
+            if path not in written and os.path.isfile(path) and not os.path.islink(path):
+                os.remove(path)
+
+
 def _read_tree(directory: str, limit: int) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     for parent, _, names in os.walk(directory):
@@ -284,6 +304,8 @@ def _node_run(job: _Job) -> _Outcome:
         if env is not None:
             env.update({k: os.environ[k] for k in NODE_LOCAL if k in os.environ})
         cwd = _rename(job.cwd, moved) if job.cwd is not None else None
+        if job.sandbox is not None:
+            argv = _confined(job, argv, cwd, moved)
         try:
             finished = asyncio.run(
                 run_command(
@@ -302,6 +324,20 @@ def _node_run(job: _Job) -> _Outcome:
         return _Outcome(node, finished, written=_written(job, moved))
     finally:
         shutil.rmtree(workspace, ignore_errors=True)
+
+
+def _confined(job: _Job, argv: list[str], cwd: str | None, moved: Mapping[str, str]) -> list[str]:
+    """``argv`` in the job's sandbox, built with this node's paths: its copies of the
+    shipped and sent files, its project copy, its home."""
+    assert job.sandbox is not None
+    place = Place(
+        cwd,
+        writable=[moved[item.path] for item in job.shipped],
+        readable=[moved[item.path] for item in job.sent],
+        project=os.getcwd(),
+        home=os.environ.get("HOME"),
+    )
+    return confined_argv(job.sandbox, argv, place)
 
 
 def _unpack(shipped: list[_Shipped], workspace: str) -> dict[str, str]:

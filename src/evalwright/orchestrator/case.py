@@ -125,6 +125,7 @@ class CaseRunner:
             row = await self._finish(asked, change)
         except Exception as exc:  # a bug must cost one row, not the case's workspace
             row = self.failed_row(asked.item, internal_error(exc), asked.inputs)
+        row = workspaces.with_sandbox(row, asked.item.target, self.plan.registry)
         return workspaces.settle(row, workspace, change, self.plan.options.pass_mark)
 
     async def _finish(self, asked: AnsweredCase, change: Change | None) -> ResultRow:
@@ -155,6 +156,7 @@ class CaseRunner:
             reasoning=response.reasoning,
             workspace=place[0],
             change=change,
+            sandbox=workspaces.sandbox(item.target, self.plan.registry),
             target=item.target,
             response=response,
         )

@@ -22,7 +22,7 @@ from evalwright.evalfile.resolved import Evaluator, LoadedCase
 from evalwright.evaluators import case_score, evaluate, required_failures
 from evalwright.evaluators.base import EvalContext
 from evalwright.evaluators.context import answer_tool_calls, eval_context
-from evalwright.orchestrator import steps
+from evalwright.orchestrator import steps, workspaces
 from evalwright.orchestrator.plan import WorkItem
 from evalwright.orchestrator.requests import case_prompt
 from evalwright.orchestrator.simulator import SimulatorFailure, ask_simulator, simulator_request
@@ -258,6 +258,7 @@ async def finish(
             reasoning=turn.record.reasoning or (),
             workspace=workspace[0],
             change=workspace[1],
+            sandbox=workspaces.sandbox(item.target, plan.registry),
             target=item.target,
             spent=(turn.record.latency_ms, turn.record.cost_usd),
         )

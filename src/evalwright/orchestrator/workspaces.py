@@ -9,9 +9,10 @@ from pathlib import Path
 
 from evalwright.evalfile.resolved import LoadedCase
 from evalwright.providers.registry import TargetRegistry
+from evalwright.providers.sandbox import Confinement
 from evalwright.providers.workspace import CaseWorkspace, create, sweep_left_behind
 from evalwright.providers.workspace_diff import Change, changes
-from evalwright.results.parts import ChangedFile, WorkspaceRecord
+from evalwright.results.parts import ChangedFile, SandboxRecord, WorkspaceRecord
 from evalwright.results.row import ResultRow
 from evalwright.targets.base import AgentTargetBase
 from evalwright.targets.workspace import ResolvedWorkspace
@@ -87,3 +88,19 @@ def settle(
 def workspace_path(workspace: CaseWorkspace | None) -> str | None:
     """The directory an agent runs in, as a request carries it."""
     return None if workspace is None else str(Path(workspace.path))
+
+
+def sandbox(target: str, registry: TargetRegistry) -> Confinement | None:
+    """The sandbox of ``target``'s agent, where its cases' workspace checks run too
+    (docs/agents.md#sandboxes)."""
+    return registry.sandbox(registry.target(target))
+
+
+def with_sandbox(row: ResultRow, target: str, registry: TargetRegistry) -> ResultRow:
+    """``row`` naming the sandbox its agent ran in, when its target names one (``none``
+    included): what confined it is part of what the row proves."""
+    spec = registry.target(target)
+    if not isinstance(spec, AgentTargetBase) or spec.sandbox is None:
+        return row
+    record = SandboxRecord(type=spec.sandbox.type, network=spec.sandbox.network)
+    return row.model_copy(update={"sandbox": record})

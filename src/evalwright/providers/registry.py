@@ -16,6 +16,8 @@ from evalwright.providers.base import Provider, ProviderContext
 from evalwright.providers.http import HttpPool
 from evalwright.providers.process import ChildEnvironment
 from evalwright.providers.runner import CommandRunner
+from evalwright.providers.sandbox import Confinement, SandboxedRunner, confinement
+from evalwright.targets.base import AgentTargetBase
 from evalwright.targets.kind_facts import ProviderKind
 from evalwright.targets.kinds import chat_kinds
 from evalwright.targets.load import load_project_targets
@@ -56,6 +58,7 @@ class TargetRegistry:
         """The targets file's warnings (AgentV forms), once it is loaded."""
         self._targets: dict[str, Target] = {}
         self._providers: dict[str, Provider] = {}
+        self._sandboxes: dict[str, Confinement | None] = {}
         self._judged: set[tuple[str, str | None]] = set()
 
     @property
@@ -94,7 +97,9 @@ class TargetRegistry:
             raise ConfigError(f"unknown target '{name}' (defined: {known})")
         if self.dry_run:
             return found  # kept for its mode and system prompt; never called
-        return resolve_target(found, self.env, require_key=self.require_keys)
+        resolved = resolve_target(found, self.env, require_key=self.require_keys)
+        self.sandbox(resolved)  # a sandbox that cannot run here is an error before any case
+        return resolved
 
     def provider(self, name: str) -> Provider:
         """The one provider of target ``name`` (the mock in a dry run)."""
@@ -105,6 +110,10 @@ class TargetRegistry:
             context = self.context
             if self._runner_for is not None and target.kind.cluster:
                 context = dataclasses.replace(context, runner=self._runner_for(target))
+            sandbox = self.sandbox(target)
+            if sandbox is not None:
+                runner = SandboxedRunner(context.runner, sandbox)
+                context = dataclasses.replace(context, runner=runner)
             self._providers[name] = create_provider(target, context)
         return self._providers[name]
 
@@ -135,6 +144,18 @@ class TargetRegistry:
                 f"judge target '{found.name}' is a {found.provider} target; a judge "
                 f"must be a chat API ({chat_kinds()}) or mock"
             )
+
+    def sandbox(self, target: Target) -> Confinement | None:
+        """The sandbox ``target``'s commands and workspace checks run in
+        (docs/agents.md#sandboxes), ``None`` for none; a :class:`ConfigError` when it cannot
+        run on this machine."""
+        if target.name not in self._sandboxes:
+            self._sandboxes[target.name] = (
+                confinement(target, self.project.root, self.child_env)
+                if isinstance(target, AgentTargetBase) and not self.dry_run
+                else None
+            )
+        return self._sandboxes[target.name]
 
     def use_runner(self, runner_for: Callable[[Target], CommandRunner]) -> None:
         """Run agent targets' commands with ``runner_for(target)`` (set before the first

@@ -160,6 +160,15 @@ class WorkspaceRecord(RecordModel):
     diff: str | None
 
 
+class SandboxRecord(RecordModel):
+    """The sandbox a case's agent command and workspace checks ran in
+    (docs/agents.md#sandboxes): ``none`` or ``bwrap``, and whether it let them reach the
+    network (``allow``) or not (``none``)."""
+
+    type: Literal["none", "bwrap"]
+    network: Literal["none", "allow"]
+
+
 class EvaluatorResult(RecordModel):
     """One evaluator's verdict on one answer (an error leaves ``score`` null)."""
 

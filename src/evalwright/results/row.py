@@ -23,6 +23,7 @@ from evalwright.results.parts import (
     ErrorInfo,
     EvaluatorResult,
     RawRequest,
+    SandboxRecord,
     Score,
     Status,
     StepRecord,
@@ -101,6 +102,9 @@ class ResultRow(RecordModel):
     workspace: Annotated[WorkspaceRecord | None, Field(exclude_if=absent)] = None
     """The case's workspace and the agent's change to it (docs/agents.md#workspaces); left
     out of a row whose case had none."""
+    sandbox: Annotated[SandboxRecord | None, Field(exclude_if=absent)] = None
+    """The sandbox its agent ran in (docs/agents.md#sandboxes); left out of a row whose
+    target names none."""
 
     def full_turns(self) -> Iterator[TurnRecord]:
         """A live conversation's turns, each with its requests whole: what a turn stores as
@@ -134,10 +138,11 @@ OPTIONAL_KEYS = (
     "node",
     "turns",
     "workspace",
+    "sandbox",
 )
 """The keys written only where a row has them: a template case's record, its prompt variant,
 an answer's tool calls and reasoning, a tool loop's steps, a cluster's node, a live
-conversation's turns and a case's workspace."""
+conversation's turns, a case's workspace and its agent's sandbox."""
 ROW_KEYS = tuple(key for key in ResultRow.model_fields if key not in OPTIONAL_KEYS)
 """Every key of a row, in the order it is written (but :data:`OPTIONAL_KEYS`)."""
 

@@ -27,6 +27,7 @@ from evalwright.targets.kind_facts import ProviderKind
 from evalwright.targets.kinds import chat_kinds, provider_kind
 from evalwright.targets.price import PriceSetting
 from evalwright.targets.sampling import SamplingSettings
+from evalwright.targets.sandbox import Sandbox
 from evalwright.targets.script_variables import script_problem
 from evalwright.targets.workspace import Workspace
 
@@ -289,3 +290,6 @@ class AgentTargetBase(TargetBase):
     workspace: Workspace | None = None
     """The directory each case runs in, unless its file or case names one
     (docs/agents.md#workspaces); relative to the project root."""
+    sandbox: Sandbox | None = None
+    """What its command and its cases' workspace checks run inside (docs/agents.md#sandboxes);
+    left out, they run as ``none`` does, and rows do not name a sandbox."""

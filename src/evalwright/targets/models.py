@@ -324,6 +324,19 @@ class VSCodeTarget(AgentTargetBase):
     workspace_template: NonEmptyStr | None = None
     dry_run: bool = False
 
+    @model_validator(mode="after")
+    def _unconfinable(self) -> VSCodeTarget:
+        # Its command asks the VS Code already running to chat: a sandbox would confine
+        # only the asking, and the row would claim more (docs/agents.md#sandboxes).
+        if self.sandbox is not None and self.sandbox.type != "none":
+            raise field_error(
+                "sandbox",
+                "VS Code's chat runs in the VS Code already open, out of any sandbox: "
+                "use 'sandbox: none', or a cli or codex target",
+                "sandbox",
+            )
+        return self
+
 
 # vscode-insiders is the vscode model with another default command.
 _provider_tag = field_tag(
