@@ -14,8 +14,10 @@ from evalwright.importers.promptfoo.notes import Uncarried
 from evalwright.importers.promptfoo.sources import mapping, sequence
 
 # The keys of an assertion this importer reads; any other is noted, never dropped silently.
-_SHARED_KEYS = frozenset({"type", "value", "weight", "metric", "name"})
-_SCRIPT_KEYS = frozenset({"type", "command", "weight", "metric", "name", "cwd"})
+# ``id``, ``metric`` and ``name`` name the evaluator; ``required: true`` is evalwright's too.
+_NAMING = frozenset({"type", "weight", "metric", "name", "id", "required"})
+_SHARED_KEYS = _NAMING | {"value"}
+_SCRIPT_KEYS = _NAMING | {"command"}
 # A command argument that may name a grader file beside the suite: copied into the import.
 _SCRIPT_FILE = re.compile(r"\.(py|ts|js|mjs|cjs|sh)\Z")
 
@@ -53,16 +55,32 @@ def _one(raw: Any, n: int, variables: dict[str, Any], scripts: Scripts) -> dict[
     if spec is None:
         raise Uncarried(f"assertion {raw!r}: expected text or a mapping")
     kind = str(spec.get("type", ""))
-    name = str(spec.get("metric") or spec.get("name") or f"{kind or 'assert'}-{n + 1}")
-    if kind == "script":
-        return _script(spec, name, scripts)
+    name = spec.get("metric") or spec.get("name") or spec.get("id") or f"{kind or 'assert'}-{n + 1}"
+    required = spec.get("required", False)
+    if not isinstance(required, bool):
+        raise Uncarried(f"required {required!r}: evalwright's 'required' is true or false")
+    out = (
+        _script(spec, str(name), scripts)
+        if kind == "script"
+        else _shared(spec, str(name), variables, scripts)
+    )
+    return {**out, "required": True} if required else out
+
+
+def _shared(
+    spec: dict[str, Any], name: str, variables: dict[str, Any], scripts: Scripts
+) -> dict[str, Any]:
+    """An assertion type AgentV shares with promptfoo, through promptfoo's mapping."""
+    kind = str(spec.get("type", ""))
     extra = sorted(set(spec) - _SHARED_KEYS)
     if extra:
         raise Uncarried(f"assertion type {kind!r}: keys {extra} have no evalwright form")
     if kind == "llm-rubric" and not isinstance(spec.get("value"), str):
         raise Uncarried("llm-rubric with a list of weighted outcomes has no evalwright form")
     context = Context(variables=variables, tools=[], scripts=scripts)
-    return evaluator(spec, name, context)
+    return evaluator(
+        {k: v for k, v in spec.items() if k in ("type", "value", "weight")}, name, context
+    )
 
 
 def _script(spec: dict[str, Any], name: str, scripts: Scripts) -> dict[str, Any]:

@@ -61,19 +61,29 @@ def read_cases(source: Source, suite: Suite, files: Copier, notes: Notes) -> Cas
 
 
 def _raw_tests(source: Source) -> list[tuple[str, str, Any]]:
-    """(file, where, test) for each test, inline or read from the file ``tests`` names."""
-    data = mapping(source.data) or {}
-    value = data.get("tests")
+    """(file, where, test) for each test: inline, or read from a test file ``tests`` (or an
+    item of it) names."""
+    value = (mapping(source.data) or {}).get("tests")
     if isinstance(value, str):
-        path = file_path(source.path.parent, value.removeprefix(FILE_PREFIX))
-        if not path.is_file():
-            raise source.fail(("tests",), f"test file not found: {value!r} (looked for {path})")
-        records = read_records(path)
-        return [(display_path(path), f"tests[{n}]", r) for n, r in enumerate(records)]
+        return _file_tests(source, value, ("tests",))
     tests = sequence(value)
     if tests is None:
         raise source.fail(("tests",), "expected a list of tests or a test file's path")
-    return [(source.shown, f"tests[{n}]", test) for n, test in enumerate(tests)]
+    found: list[tuple[str, str, Any]] = []
+    for n, test in enumerate(tests):
+        if isinstance(test, str):
+            found += _file_tests(source, test, ("tests", n))
+        else:
+            found.append((source.shown, f"tests[{n}]", test))
+    return found
+
+
+def _file_tests(source: Source, name: str, at: tuple[str | int, ...]) -> list[tuple[str, str, Any]]:
+    path = file_path(source.path.parent, name.removeprefix(FILE_PREFIX))
+    if not path.is_file():
+        raise source.fail(at, f"test file not found: {name!r} (looked for {path})")
+    records = read_records(path)
+    return [(display_path(path), f"tests[{n}]", r) for n, r in enumerate(records)]
 
 
 def _case(
