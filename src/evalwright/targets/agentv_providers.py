@@ -35,6 +35,8 @@ _KINDS: dict[str, tuple[str, dict[str, str]]] = {
 # The kinds above that are coding agents, which cannot judge (docs/targets.md).
 _AGENTS = frozenset({"cli", "codex"})
 _COMMON = {"grader_target": "judge_target", "timeout_seconds": "timeout_seconds"}
+# AgentV's ``api_format`` as the OpenAI-wire ``api`` (docs/targets.md).
+_APIS = {"chat": "chat_completions", "responses": "responses"}
 # Settings that change nothing about what is sent or scored: dropped without a report.
 _QUIET = frozenset({"label", "id", "runtime", "stream_log", "verbose"})
 
@@ -86,6 +88,8 @@ def _target(raw: Any, n: int, report: Report) -> dict[str, Any] | None:
         )
         if new is not None:
             target[new] = _variables(value)
+        elif key == "api_format" and kind in ("openai", "azure") and value in _APIS:
+            target["api"] = _APIS[value]
         elif key == "healthcheck":
             _healthcheck(value, target, (*where,), report)
         elif key not in _QUIET:

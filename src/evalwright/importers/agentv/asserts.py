@@ -17,7 +17,7 @@ from evalwright.importers.promptfoo.sources import mapping, sequence
 # ``id``, ``metric`` and ``name`` name the evaluator; ``required: true`` is evalwright's too.
 _NAMING = frozenset({"type", "weight", "metric", "name", "id", "required"})
 _SHARED_KEYS = _NAMING | {"value"}
-_SCRIPT_KEYS = _NAMING | {"command"}
+_SCRIPT_KEYS = _NAMING | {"command", "cwd"}
 # A command argument that may name a grader file beside the suite: copied into the import.
 _SCRIPT_FILE = re.compile(r"\.(py|ts|js|mjs|cjs|sh)\Z")
 
@@ -97,7 +97,7 @@ def _script(spec: dict[str, Any], name: str, scripts: Scripts) -> dict[str, Any]
         if _SCRIPT_FILE.search(arg):
             scripts(arg)  # copied beside the eval file as the command names it
     out: dict[str, Any] = {"name": name, "type": "code", "script": argv}
-    weight = spec.get("weight")
-    if weight is not None:
-        out["weight"] = weight
+    for key in ("weight", "cwd"):
+        if spec.get(key) is not None:
+            out[key] = spec[key]
     return out
