@@ -13,7 +13,13 @@ from evalwright.importers.agentv.cases import Cases, Suite, read_cases
 from evalwright.importers.agentv.files import Copier
 from evalwright.importers.agentv.providers import project_targets
 from evalwright.importers.promptfoo.notes import Note, Notes, Uncarried
-from evalwright.importers.promptfoo.sources import Source, load_yaml, mapping, sequence
+from evalwright.importers.promptfoo.sources import (
+    Source,
+    file_path,
+    load_yaml,
+    mapping,
+    sequence,
+)
 from evalwright.importers.promptfoo.write import (
     NOTES_FILE,
     check_free,
@@ -69,13 +75,13 @@ def import_suite(suite: str | os.PathLike[str], out: str | os.PathLike[str]) -> 
         return AgentvImport(
             None, None, notes_file, (notes_file,), tuple(notes.items), 0, built.uncarried, ()
         )
-    document = _document(data, built.cases, source, notes)
+    document = _document(data, built.cases)
     written = [write(eval_file, dump(document)), *files.copied]
     entries = _entries(targets, document["target"], source, notes)
     written.append(write(targets_file, dump({"targets": entries})))
     total = built.carried + built.uncarried
     written.append(write(notes_file, notes_text(source.shown, notes.items, built.carried, total)))
-    names = tuple(str(entry["name"]) for entry in entries)
+    names = (document["target"], *_other_providers(data))
     return AgentvImport(
         eval_file,
         targets_file,
@@ -98,9 +104,12 @@ def _cases(source: Source, data: dict[str, Any], files: Copier, notes: Notes) ->
             "(the test's input as it is) is imported",
         )
         return Cases(uncarried=len(sequence(data.get("tests")) or []))
-    default = mapping(data.get("default_test"))
-    if data.get("default_test") is not None and default is None:
-        notes.add(source.shown, "default_test", "not carried: only an inline mapping is read")
+    given = data.get("default_test")
+    if isinstance(given, str):  # ``file://default-test.yaml``
+        given = load_yaml(file_path(source.path.parent, given)).data
+    default = mapping(given)
+    if given is not None and default is None:
+        notes.add(source.shown, "default_test", "not carried: expected a mapping")
     for key in sorted(set(default or {}) - {"vars", "assert"}):
         notes.add(source.shown, f"default_test.{key}", "not carried: no evalwright equivalent")
     asserts = [
@@ -115,19 +124,20 @@ def _cases(source: Source, data: dict[str, Any], files: Copier, notes: Notes) ->
         return Cases()
 
 
-def _document(
-    data: dict[str, Any], cases: list[dict[str, Any]], source: Source, notes: Notes
-) -> dict[str, Any]:
+def _document(data: dict[str, Any], cases: list[dict[str, Any]]) -> dict[str, Any]:
     document: dict[str, Any] = {"$schema": "evalwright-eval-v1"}
     description = data.get("description") or data.get("name")
     if isinstance(description, str):
         document["description"] = description
     wanted = [str(p) for p in sequence(data.get("providers")) or []]
-    for label in wanted[1:]:
-        notes.add(source.shown, "providers", f"provider {label!r}: run it with --target {label}")
     document["target"] = wanted[0] if wanted else "default"
     document["evalcases"] = cases
     return document
+
+
+def _other_providers(data: dict[str, Any]) -> list[str]:
+    """The suite's providers after the first, each run with its own ``--target``."""
+    return [str(p) for p in (sequence(data.get("providers")) or [])[1:]]
 
 
 def _entries(
