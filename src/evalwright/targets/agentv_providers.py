@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, cast
+
+from evalwright.files.source import Positions, PosNode
 
 Field = tuple[str | int, ...]
 Report = Callable[[Field, str], None]
@@ -41,60 +44,89 @@ _APIS = {"chat": "chat_completions", "responses": "responses"}
 _QUIET = frozenset({"label", "id", "runtime", "stream_log", "verbose"})
 
 
-def provider_targets(entries: Any, report: Report) -> list[dict[str, Any]]:
-    """The target entries of AgentV's provider list ``entries`` (the file's list, or the list
-    under its ``providers`` key), each in evalwright's targets.yaml form."""
-    if isinstance(entries, dict):
-        entries = cast(dict[str, Any], entries).get("providers")
-    if not isinstance(entries, list):
-        report((), "expected a list of providers")
+@dataclass(frozen=True, slots=True)
+class Carried:
+    """One provider carried as a target: where it is in the file (``("providers", 2)``), its
+    target entry, and the field each of the entry's keys was read from."""
+
+    at: Field
+    entry: dict[str, Any]
+    sources: dict[str, Field]
+
+
+def provider_targets(data: Any, report: Report) -> list[Carried]:
+    """The providers of a providers file's ``data`` (a list, or a mapping with the list under
+    ``providers``) as evalwright target entries; what is not carried goes to ``report``."""
+    prefix: Field = ()
+    if isinstance(data, dict):
+        prefix, data = ("providers",), cast(dict[str, Any], data).get("providers")
+    if not isinstance(data, list):
+        report(prefix, "expected a list of providers")
         return []
-    found: list[tuple[int, dict[str, Any]]] = []
-    for n, raw in enumerate(cast(list[Any], entries)):
-        target = _target(raw, n, report)
-        if target is not None:
-            found.append((n, target))
-    kinds = {str(target["name"]): target["provider"] for _, target in found}
-    for n, target in found:
-        judge = target.get("judge_target")
+    found: list[Carried] = []
+    for n, raw in enumerate(cast(list[Any], data)):
+        carried = _target(raw, (*prefix, n), report)
+        if carried is not None:
+            found.append(carried)
+    kinds = {str(c.entry["name"]): c.entry["provider"] for c in found}
+    for carried in found:
+        judge = carried.entry.get("judge_target")
         if judge is not None and (judge not in kinds or kinds[str(judge)] in _AGENTS):
             why = "is not defined here" if judge not in kinds else "is not a chat API or mock"
-            report((n, "grader_target"), f"grader target {judge!r} {why}: not carried")
-            del target["judge_target"]
-    return [target for _, target in found]
+            report(carried.sources["judge_target"], f"grader target {judge!r} {why}: not carried")
+            del carried.entry["judge_target"]
+    return found
 
 
-def _target(raw: Any, n: int, report: Report) -> dict[str, Any] | None:
+def _target(raw: Any, at: Field, report: Report) -> Carried | None:
     if not isinstance(raw, dict):
-        report((n,), "expected a mapping with 'id' and 'label'")
+        report(at, "expected a mapping with 'id' and 'label'")
         return None
     entry = cast(dict[str, Any], raw)
     nested = entry.get("config")
-    settings = {**entry, **cast(dict[str, Any], nested)} if isinstance(nested, dict) else entry
-    settings.pop("config", None)
+    inner = cast(dict[str, Any], nested) if isinstance(nested, dict) else {}
+    settings = {k: v for k, v in {**entry, **inner}.items() if k != "config"}
     ident = str(settings.get("id", ""))
-    name = settings.get("label") or ident
     if ident not in _KINDS:
-        report((n, "id"), f"provider {ident!r} has no evalwright target kind: not carried")
+        report((*at, "id"), f"provider {ident!r} has no evalwright target kind: not carried")
         return None
     kind, keys = _KINDS[ident]
+    name = settings.get("label") or ident
+    label: Field = (*at, "label") if "label" in settings else (*at, "id")
     target: dict[str, Any] = {"name": str(name), "provider": kind}
+    sources: dict[str, Field] = {"name": label, "provider": (*at, "id")}
     if ident == "openrouter":
         target["base_url"] = OPENROUTER_URL
-    for key, value in settings.items():
+    for key, given in settings.items():
+        where: Field = (*at, "config", key) if key in inner else (*at, key)
         new = keys.get(key) or _COMMON.get(key)
-        where: Field = (
-            (n, "config", key) if isinstance(nested, dict) and key in nested else (n, key)
-        )
+        value = given
+        if new is None and key == "api_format" and kind in ("openai", "azure") and given in _APIS:
+            new, value = "api", _APIS[given]
         if new is not None:
-            target[new] = _variables(value)
-        elif key == "api_format" and kind in ("openai", "azure") and value in _APIS:
-            target["api"] = _APIS[value]
+            target[new], sources[new] = _variables(value), where
         elif key == "healthcheck":
-            _healthcheck(value, target, (*where,), report)
+            _healthcheck(value, target, where, report)
+            sources["healthcheck"] = where
         elif key not in _QUIET:
             report(where, f"setting {key!r} of provider {ident!r} has no evalwright form")
-    return target
+    return Carried(at, target, sources)
+
+
+def targets_positions(found: list[Carried], positions: Positions) -> Positions:
+    """Positions for ``{"targets": [entry, ...]}`` that point each key of an entry at the
+    field of the providers file it was read from, so later errors name the line written."""
+    entries: dict[str | int, PosNode] = {}
+    for n, carried in enumerate(found):
+        node = positions.node(carried.at) or PosNode(1, 1, 1, 1)
+        children: dict[str | int, PosNode] = {}
+        for key, source in carried.sources.items():
+            child = positions.node(source)
+            if child is not None:
+                children[key] = child
+        entries[n] = PosNode(node.line, node.col, node.key_line, node.key_col, children)
+    top = PosNode(1, 1, 1, 1, {"targets": PosNode(1, 1, 1, 1, entries)})
+    return Positions(top)
 
 
 def _healthcheck(value: Any, target: dict[str, Any], where: Field, report: Report) -> None:

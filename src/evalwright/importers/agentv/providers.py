@@ -43,9 +43,8 @@ def project_targets(start: Path, notes: Notes) -> list[dict[str, Any]]:
     if path is None:
         return []
     source: Source = load_yaml(path)
-    nested = isinstance(source.data, dict)
 
     def report(where: Field, message: str) -> None:
-        notes.add(source.shown, format_field(("providers", *where) if nested else where), message)
+        notes.add(source.shown, format_field(where), message)
 
-    return provider_targets(source.data, report)
+    return [carried.entry for carried in provider_targets(source.data, report)]
