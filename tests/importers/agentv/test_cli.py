@@ -85,3 +85,21 @@ def test_a_file_that_is_no_suite_is_a_located_error(tmp_path: Path) -> None:
     assert done.code == 2
     assert "x.yaml:1:1: error: an AgentV suite is a mapping with 'tests'" in done.out + done.err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_file_above_the_output_is_copied_inside_it_and_noted(tmp_path: Path) -> None:
+    """AgentV finds ``../../shared/style.md`` from ``evals/deep/``; two levels up from the
+    imported eval file is outside the output, so the copy is shortened and the note says which
+    path the model is now shown."""
+    suite = _project(tmp_path, SUITE.replace("../shared/style.md", "../../shared/style.md"))
+    (tmp_path / "evals" / "deep").mkdir()
+    deep = suite.rename(tmp_path / "evals" / "deep" / "suite.yaml")
+    done = run_cli("import", "agentv", deep, "-o", tmp_path / "out")
+    assert done.code == 1
+    assert (tmp_path / "out" / "shared" / "style.md").read_text() == "Be brief.\n"
+    assert (
+        "tests[0].vars.input[0].content[1]: file '../../shared/style.md' is copied as "
+        "'shared/style.md': the model is shown that path"
+    ) in done.out
+    checked = run_cli("validate", tmp_path / "out" / "evals")
+    assert checked.code == 0, checked.out + checked.err
