@@ -23,7 +23,7 @@ tests:
         - role: user
           content:
             - {type: text, value: Say hello.}
-            - {type: file, value: ../shared/style.md}
+            - {type: file, value: ../common/style.md}
 """
 PROVIDERS = "- id: openai\n  label: llm\n  model: gpt-4o-mini\n"
 
@@ -31,8 +31,8 @@ PROVIDERS = "- id: openai\n  label: llm\n  model: gpt-4o-mini\n"
 def _project(tmp_path: Path, suite: str) -> Path:
     (tmp_path / ".agentv").mkdir()
     (tmp_path / ".agentv" / "providers.yaml").write_text(PROVIDERS, encoding="utf-8")
-    (tmp_path / "shared").mkdir()
-    (tmp_path / "shared" / "style.md").write_text("Be brief.\n", encoding="utf-8")
+    (tmp_path / "common").mkdir()
+    (tmp_path / "common" / "style.md").write_text("Be brief.\n", encoding="utf-8")
     (tmp_path / "evals").mkdir()
     path = tmp_path / "evals" / "suite.yaml"
     path.write_text(suite, encoding="utf-8")
@@ -45,13 +45,13 @@ def test_everything_carried_exits_0_and_the_import_validates(tmp_path: Path) -> 
     assert done.code == 0, done.out + done.err
     assert "1 of 1 (prompt, test) pairs carried over" in done.out
     assert "--target llm" in done.out
-    # ``../shared/style.md`` beside the eval file finds the copy, the path as written
-    assert (tmp_path / "out" / "shared" / "style.md").read_text() == "Be brief.\n"
+    # ``../common/style.md`` beside the eval file finds the copy, the path as written
+    assert (tmp_path / "out" / "common" / "style.md").read_text() == "Be brief.\n"
     document = yaml.safe_load((tmp_path / "out" / "evals" / "suite.yaml").read_text())
     (case,) = document["evalcases"]
     assert case["input_messages"][0]["content"][1] == {
         "type": "file",
-        "value": "../shared/style.md",
+        "value": "../common/style.md",
     }
     assert case["expected_outcome"] == "Greets the user"
     assert case["execution"]["evaluators"] == [
@@ -88,18 +88,18 @@ def test_a_file_that_is_no_suite_is_a_located_error(tmp_path: Path) -> None:
 
 
 def test_a_file_above_the_output_is_copied_inside_it_and_noted(tmp_path: Path) -> None:
-    """AgentV finds ``../../shared/style.md`` from ``evals/deep/``; two levels up from the
+    """AgentV finds ``../../common/style.md`` from ``evals/deep/``; two levels up from the
     imported eval file is outside the output, so the copy is shortened and the note says which
     path the model is now shown."""
-    suite = _project(tmp_path, SUITE.replace("../shared/style.md", "../../shared/style.md"))
+    suite = _project(tmp_path, SUITE.replace("../common/style.md", "../../common/style.md"))
     (tmp_path / "evals" / "deep").mkdir()
     deep = suite.rename(tmp_path / "evals" / "deep" / "suite.yaml")
     done = run_cli("import", "agentv", deep, "-o", tmp_path / "out")
     assert done.code == 1
-    assert (tmp_path / "out" / "shared" / "style.md").read_text() == "Be brief.\n"
+    assert (tmp_path / "out" / "common" / "style.md").read_text() == "Be brief.\n"
     assert (
-        "tests[0].vars.input[0].content[1]: file '../../shared/style.md' is copied as "
-        "'shared/style.md': the model is shown that path"
+        "tests[0].vars.input[0].content[1]: file '../../common/style.md' is copied as "
+        "'common/style.md': the model is shown that path"
     ) in done.out
     checked = run_cli("validate", tmp_path / "out" / "evals")
     assert checked.code == 0, checked.out + checked.err
