@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.conftest import run_cli, run_process
@@ -103,3 +104,23 @@ def test_a_file_above_the_output_is_copied_inside_it_and_noted(tmp_path: Path) -
     ) in done.out
     checked = run_cli("validate", tmp_path / "out" / "evals")
     assert checked.code == 0, checked.out + checked.err
+
+
+@pytest.mark.parametrize(
+    ("tests", "says"),
+    [
+        ("[{id: a, vars: 3}]", "tests[0]: test not carried: vars 3: expected a mapping"),
+        (
+            "[{id: a, vars: {input: hi}, assert: 7}]",
+            "tests[0]: test not carried: assert 7: expected a list of assertions",
+        ),
+        ("[{id: a, vars: {other: 1}}]", "tests[0]: test not carried: no vars.input"),
+        ("[{vars: {input: hi}}]", "tests[0]: test not carried: a test is a mapping with an 'id'"),
+    ],
+)
+def test_a_malformed_test_is_noted_never_dropped(tmp_path: Path, tests: str, says: str) -> None:
+    suite = _project(tmp_path, f"providers: [llm]\ntests: {tests}\n")
+    done = run_cli("import", "agentv", suite, "-o", tmp_path / "out")
+    assert done.code == 1
+    assert says in done.out
+    assert "Traceback" not in done.out + done.err

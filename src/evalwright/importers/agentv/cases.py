@@ -97,11 +97,16 @@ def _case(
         raise Uncarried("a live multi-turn test (mode: conversation, turns) is not imported")
     for key in unread:
         notes.add(file, f"{where}.{key}", "not carried: no evalwright equivalent")
+    if test.get("vars") is not None and mapping(test.get("vars")) is None:
+        raise Uncarried(f"vars {test.get('vars')!r}: expected a mapping")
     variables: dict[str, Any] = {**suite.variables, **(mapping(test.get("vars")) or {})}
     case: dict[str, Any] = {"id": test["id"], **_messages(variables, files, file, where)}
     if isinstance(test.get("conversation_id"), str):
         case["conversation_id"] = test["conversation_id"]
-    specs = [*suite.asserts, *(sequence(test.get("assert")) or [])]
+    own = test.get("assert")
+    if own is not None and sequence(own) is None:
+        raise Uncarried(f"assert {own!r}: expected a list of assertions")
+    specs = [*suite.asserts, *(sequence(own) or [])]
     mapped = map_asserts(specs, f"{where}.assert", variables, files)
     for at, why in mapped.uncarried:
         notes.add(file, at, f"not carried: {why}")
@@ -138,6 +143,8 @@ def _messages(variables: dict[str, Any], files: Copier, file: str, where: str) -
         out["input"] = given
     elif (given := sequence(given)) is not None:
         out["input_messages"] = files.messages(given, file, f"{where}.vars.input")
+    elif given is None:
+        raise Uncarried("no vars.input: the test sends nothing")
     else:
         raise Uncarried(f"vars.input {given!r}: expected text or a list of messages")
     expected = variables.get("expected_output")
