@@ -29,7 +29,11 @@ GRADED = [
     ("readme-quickstart/evals/my-eval.eval.yaml", "fizzbuzz",
      "readme-quickstart/validators/check_syntax.py"),
     ("rubric/evals/suite.yaml", "code-quality-multi-eval", "rubric/evals/check_syntax.py"),
+    ("sdk-python/evals/suite.yaml", "python-helper-local-cli",
+     "sdk-python/scripts/check_expected_output.py"),
 ]  # fmt: skip
+# The example's own package, which its grader imports (AgentV's ``uv run`` installs it).
+SDK = HEAD / "sdk-python" / "src"
 FIZZBUZZ = (
     "```python\nfor i in range(1, 101):\n    if i % 15 == 0:\n        print('fizzbuzz')\n"
     "    elif i % 3 == 0:\n        print('fizz')\n    elif i % 5 == 0:\n        print('buzz')\n"
@@ -46,6 +50,7 @@ ANSWERS = {
     "docstring-only": 'def f(x):\n    """Only a docstring."""\n    return x',
     "broken": "```python\ndef f(:\n    return\n```",
     "prose": "I would rather not write code today.",
+    "expected": "AgentV Python helper says hi.",  # the sdk-python case's expected output
 }
 
 
@@ -91,6 +96,7 @@ def test_python_grader_scores_as_under_agentv(
     suite: str, case_id: str, grader: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("PYTHONPATH", str(SDK))
     result = import_agentv(HEAD / suite, tmp_path / "out")
     assert result.eval_file is not None
     document = yaml.safe_load(result.eval_file.read_text(encoding="utf-8"))

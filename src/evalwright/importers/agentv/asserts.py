@@ -96,7 +96,8 @@ def _script(spec: dict[str, Any], name: str, scripts: Scripts) -> dict[str, Any]
     for arg in argv:
         if _SCRIPT_FILE.search(arg):
             scripts(arg)  # copied beside the eval file as the command names it
-    out: dict[str, Any] = {"name": name, "type": "code", "script": argv}
+    # What AgentV sends and nothing more: its Python SDK refuses evalwright's other names.
+    out: dict[str, Any] = {"name": name, "type": "code", "script": argv, "payload": "agentv"}
     for key in ("weight", "cwd"):
         if spec.get(key) is not None:
             out[key] = spec[key]
