@@ -24,6 +24,8 @@ from evalwright.evalfile import LoadedSuite, check_eval_file, load_eval_file
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data"
 """Test data copied from other projects, each with its licence (see its README)."""
+# Other projects' files kept as data hold tests of their own (AgentV's sdk-python example).
+collect_ignore = ["data"]
 
 
 @dataclass

@@ -132,6 +132,8 @@ _EXPORTS: dict[str, str] = {
     # importing other tools' suites (docs/importing.md)
     "import_promptfoo": "evalwright.api.importing",
     "PromptfooImport": "evalwright.api.importing",
+    "import_agentv": "evalwright.api.importing",
+    "AgentvImport": "evalwright.api.importing",
     # errors
     "EvalwrightError": "evalwright.errors",
     "ConfigError": "evalwright.errors",
@@ -146,6 +148,7 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "Addition",
     "AgentWireRequest",
+    "AgentvImport",
     "AnswerToolCall",
     "AnthropicTarget",
     "AssistantMessage",
@@ -244,6 +247,7 @@ __all__ = [
     "assistant",
     "build_prompt",
     "compare",
+    "import_agentv",
     "import_promptfoo",
     "init_project",
     "judge_check",
@@ -277,7 +281,12 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from evalwright.api.compare import compare
-    from evalwright.api.importing import PromptfooImport, import_promptfoo
+    from evalwright.api.importing import (
+        AgentvImport,
+        PromptfooImport,
+        import_agentv,
+        import_promptfoo,
+    )
     from evalwright.api.init import init_project
     from evalwright.api.preview import build_prompt, preview
     from evalwright.api.run import AsyncRun, RunResult, RunSettings, run, run_async

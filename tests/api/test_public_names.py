@@ -129,6 +129,8 @@ EXPORTED = {
     # importing other tools' suites
     "import_promptfoo",
     "PromptfooImport",
+    "import_agentv",
+    "AgentvImport",
     # errors
     "EvalwrightError",
     "ConfigError",

@@ -65,7 +65,8 @@ def test_survey_says_what_each_file_is(mixed: Path) -> None:
         ),
         Skipped(
             mixed / "s.yaml",
-            "an AgentV suite with tests/vars/assert (AgentV's current shape): not read yet",
+            "an AgentV suite (tests, vars, assert): "
+            f"run `evalwright import agentv {mixed / 's.yaml'}`",
         ),
         Skipped(mixed / "suite.baseline.jsonl", "an AgentV baseline (results) file, not cases"),
     ]
@@ -115,3 +116,22 @@ def test_naming_a_file_that_holds_no_cases_says_what_it_is(
     assert ran.code == 2
     assert expected in ran.err
     assert "Traceback" not in checked.out + checked.err + ran.out + ran.err
+
+
+def test_agentv_head_examples_are_never_read_as_cases() -> None:
+    """In AgentV HEAD's examples/features, its test rows (``id``, ``vars``, ``assert``), its
+    transcript fixtures and its suites (tests inline or in another file) are skipped, each
+    saying what it is, instead of 62 errors about keys evalwright's cases do not have."""
+    head = DATA / "agentv-head-examples"
+    found, skipped = survey(head)
+    assert found == []
+    reasons = {s.path.relative_to(head).as_posix(): s.reason for s in skipped}
+    rows = "AgentV tests (id, vars, assert): import the suite that names them with "
+    for name in ("basic-jsonl/evals/cases.jsonl", "sdk-python/evals/cases.jsonl"):
+        assert reasons[name].startswith(rows), name
+    transcript = "copilot-transcript-replay/fixtures/copilot-transcript.jsonl"
+    assert reasons[transcript].startswith("an AgentV transcript")
+    for suite in ("basic-jsonl/evals/suite.yaml", "sdk-python/evals/suite.yaml"):
+        assert reasons[suite] == (
+            f"an AgentV suite (tests, vars, assert): run `evalwright import agentv {head / suite}`"
+        )

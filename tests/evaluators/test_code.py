@@ -139,6 +139,19 @@ def test_a_grader_written_for_agentv_reads_output_and_scores_right(tmp_path: Pat
     assert verdict.reasoning == "2/3"
 
 
+def test_payload_agentv_sends_only_what_agentv_sends(tmp_path: Path) -> None:
+    """AgentV's Python SDK refuses a payload holding ``reference_answer``: with ``payload:
+    agentv`` the grader gets AgentV's fields and nothing else."""
+    verdict, _ = _run(tmp_path, ECHO.replace('case["candidate_answer"]', 'case["output"]'),
+                      payload="agentv")  # fmt: skip
+    assert verdict.hits == sorted(
+        ["output", "input", "criteria", "expected_output", "input_files", "metadata", "messages"]
+    )
+    sent = json.loads(verdict.reasoning)
+    assert sent["messages"] == [{"role": "assistant", "content": "Add a lock ✓"}]
+    assert sent["criteria"] == "Finds the race."
+
+
 def test_agentv_assertions_with_passed_are_hits_and_misses(tmp_path: Path) -> None:
     body = (
         "import json, sys\nsys.stdin.read()\n"

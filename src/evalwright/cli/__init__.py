@@ -277,6 +277,19 @@ def _add_import(commands: Any) -> None:
         metavar="DIR",
         help="the directory to write (default: evalwright-import beside the config)",
     )
+    agentv = formats.add_parser(
+        "agentv",
+        help="an AgentV suite (tests, vars, assert)",
+        description="Import an AgentV suite: each test becomes one case, the nearest "
+        ".agentv/providers.yaml the targets.",
+    )
+    agentv.add_argument("config", metavar="SUITE", help="the AgentV suite file")
+    agentv.add_argument(
+        "-o",
+        "--out",
+        metavar="DIR",
+        help="the directory to write (default: evalwright-import beside the suite)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import shlex
 
-from evalwright.api.importing import import_promptfoo
+from evalwright.api.importing import import_agentv, import_promptfoo
 from evalwright.errors import printable
 from evalwright.files.project import display_path
 
@@ -13,7 +13,8 @@ from evalwright.files.project import display_path
 def run(args: argparse.Namespace) -> int:
     """Import, print the files written and each item not carried over (docs/importing.md).
     Exit 0 when everything was carried over, 1 when anything was not."""
-    result = import_promptfoo(args.config, args.out)
+    load = import_agentv if args.format == "agentv" else import_promptfoo
+    result = load(args.config, args.out)
     for path in result.files:
         print(f"created {display_path(path)}")
     total = result.carried + result.uncarried

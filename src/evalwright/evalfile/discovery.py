@@ -106,8 +106,16 @@ def _classify(path: Path) -> tuple[str | None, str]:
             return None, "an evalwright results file (its rows have run_id and eval_id), not cases"
         if is_labels_file(path):
             return None, "a judge-check labels file, not cases"
-        if _is_agentv_result(_first_row(path)):
+        first = _first_row(path)
+        if _is_agentv_result(first):
             return None, "an AgentV results file (its rows have test_id and score), not cases"
+        if _is_agentv_transcript(first):
+            return None, "an AgentV transcript (its rows have test_id and message_index), not cases"
+        if _is_agentv_test(first):
+            return None, (
+                "AgentV tests (id, vars, assert): import the suite that names them with "
+                "`evalwright import agentv SUITE`"
+            )
         return "JSONL cases", ""
     head = _head(path)
     if head is None or _YAML_EVAL.search(head):
@@ -116,10 +124,35 @@ def _classify(path: Path) -> tuple[str | None, str]:
     if re.search(r"^tests\s*:", head, re.MULTILINE) and _AGENTV_TEST.search(head):
         if not _is_promptfoo(path, head) and not _VARS_ASSERT.search(head):
             return "AgentV YAML", ""  # AgentV 0.26 to 2.5: 'tests:' for 'evalcases:'
-        return None, "an AgentV suite with tests/vars/assert (AgentV's current shape): not read yet"
+        return None, _agentv_suite(path)
+    if _names_agentv_tests(path, head):
+        return None, _agentv_suite(path)
     if _is_promptfoo(path, head):
         return None, f"a promptfoo config: run `evalwright import promptfoo {path}`"
     return None, _NO_CASES
+
+
+def _agentv_suite(path: Path) -> str:
+    return f"an AgentV suite (tests, vars, assert): run `evalwright import agentv {path}`"
+
+
+# ``tests: ./cases.jsonl`` (or ``file://...``): a suite whose tests are in another file.
+_TESTS_FILE = re.compile(
+    r"^tests\s*:\s*['\"]?(?:file://)?([^'\"\s]+\.(?:jsonl|ya?ml))", re.MULTILINE
+)
+
+
+def _names_agentv_tests(path: Path, head: str) -> bool:
+    """Whether the tests file a suite names holds AgentV's tests (each with an ``id``;
+    promptfoo's have none)."""
+    named = _TESTS_FILE.search(head)
+    if named is None:
+        return False
+    tests = path.parent / named.group(1)
+    if tests.suffix.lower() == ".jsonl":
+        return _is_agentv_test(_first_row(tests))
+    text = _head(tests) if is_regular_file(tests) else None
+    return text is not None and _AGENTV_TEST.search(text) is not None
 
 
 def _head(path: Path) -> str | None:
@@ -142,6 +175,19 @@ def _is_promptfoo(path: Path, head: str | None) -> bool:
 
 def _is_agentv_result(row: object) -> bool:
     return isinstance(row, dict) and {"test_id", "score"} <= row.keys()  # pyright: ignore[reportUnknownMemberType]
+
+
+def _is_agentv_transcript(row: object) -> bool:
+    return isinstance(row, dict) and {"test_id", "message_index"} <= row.keys()  # pyright: ignore[reportUnknownMemberType]
+
+
+def _is_agentv_test(row: object) -> bool:
+    """An AgentV test row: ``id`` and a mapping of ``vars``, no evalwright input."""
+    if not isinstance(row, dict) or "id" not in row:
+        return False
+    fields: dict[str, object] = row  # pyright: ignore[reportUnknownVariableType]
+    inputs = {"input", "input_messages", "turns"}
+    return isinstance(fields.get("vars"), dict) and not inputs & fields.keys()
 
 
 def is_results_file(path: str | os.PathLike[str]) -> bool:

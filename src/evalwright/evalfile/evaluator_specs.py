@@ -169,6 +169,9 @@ class CodeSpec(_Evaluator):
 
     type: Literal["code"] = "code"
     script: Annotated[list[str] | str, AfterValidator(_script)]
+    payload: Literal["evalwright", "agentv"] = "evalwright"
+    """``agentv``: only the fields AgentV HEAD sends its script graders, for graders (its
+    Python SDK's) that refuse others (docs/eval-files.md#code)."""
     cwd: str | None = None
     timeout_seconds: Annotated[float, Field(gt=0)] = 60.0
     pass_env: list[EnvName] = Field(default_factory=list[str])

@@ -137,6 +137,18 @@ class EvalContext:
         }
 
 
+AGENTV_FIELDS = ("output", "input", "criteria", "expected_output", "input_files", "metadata")
+"""What AgentV HEAD hands a script grader, by its names (docs/agentv.md#script-graders)."""
+
+
+def agentv_input(full: dict[str, Any]) -> dict[str, Any]:
+    """The part of :meth:`EvalContext.script_input` AgentV sends, with the answer as the one
+    assistant message of ``messages``."""
+    out = {name: full[name] for name in AGENTV_FIELDS}
+    out["messages"] = [{"role": "assistant", "content": full["output"]}]
+    return out
+
+
 class EvaluatorFailure(Exception):
     """An evaluator could not produce a verdict; the message says why."""
 

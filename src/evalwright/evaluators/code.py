@@ -11,7 +11,13 @@ import json
 
 from evalwright import jsontext
 from evalwright.evalfile.evaluator_specs import CodeSpec
-from evalwright.evaluators.base import EvalContext, EvaluatorFailure, Verdict, parse_verdict
+from evalwright.evaluators.base import (
+    EvalContext,
+    EvaluatorFailure,
+    Verdict,
+    agentv_input,
+    parse_verdict,
+)
 from evalwright.providers.process import OutputTooLarge, run_command
 from evalwright.redact import clip
 from evalwright.results.parts import ScriptRequest
@@ -26,7 +32,10 @@ async def run_script(spec: CodeSpec, cwd: str, ctx: EvalContext) -> tuple[Verdic
     """Run the script once; raise EvaluatorFailure carrying the tail of its stderr."""
     argv = script_argv(spec)
     raw = ScriptRequest(argv=argv, cwd=cwd)
-    payload = json.dumps(ctx.script_input(), ensure_ascii=False).encode("utf-8")
+    fields = ctx.script_input()
+    if spec.payload == "agentv":
+        fields = agentv_input(fields)
+    payload = json.dumps(fields, ensure_ascii=False).encode("utf-8")
     try:
         finished = await run_command(
             argv,

@@ -17,7 +17,13 @@ from evalwright.files.validation import validate
 from evalwright.jsontext import JsonValue
 
 CONFIG_DIRS = (".evalwright", ".agentv")
-ROOT_MARKERS = tuple(f"{d}/{name}" for d in CONFIG_DIRS for name in ("config.yaml", "targets.yaml"))
+AGENTV_PROVIDERS = ".agentv/providers.yaml"
+"""AgentV HEAD's provider definitions, read as targets when the project has no targets file
+(docs/agentv.md#providers)."""
+ROOT_MARKERS = (
+    *(f"{d}/{name}" for d in CONFIG_DIRS for name in ("config.yaml", "targets.yaml")),
+    AGENTV_PROVIDERS,
+)
 
 
 def find_project_root(eval_file: str | os.PathLike[str]) -> Path:
@@ -87,7 +93,7 @@ def load_config(path: Path, report: Report) -> ProjectConfig | None:
 
 
 AGENTV_CONFIG_KEYS = {
-    "providers": "targets are read from .agentv/targets.yaml",
+    "providers": "targets are read from .agentv/targets.yaml, else .agentv/providers.yaml",
     "defaults": "name the target with --target or the eval file's 'target'",
     "eval_patterns": "evalwright finds eval files by their 'evalcases' key",
     "execution": "use evalwright's options (docs/running.md)",
@@ -124,8 +130,11 @@ class Project:
 
     @property
     def targets_path(self) -> Path | None:
-        """Where this project's targets file is, if it has one."""
-        return project_file(self.root, "targets.yaml")
+        """Where this project's targets file is, if it has one: ``targets.yaml``, else
+        AgentV's ``.agentv/providers.yaml``."""
+        providers = self.root / AGENTV_PROVIDERS
+        found = project_file(self.root, "targets.yaml")
+        return found or (providers if providers.is_file() else None)
 
     @classmethod
     def load(cls, root: Path) -> tuple[Project, Report | None]:

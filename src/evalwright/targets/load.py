@@ -15,6 +15,7 @@ from evalwright.files.diagnostics import Report, format_field
 from evalwright.files.project import read_yaml
 from evalwright.files.source import Positions, PosNode
 from evalwright.files.validation import type_name, validate
+from evalwright.targets.agentv_providers import Field, provider_targets, targets_positions
 from evalwright.targets.models import TargetsFile
 
 PROVIDER_ALIASES = {
@@ -65,6 +66,8 @@ def load_targets_located(path: Path, report: Report) -> tuple[TargetsFile, Posit
     if parsed is None:
         return None
     data, positions = parsed
+    if path.name == "providers.yaml" and path.parent.name == ".agentv":
+        data, positions = _from_providers(data, positions, report)
     if not isinstance(data, dict):
         report.error(1, 1, "", f"expected a mapping with 'targets', got {type_name(data)}")
         return None
@@ -80,6 +83,20 @@ def load_targets_located(path: Path, report: Report) -> tuple[TargetsFile, Posit
     if targets is None or len(report.errors) > errors:
         return None
     return targets, positions
+
+
+def _from_providers(
+    data: Any, positions: Positions, report: Report
+) -> tuple[dict[str, Any], Positions]:
+    """AgentV HEAD's providers file as a targets file, a warning at each provider or setting
+    not carried (docs/agentv.md#providers)."""
+
+    def warn(where: Field, message: str) -> None:
+        line, col = positions.value(where)
+        report.warning(line, col, format_field(where), message)
+
+    found = provider_targets(data, warn)
+    return {"targets": [c.entry for c in found]}, targets_positions(found, positions)
 
 
 def _check_judges(targets: TargetsFile, positions: Positions, report: Report) -> None:
