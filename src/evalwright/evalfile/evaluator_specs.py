@@ -75,8 +75,11 @@ class _Evaluator(FileModel):
     name: NonEmptyStr
     weight: Weight = 1.0
     required: bool = False
-    """The case fails when this evaluator scores below the pass mark, whatever the weighted
+    """The case fails when this evaluator scores below its threshold, whatever the weighted
     score (docs/eval-files.md#required-evaluators)."""
+    threshold: Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)] | None = None
+    """The score this evaluator passes at; the run's pass mark when left out
+    (docs/eval-files.md#pass-rules)."""
 
 
 def _refuse_negate(value: bool) -> bool:

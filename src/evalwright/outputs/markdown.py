@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from evalwright.orchestrator.summary import RunSummary
-from evalwright.outputs.outcome import outcome
+from evalwright.outputs.outcome import Outcomes
 from evalwright.redact import clip
 from evalwright.results.row import ResultRow, case_label
 
@@ -77,10 +77,12 @@ def _failed_table(failed: list[ResultRow]) -> list[str]:
 
 def summary_markdown(summary: RunSummary, rows: Iterable[ResultRow]) -> str:
     """The summary: a heading with the verdict, the per-target table, the failed cases."""
-    failed = [r for r in rows if outcome(r, summary.pass_mark) != "passed"]
+    every = list(rows)
+    outcomes = Outcomes(every, summary.pass_mark)
+    failed = [r for r in every if outcomes(r) != "passed"]
     verdict = "passed" if summary.exit_code() == 0 else "FAILED"
     lines = [f"## evalwright: {verdict}", "", *_target_table(summary), ""]
-    lines.append(f"{summary.done} of {summary.total} case(s) run, pass mark {summary.pass_mark:g}")
+    lines.append(f"{summary.done} of {summary.total} case(s) run, {summary.rule_text}")
     if summary.threshold is not None:
         below = summary.below_threshold()
         state = f"below it: {', '.join(map(escape, below))}" if below else "every target meets it"
