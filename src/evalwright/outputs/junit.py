@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from evalwright.outputs.outcome import Outcomes
 from evalwright.results.row import ResultRow, case_label
 from evalwright.results.verdict import row_passed
+from evalwright.stats.compare_gate import CompareGate, Judged
 
 # Characters XML 1.0 cannot hold at all, even escaped (control characters, lone surrogates).
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -98,5 +99,35 @@ def junit_xml(rows: Iterable[ResultRow], pass_mark: float = 0.5) -> str:
         time=_seconds(every),
     )
     root.extend(_suite(name, file_rows, outcomes) for name, file_rows in by_file.items())
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, "unicode") + "\n"
+
+
+def gate_junit_xml(gate: CompareGate) -> str:
+    """``compare --junit``: one ``testcase`` per thing ``--fail-on`` judged (a key, or a
+    target for ``significant-regression``), a ``failure`` for each that failed the gate, so
+    the file fails exactly when the exit status does (docs/statistics.md#gating-on-a-comparison).
+    """
+    groups: dict[str, list[Judged]] = {}
+    for judged in gate.judged:
+        groups.setdefault(judged.group, []).append(judged)
+    root = ET.Element(
+        "testsuites",
+        name=_text(f"evalwright compare {gate.described}"),
+        tests=str(len(gate.judged)),
+        failures=str(len(gate.failures)),
+        errors="0",
+    )
+    for group, members in groups.items():
+        failed = sum(j.failure is not None for j in members)
+        suite = ET.SubElement(
+            root, "testsuite", name=_text(group), tests=str(len(members)),
+            failures=str(failed), errors="0", skipped="0",
+        )  # fmt: skip
+        for judged in members:
+            case = ET.SubElement(suite, "testcase", classname=_text(group), name=_text(judged.name))
+            if judged.failure is not None:
+                message = _text(judged.failure)
+                ET.SubElement(case, "failure", type=gate.rule, message=message).text = message
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, "unicode") + "\n"
