@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evalwright.evalfile.models import PassRule
 from evalwright.results.index import RowFacts
 from evalwright.results.row import ResultRow, case_label
 from evalwright.results.verdict import CaseGate
@@ -71,7 +72,7 @@ class RunSummary:
     total: int
     pass_mark: float = 0.5
     threshold: float | None = None
-    pass_rule: str = "all"
+    pass_rule: PassRule = "all"
     """The run's pass rule (docs/eval-files.md#pass-rules)."""
     rules: dict[str, int] = field(default_factory=dict[str, int])
     """How many rows each pass rule decided (a file's or case's ``pass`` may differ from the
