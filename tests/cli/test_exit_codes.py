@@ -10,6 +10,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+import evalwright as ew
 from tests.conftest import CliResult, ProjectDir, run_cli
 
 # Each target answers case by case: "good" names Paris, "bad" does not.
@@ -257,3 +260,20 @@ def test_validate_checks_required(project: ProjectDir) -> None:
     assert "suite.yaml:3:61: error: execution.evaluators[0].required: expected true or false" in (
         result.out
     )
+
+
+def test_run_takes_the_pass_rule_and_rate(
+    project: ProjectDir, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``run(pass_rule=..., pass_rate=...)`` are the same options, checked the same way."""
+    _project(project, TWO_CHECKS)
+    monkeypatch.chdir(project.root)
+    suite = project.root / "evals" / "suite.yaml"
+    strict = ew.run(suite, targets="one-bad", out=project.root / "a.jsonl")
+    lenient = ew.run(suite, targets="one-bad", pass_rule="mean", out=project.root / "b.jsonl")
+    assert (strict.passed, lenient.passed) == (False, True)
+    assert {r.pass_rule for r in lenient.rows} == {"mean"}
+    with pytest.raises(ew.ConfigError, match="pass_rule: expected 'all' or 'mean', got 'most'"):
+        ew.run(suite, targets="one-bad", pass_rule="most")  # type: ignore[arg-type]
+    with pytest.raises(ew.ConfigError, match="pass_rate: expected a number from 0 to 1, got 2"):
+        ew.run(suite, targets="one-bad", pass_rate=2)
