@@ -7,12 +7,14 @@ Markdown summary follow the same verdict. Against the fake server of test_repeat
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
 from evalwright.testing import FakeServer
 from tests.cli.conftest import EVAL, FLAKY_ONLY, K, eval_rel, result_rows
 from tests.conftest import ProjectDir, run_cli
+from tests.results.samples import sample_row
 
 STEADY_AND_FLAKY = EVAL.split("  - id: never", maxsplit=1)[0]
 """``steady`` passes its 5 repeats, ``flaky`` 2 of 5 (0.4)."""
@@ -116,3 +118,41 @@ def test_a_pass_rate_out_of_range_is_a_located_error(project: ProjectDir) -> Non
     flag = run_cli("eval", project.root / "evals", "--pass-rate", "2")
     assert flag.code == 2
     assert "--pass-rate: expected a number from 0 to 1, got 2" in flag.err
+
+
+def _repeats(path: Path, verdicts: str) -> Path:
+    """A results file of case ``c``: one row per repeat, ``P`` passed and ``F`` failed, its
+    pass rate 0.6."""
+    rows = [
+        sample_row(eval_id="c", repeat=r, score=1.0 if v == "P" else 0.0, passed=v == "P",
+                   pass_rate=0.6)
+        for r, v in enumerate(verdicts)
+    ]  # fmt: skip
+    path.write_text("".join(row.model_dump_json() + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def test_compare_judges_a_case_with_a_pass_rate_over_its_repeats(tmp_path: Path) -> None:
+    """Repeat 1 flips to failed and repeat 3 to passed: the case still passes 3 of 5, so
+    ``--fail-on regression`` does not trip; at 2 of 5 it regressed, once, as a case."""
+    old = _repeats(tmp_path / "old.jsonl", "PPPFF")
+    same = _repeats(tmp_path / "same.jsonl", "PFPPF")
+    worse = _repeats(tmp_path / "worse.jsonl", "PFPFF")
+    junit = tmp_path / "j.xml"
+
+    held = run_cli("compare", old, same, "--junit", junit)
+    assert held.code == 0, held.out
+    assert held.out.splitlines()[-1] == "--fail-on regression: passed"
+    assert ET.parse(junit).getroot().attrib["failures"] == "0"
+
+    fell = run_cli("compare", old, worse, "--junit", junit)
+    assert fell.code == 1
+    assert fell.out.splitlines()[-1] == "--fail-on regression: FAILED by 1 of 1"
+    root = ET.parse(junit).getroot()
+    (failure,) = root.iter("failure")
+    target = sample_row().target
+    assert [c.attrib["name"] for c in root.iter("testcase")] == [f"c [{target}]"]
+    assert failure.attrib["message"] == (
+        "regressed: passed 3 of 5 repeats (pass_rate 0.6) before, "
+        "passed 2 of 5 repeats (pass_rate 0.6) now"
+    )

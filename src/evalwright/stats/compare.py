@@ -70,6 +70,8 @@ class Scored:
     digest: int
     passed: bool | None = None
     """The row's recorded verdict (docs/eval-files.md#pass-rules)."""
+    pass_rate: float | None = None
+    """The case's pass rate over its repeats (docs/running.md#gates-over-repeats)."""
 
     def row(self) -> ResultRow:
         """The row, read back from its file (:class:`ConfigError` when the file changed)."""
@@ -183,7 +185,8 @@ def latest_scored(paths: Iterable[PathArg]) -> dict[RowKey, Scored]:
         shown = os.fspath(path)
         for placed in read_placed(path):
             row = placed.row
-            scored = Scored(row.status, row.score, shown, placed.offset, placed.digest, row.passed)
+            place = (shown, placed.offset, placed.digest)
+            scored = Scored(row.status, row.score, *place, row.passed, row.pass_rate)
             latest[row_key(row)] = scored
     return latest
 

@@ -2,7 +2,9 @@
 (docs/statistics.md#gating-on-a-comparison). One decision read by the exit status, the terminal
 text, the JUnit file and the Markdown summary, so they cannot disagree.
 
-- ``regression`` judges each key both sides hold: it fails when it passed before and not now.
+- ``regression`` judges each key both sides hold: it fails when it passed before and not now;
+  a case with a ``pass_rate`` is judged whole, over its repeats: it fails when it met its
+  gate before and does not now (docs/running.md#gates-over-repeats).
 - ``score-drop`` judges each key both sides scored: it fails when its score fell by the drop
   or more, whether its verdict flipped or not.
 - ``significant-regression`` judges each target: it fails when the 95% interval of the
@@ -15,7 +17,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from evalwright.results.row import case_label, target_label
-from evalwright.stats.compare import Comparison, RowChange
+from evalwright.results.verdict import CaseGate
+from evalwright.stats.compare import Comparison, RowChange, passed
 
 FailOn = Literal["regression", "significant-regression", "score-drop"]
 FAIL_ON: tuple[FailOn, ...] = ("regression", "significant-regression", "score-drop")
@@ -89,13 +92,41 @@ def _drop(change: RowChange, at_least: float) -> str | None:
     return f"score fell by {-delta:.3f} ({_scores(change)}), {at_least:g} or more"
 
 
+def _gated(change: RowChange) -> bool:
+    """Whether the key's case has a pass rate on either side (then judged over its repeats)."""
+    return any(s is not None and s.pass_rate is not None for s in (change.before, change.after))
+
+
 def _keys(comparison: Comparison, rule: FailOn, drop: float) -> list[Judged]:
     judged: list[Judged] = []
     for change in comparison.changes:
         if change.before is None or change.after is None:
             continue  # a new or removed key has nothing to be judged against
+        if rule == "regression" and _gated(change):
+            continue  # its case is judged whole, by _cases
         failure = _regression(change) if rule == "regression" else _drop(change, drop)
         judged.append(Judged(change.key[0], _key_name(change), failure, change))
+    return judged
+
+
+def _cases(comparison: Comparison) -> list[Judged]:
+    """Each case with a pass rate, judged over the repeats both sides hold: a regression when
+    it met its gate before and does not now."""
+    sides: dict[tuple[str, str, str, str | None], tuple[CaseGate, CaseGate]] = {}
+    for change in comparison.changes:
+        before, after = change.before, change.after
+        if before is None or after is None or not _gated(change):
+            continue
+        eval_file, eval_id, target, repeat, variant = change.key
+        old, new = sides.setdefault((eval_file, eval_id, target, variant), (CaseGate(), CaseGate()))
+        old.add(repeat, passed(before, change.pass_mark), before.pass_rate)
+        new.add(repeat, passed(after, change.pass_mark), after.pass_rate)
+    judged: list[Judged] = []
+    for (eval_file, eval_id, target, variant), (old, new) in sides.items():
+        failure = None
+        if old.passed and not new.passed:
+            failure = f"regressed: {old.describe()} before, {new.describe()} now"
+        judged.append(Judged(eval_file, f"{eval_id} [{target_label(target, variant)}]", failure))
     return judged
 
 
@@ -121,4 +152,5 @@ def compare_gate(
     if rule == "significant-regression":
         return CompareGate(rule, score_drop, tuple(_targets(comparison, names)))
     shown = drop if rule == "score-drop" else score_drop
-    return CompareGate(rule, shown, tuple(_keys(comparison, rule, drop)))
+    cases = _cases(comparison) if rule == "regression" else []
+    return CompareGate(rule, shown, (*_keys(comparison, rule, drop), *cases))
