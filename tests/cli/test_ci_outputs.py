@@ -115,10 +115,11 @@ def test_a_failure_carries_the_reasoning(ran: CliResult, project: ProjectDir) ->
     case = _cases(project.root / "junit.xml")["scripted [default]"]
     failure = case.find("failure")
     assert failure is not None
-    assert failure.attrib["message"] == "score 0.200 is below the pass mark 0.5"
+    assert failure.attrib["message"] == "score 0.200 does not pass (pass rule all)"
     # Text XML cannot hold (ESC, NUL) is shown escaped; everything else is kept as text.
     shown = HOSTILE.replace("\x1b", "\\x1b").replace("\x00", "\\x00")
-    assert failure.text == f"judge: {shown}\n\nmisses:\n- no <tests>"
+    why = "evaluator 'judge' scored 0.2, below the pass mark 0.5"
+    assert failure.text == f"{why}\njudge: {shown}\n\nmisses:\n- no <tests>\n- {why}"
     assert case.findtext("system-out") == "Paris"
 
 

@@ -4,8 +4,12 @@ identical runs; and ``evalwright.compare`` from Python."""
 
 from __future__ import annotations
 
+import json
 import re
+import xml.etree.ElementTree as ET
 from pathlib import Path
+
+import pytest
 
 import evalwright as ew
 from evalwright.errors import BIDI_CONTROLS
@@ -23,10 +27,16 @@ evalcases:
 
 
 def _run(
-    project: ProjectDir, out: str, flips: str, mends: str, only: str = "*", suite: str = SUITE
+    project: ProjectDir,
+    out: str,
+    flips: str,
+    mends: str,
+    only: str = "*",
+    suite: str = SUITE,
+    *options: str,
 ) -> Path:
     """Run the suite (the cases matching ``only``) on a target answering ``flips`` and
-    ``mends`` as told."""
+    ``mends`` as told, with ``options`` of ``eval``."""
     project.write(
         ".evalwright/targets.yaml",
         "targets:\n  - name: default\n    provider: mock\n    response: Paris\n"
@@ -34,7 +44,8 @@ def _run(
     )
     written = project.write("evals/suite.yaml", suite)
     path = project.root / out
-    assert run_cli("eval", written, "--out", path, "--quiet", "--eval-id", only).code in (0, 1)
+    ran = run_cli("eval", written, "--out", path, "--quiet", "--eval-id", only, *options)
+    assert ran.code in (0, 1), ran.err
     return path
 
 
@@ -68,9 +79,10 @@ def test_a_planted_regression_exits_1(project: ProjectDir) -> None:
         "+1.000",
     ]
     assert ["default", "3/3", "0.667", "0.667", "+0.000", "66.7%", "66.7%", "+0.0%"] in lines
-    assert result.out.splitlines()[-1] == (
-        "1 regressed, 1 improved, 0 new, 0 removed, 1 unchanged (pass mark 0.5)"
-    )
+    assert result.out.splitlines()[-2:] == [
+        "1 regressed, 1 improved, 0 new, 0 removed, 1 unchanged (pass mark 0.5)",
+        "--fail-on regression: FAILED by 1 of 3",
+    ]
 
 
 def test_identical_runs_exit_0(project: ProjectDir) -> None:
@@ -79,7 +91,8 @@ def test_identical_runs_exit_0(project: ProjectDir) -> None:
     result = run_cli("compare", old, new)
     assert result.code == 0, result.out
     assert "regressed" not in result.out.splitlines()[0]
-    assert result.out.splitlines()[-1].startswith("0 regressed, 0 improved,")
+    assert result.out.splitlines()[-2].startswith("0 regressed, 0 improved,")
+    assert result.out.splitlines()[-1] == "--fail-on regression: passed"
 
 
 def test_an_improvement_alone_exits_0(project: ProjectDir) -> None:
@@ -93,22 +106,40 @@ def test_an_improvement_alone_exits_0(project: ProjectDir) -> None:
     )
 
 
-def test_the_pass_mark_decides_what_regressed(project: ProjectDir) -> None:
-    """Every case scores 1 before and 0.5 after (a second check fails): a pass at the
-    default pass mark, a regression at 0.6."""
+def test_the_rows_verdicts_decide_what_regressed(project: ProjectDir) -> None:
+    """Every case scores 1 before and 0.5 after (a second check fails): each row records
+    its verdict under the run's pass rule, and compare reads it (docs/eval-files.md#pass-rules):
+    a regression under ``all``, none under ``mean`` (0.5 at the pass mark 0.5)."""
     two_checks = SUITE.replace(
         "    - {name: paris, type: contains, value: Paris}\n",
         "    - {name: paris, type: contains, value: Paris}\n"
         "    - {name: rome, type: contains, value: Rome}\n",
     )
     old = _run(project, "old.jsonl", flips="Paris", mends="Paris")
-    new = _run(project, "new.jsonl", flips="Paris", mends="Paris", suite=two_checks)
-    assert run_cli("compare", old, new).code == 0
-    strict = run_cli("compare", old, new, "--pass-mark", "0.6")
+    new = _run(project, "new.jsonl", "Paris", "Paris", "*", two_checks)
+    strict = run_cli("compare", old, new)
     assert strict.code == 1
-    assert strict.out.splitlines()[-1] == (
-        "3 regressed, 0 improved, 0 new, 0 removed, 0 unchanged (pass mark 0.6)"
+    assert strict.out.splitlines()[-2] == (
+        "3 regressed, 0 improved, 0 new, 0 removed, 0 unchanged (pass mark 0.5)"
     )
+    mean = _run(project, "mean.jsonl", "Paris", "Paris", "*", two_checks, "--pass-rule", "mean")
+    assert run_cli("compare", old, mean).code == 0
+
+
+@pytest.mark.invalid_rows  # rows as written before pass rules: without passed and pass_rule
+def test_the_pass_mark_decides_rows_written_before_pass_rules(project: ProjectDir) -> None:
+    """A row without a recorded verdict passes when it scored at least ``--pass-mark``."""
+    old = _run(project, "old.jsonl", flips="Paris", mends="Paris")
+    new = _run(project, "new.jsonl", flips="Paris", mends="Paris")
+    for path in (old, new):
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        if path == new:
+            rows = [{**row, "score": 0.55} for row in rows]
+        for row in rows:
+            del row["passed"], row["pass_rule"]
+        path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    assert run_cli("compare", old, new).code == 0
+    assert run_cli("compare", old, new, "--pass-mark", "0.6").code == 1
 
 
 def test_new_and_removed_keys(project: ProjectDir) -> None:
@@ -180,3 +211,16 @@ def test_names_cannot_reorder_the_table(project: ProjectDir) -> None:
         "evals/\\u2067s\\u2069.yaml",
         "flips\\u202e\\u061c",
     ]
+
+
+def test_the_junit_file_fails_each_regression(project: ProjectDir) -> None:
+    """Under ``--fail-on regression`` (the default) each key both runs hold is a testcase,
+    and the one that regressed is its only failure (docs/statistics.md#gating-on-a-comparison)."""
+    old = _run(project, "old.jsonl", flips="Paris", mends="Lyon")
+    new = _run(project, "new.jsonl", flips="Lyon", mends="Paris")
+    junit = project.root / "j.xml"
+    assert run_cli("compare", old, new, "--junit", junit).code == 1
+    root = ET.parse(junit).getroot()
+    assert (root.attrib["tests"], root.attrib["failures"]) == ("3", "1")
+    failing = {c.attrib["name"]: f.attrib["message"] for c in root.iter("testcase") for f in c}
+    assert failing == {"flips [default]": "regressed: passed before, not now (score 1.000 → 0.000)"}

@@ -5,12 +5,14 @@ two runs, two targets or two prompt variants of one run; the numbers are the pai
 from __future__ import annotations
 
 import random
+import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 import evalwright as ew
+from evalwright.outputs.markdown import MAX_LISTED
 from evalwright.results.row import ResultRow
 from evalwright.stats.paired import Pair, paired_difference
 from tests.conftest import run_cli
@@ -147,3 +149,68 @@ def test_the_cases_a_given_effect_needs(tmp_path: Path) -> None:
     else:
         said = f", or {repeats} repeats of each of these 30 cases (2 now)"
     assert f"(30 now){said}" in result.out
+
+
+def _junit(path: Path) -> tuple[ET.Element, dict[str, str]]:
+    """The JUnit root and each failing testcase's name with its failure message."""
+    root = ET.parse(path).getroot()
+    failing = {
+        case.attrib["name"]: failure.attrib["message"]
+        for case in root.iter("testcase")
+        for failure in case.iter("failure")
+    }
+    return root, failing
+
+
+def test_the_junit_file_and_markdown_follow_fail_on(tmp_path: Path) -> None:
+    """Scores drop by about 0.15 and no case flips: each gate's JUnit file fails exactly
+    what it counts and its Markdown names the same, as the exit status does."""
+    scores = [(c, r, round(a + 0.35, 3), round(b + 0.35, 3)) for c, r, a, b in _scores(4, -0.15)]
+    scores = [(c, r, min(a, 1.0), max(b, 0.51)) for c, r, a, b in scores]
+    old = _file(tmp_path / "old.jsonl", _rows(scores, 0))
+    new = _file(tmp_path / "new.jsonl", _rows(scores, 1))
+    junit, markdown = tmp_path / "j.xml", tmp_path / "s.md"
+    outputs = ("--junit", junit, "--summary-md", markdown)
+    target = sample_row().target
+
+    assert run_cli("compare", old, new, *outputs).code == 0
+    root, failing = _junit(junit)
+    assert (root.attrib["tests"], root.attrib["failures"], failing) == ("60", "0", {})
+    assert markdown.read_text(encoding="utf-8").startswith(
+        "## evalwright compare: passed (--fail-on regression)"
+    )
+
+    assert run_cli("compare", old, new, "--fail-on", "significant-regression", *outputs).code == 1
+    root, failing = _junit(junit)
+    assert (root.attrib["tests"], list(failing)) == ("1", [target])
+    assert failing[target].startswith("NEW is worse than OLD by")
+    text = markdown.read_text(encoding="utf-8")
+    assert text.startswith("## evalwright compare: FAILED (--fail-on significant-regression)")
+    assert "### Failing --fail-on significant-regression (1)" in text
+
+    dropped = [(c, r) for c, r, a, b in scores if a - b >= 0.1]
+    assert 0 < len(dropped) < len(scores)
+    gate = ("--fail-on", "score-drop", "--score-drop", "0.1")
+    result = run_cli("compare", old, new, *gate, *outputs)
+    assert result.code == 1
+    assert result.out.splitlines()[-1] == (
+        f"--fail-on score-drop 0.1: FAILED by {len(dropped)} of {len(scores)}"
+    )
+    root, failing = _junit(junit)
+    assert root.attrib["failures"] == str(len(dropped))
+    named = {f"{c} (repeat {r}) [{target}]" if r else f"{c} [{target}]" for c, r in dropped}
+    assert set(failing) == named
+    assert all(" or more" in message for message in failing.values())
+    text = markdown.read_text(encoding="utf-8")
+    assert f"### Failing --fail-on score-drop 0.1 ({len(dropped)})" in text
+    listed = min(len(dropped), MAX_LISTED)  # the rest are counted
+    assert text.count("| score fell by ") == listed
+    assert (f"and {len(dropped) - listed} more" in text) == (len(dropped) > listed)
+
+
+def test_an_unwritable_output_is_a_clear_error(tmp_path: Path) -> None:
+    run = _file(tmp_path / "run.jsonl", _rows(_scores(7, 0.0), 0))
+    result = run_cli("compare", run, run, "--junit", tmp_path / "no" / "j.xml")
+    assert result.code == 2
+    assert "--junit" in result.err
+    assert "no such directory" in result.err

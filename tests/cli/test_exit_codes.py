@@ -10,6 +10,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+import evalwright as ew
 from tests.conftest import CliResult, ProjectDir, run_cli
 
 # Each target answers case by case: "good" names Paris, "bad" does not.
@@ -59,29 +62,93 @@ def test_every_row_passed_exits_0(project: ProjectDir) -> None:
     _project(project)
     result = _eval(project, "--target", "all-good")
     assert result.code == 0, result.err
-    assert "below the pass mark" not in result.out
+    assert "case(s) failed" not in result.out
+    assert "pass rule all, pass mark 0.5" in result.out.splitlines()
 
 
 def test_one_row_below_the_pass_mark_exits_1(project: ProjectDir) -> None:
     _project(project)
     result = _eval(project, "--target", "one-bad")
     assert result.code == 1, result.err
-    assert "1 case(s) below the pass mark 0.5" in result.out.splitlines()
+    assert "pass rule all, pass mark 0.5: 1 case(s) failed" in result.out.splitlines()
+    assert "failed: bad on one-bad" in result.out.splitlines()
     assert [r["status"] for r in _rows(project).values()] == ["ok"] * 3
 
 
-def test_the_pass_mark_decides_which_rows_fail(project: ProjectDir) -> None:
-    """The weighted score of ``bad`` is 0.5: it passes at the default pass mark, not at 0.6."""
-    _project(
-        project,
-        SUITE.replace(
-            "    - {name: paris, type: contains, value: Paris}",
-            "    - {name: paris, type: contains, value: Paris}\n"
-            "    - {name: france, type: contains, value: Lyon}",
-        ),
+TWO_CHECKS = SUITE.replace(
+    "    - {name: paris, type: contains, value: Paris}",
+    "    - {name: paris, type: contains, value: Paris}\n"
+    "    - {name: france, type: contains, value: Lyon}",
+)
+
+
+def test_a_failed_check_fails_its_case_under_the_default_rule(project: ProjectDir) -> None:
+    """Each case fails one check and passes the other: its weighted score is 0.5, which
+    passed at the default pass mark before pass rules. Under the default rule (``all``) the
+    failed check fails the case (docs/eval-files.md#pass-rules); each evaluator result
+    records its threshold and pass."""
+    _project(project, TWO_CHECKS)
+    result = _eval(project, "--target", "one-bad")
+    assert result.code == 1, result.out
+    failed = "failed: good on one-bad, also-good on one-bad, bad on one-bad"
+    assert failed in result.out.splitlines()
+    bad = _rows(project)["bad", "one-bad"]
+    assert (bad["score"], bad["passed"], bad["pass_rule"]) == (0.5, False, "all")
+    verdicts = [(e["name"], e["threshold"], e["passed"]) for e in bad["evaluator_results"]]
+    assert verdicts == [("paris", 0.5, False), ("france", 0.5, True)]
+    assert bad["misses"][-1] == "evaluator 'paris' scored 0, below the pass mark 0.5"
+
+
+def test_under_the_mean_rule_the_pass_mark_decides(project: ProjectDir) -> None:
+    """``pass: mean`` is the weighted score at the pass mark: 0.5 passes at 0.5, not at 0.6."""
+    _project(project, TWO_CHECKS)
+    passed = _eval(project, "--target", "one-bad", "--pass-rule", "mean")
+    assert passed.code == 0, passed.out
+    assert "pass rule mean, pass mark 0.5" in passed.out.splitlines()
+    assert _rows(project)["bad", "one-bad"]["passed"] is True
+    stricter = _eval(project, "--target", "one-bad", "--pass-rule", "mean", "--pass-mark", "0.6")
+    assert stricter.code == 1
+
+
+def test_a_file_or_case_rule_wins_over_the_runs(project: ProjectDir) -> None:
+    """The file says ``pass: mean``; the case ``good`` says ``all`` (it passes either way),
+    and the run's ``--pass-rule all`` is overruled for ``bad``."""
+    suite = TWO_CHECKS.replace("execution:\n", "execution:\n  pass: mean\n").replace(
+        "{id: good, expected_outcome: x, input: Capital?}",
+        "{id: good, expected_outcome: x, input: Capital?, execution: {pass: all}}",
     )
-    assert _eval(project, "--target", "one-bad").code == 0
-    assert _eval(project, "--target", "one-bad", "--pass-mark", "0.6").code == 1
+    _project(project, suite)
+    result = _eval(project, "--target", "one-bad", "--pass-rule", "all")
+    rows = _rows(project)
+    assert [rows[c, "one-bad"]["pass_rule"] for c in ("good", "also-good", "bad")] == [
+        "all",
+        "mean",
+        "mean",
+    ]
+    # good fails under all (France is not in "Paris"); the others pass at their mean of 0.5.
+    assert [rows[c, "one-bad"]["passed"] for c in ("good", "also-good", "bad")] == [
+        False,
+        True,
+        True,
+    ]
+    assert "pass rule all (2 row(s) mean), pass mark 0.5: 1 case(s) failed" in result.out
+
+
+def test_an_evaluator_threshold_is_its_own_pass_mark(project: ProjectDir) -> None:
+    """A check's ``threshold: 0`` passes it whatever it scores: only ``paris`` counts."""
+    _project(project, TWO_CHECKS.replace("value: Lyon}", "value: Lyon, threshold: 0}"))
+    assert _eval(project, "--target", "all-good").code == 0
+    france = _rows(project)["good", "all-good"]["evaluator_results"][1]
+    assert (france["score"], france["threshold"], france["passed"]) == (0.0, 0.0, True)
+
+
+def test_a_wrong_pass_rule_is_a_located_error(project: ProjectDir) -> None:
+    _project(project, SUITE.replace("execution:\n", "execution:\n  pass: most\n"))
+    result = run_cli("validate", project.root / "evals")
+    assert result.code == 1
+    assert "suite.yaml:2:9: error: execution.pass: expected one of all, mean, got 'most'" in (
+        result.out
+    )
 
 
 def test_an_errored_row_exits_1(project: ProjectDir) -> None:
@@ -170,9 +237,9 @@ def test_a_failing_required_evaluator_fails_the_case(project: ProjectDir) -> Non
     assert (good["score"], reason in good["misses"]) == (1.0, False)
 
 
-def test_an_evaluator_not_required_only_weighs(project: ProjectDir) -> None:
+def test_an_evaluator_not_required_only_weighs_under_the_mean_rule(project: ProjectDir) -> None:
     _project(project, REQUIRED.replace("REQUIRED", "required: false"))
-    result = _eval(project, "--target", "one-bad")
+    result = _eval(project, "--target", "one-bad", "--pass-rule", "mean")
     assert result.code == 0, result.out
     assert _rows(project)["bad", "one-bad"]["score"] == 0.75
 
@@ -193,3 +260,20 @@ def test_validate_checks_required(project: ProjectDir) -> None:
     assert "suite.yaml:3:61: error: execution.evaluators[0].required: expected true or false" in (
         result.out
     )
+
+
+def test_run_takes_the_pass_rule_and_rate(
+    project: ProjectDir, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``run(pass_rule=..., pass_rate=...)`` are the same options, checked the same way."""
+    _project(project, TWO_CHECKS)
+    monkeypatch.chdir(project.root)
+    suite = project.root / "evals" / "suite.yaml"
+    strict = ew.run(suite, targets="one-bad", out=project.root / "a.jsonl")
+    lenient = ew.run(suite, targets="one-bad", pass_rule="mean", out=project.root / "b.jsonl")
+    assert (strict.passed, lenient.passed) == (False, True)
+    assert {r.pass_rule for r in lenient.rows} == {"mean"}
+    with pytest.raises(ew.ConfigError, match="pass_rule: expected 'all' or 'mean', got 'most'"):
+        ew.run(suite, targets="one-bad", pass_rule="most")  # type: ignore[arg-type]
+    with pytest.raises(ew.ConfigError, match="pass_rate: expected a number from 0 to 1, got 2"):
+        ew.run(suite, targets="one-bad", pass_rate=2)

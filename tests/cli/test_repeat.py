@@ -5,95 +5,30 @@ cache per repeat, and the reliability statistics, against the fake server."""
 from __future__ import annotations
 
 import itertools
-import json
 import math
 import re
 from collections import Counter
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from evalwright import run
-from evalwright.testing import FakeServer, Fault, Text
+from evalwright.testing import FakeServer, Fault
 from evalwright.testing.recorded import ReceivedRequest
-from tests.conftest import CliResult, ProjectDir, run_cli
+from tests.cli.conftest import (
+    EVAL,
+    FLAKY,
+    FLAKY_ONLY,
+    FlakyAnswers,
+    K,
+    eval_rel,
+    question_of,
+    result_rows,
+)
+from tests.conftest import ProjectDir, run_cli
 
-EVAL = """execution:
-  evaluators:
-    - {name: says-fine, type: contains, value: fine}
-evalcases:
-  - id: steady
-    expected_outcome: Fine.
-    input: Q steady
-  - id: flaky
-    expected_outcome: Fine.
-    input: Q flaky
-  - id: never
-    expected_outcome: Fine.
-    input: Q never
-"""
-K = 5
-FLAKY = ("fine 0", "bad 1", "fine 2", "bad 3", "bad 4")
-"""What the fake API answers to ``Q flaky`` on its 1st, 2nd, ... request: 2 of 5 pass."""
-FLAKY_ONLY = """  - id: flaky
-    expected_outcome: Fine.
-    input: Q flaky
-"""
 COUNTS = {"steady": (K, K), "flaky": (K, 2), "never": (K, 0)}
 """Each case's (n, c): ok repeats, and those passing."""
-
-
-def _question(request: ReceivedRequest) -> str:
-    return str(request.json["messages"][-1]["content"])
-
-
-class _Answers:
-    """Answers ``Q steady`` "fine", ``Q never`` "bad", and ``Q flaky`` from FLAKY in turn
-    (a judge gets the server's verdict)."""
-
-    def __init__(self) -> None:
-        self.flaky = itertools.cycle(FLAKY)
-
-    def __call__(self, request: ReceivedRequest) -> Any:
-        question = _question(request)
-        if not question.startswith("Q "):
-            return None  # a judge's request: the server's judge_verdict
-        if question == "Q flaky":
-            return Text(next(self.flaky))
-        return Text("fine" if question == "Q steady" else f"bad {len(question)}")
-
-
-@pytest.fixture
-def server(project: ProjectDir, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeServer]:
-    """Target ``a`` (OpenAI, no retries) at a fake server; the eval file of three cases."""
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    with FakeServer.in_thread() as fake:
-        fake.responder = _Answers()
-        project.write(
-            ".evalwright/targets.yaml",
-            f"""targets:
-  - name: a
-    provider: openai
-    model: gpt-a
-    base_url: {fake.url}/v1
-    retry: {{max_retries: 0}}
-""",
-        )
-        project.write("evals/rel.yaml", EVAL)
-        yield fake
-
-
-def _eval(project: ProjectDir, out: str, *options: str) -> CliResult:
-    return run_cli(
-        "eval", project.root / "evals/rel.yaml", "--target", "a", "--workers", "1", "--out",
-        project.root / out, *options,
-    )  # fmt: skip
-
-
-def _rows(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 def _keys(rows: list[dict[str, Any]]) -> list[tuple[str, str, str, int]]:
@@ -117,16 +52,16 @@ def _reliability_line(out: str) -> list[str]:
 
 
 def test_repeat_runs_each_case_k_times_and_reports_pass_at_k_and_the_flaky_case(
-    project: ProjectDir, server: FakeServer
+    project: ProjectDir, repeat_server: FakeServer
 ) -> None:
-    result = _eval(project, "r.jsonl", "--repeat", str(K))
+    result = eval_rel(project, "r.jsonl", "--repeat", str(K))
 
     assert result.code == 1, result.err  # never and flaky fail
-    rows = _rows(project.root / "r.jsonl")
+    rows = result_rows(project.root / "r.jsonl")
     keys = _keys(rows)
     assert len(keys) == len(set(keys)) == 3 * K, "one row per (file, case, target, repeat)"
     assert sorted(r for *_, r in keys) == sorted(list(range(K)) * 3)
-    assert len(server.requests_for("openai")) == 3 * K, "each repeat is a request of its own"
+    assert len(repeat_server.requests_for("openai")) == 3 * K, "each repeat is a request of its own"
     flaky = sorted((r["repeat"], r["candidate_answer"]) for r in rows if r["eval_id"] == "flaky")
     assert flaky == list(enumerate(FLAKY))
     # target k pass@1 pass@k pass^k mean ±ci std flaky
@@ -137,7 +72,7 @@ def test_repeat_runs_each_case_k_times_and_reports_pass_at_k_and_the_flaky_case(
 
 
 def test_run_result_reliability_matches_the_formula(
-    project: ProjectDir, server: FakeServer
+    project: ProjectDir, repeat_server: FakeServer
 ) -> None:
     result = run(project.root / "evals/rel.yaml", targets="a", repeat=K, workers=1)
 
@@ -159,43 +94,46 @@ def test_run_result_reliability_matches_the_formula(
 
 
 def test_a_case_repeat_wins_over_the_flag_and_the_config(
-    project: ProjectDir, server: FakeServer
+    project: ProjectDir, repeat_server: FakeServer
 ) -> None:
     project.write(".evalwright/config.yaml", "repeat: 3\n")
     steady = "    input: Q steady\n"
     project.write("evals/rel.yaml", EVAL.replace(steady, steady + "    repeat: 2\n"))
 
-    with_flag = _eval(project, "flag.jsonl", "--repeat", "4")
-    from_config = _eval(project, "config.jsonl")
+    with_flag = eval_rel(project, "flag.jsonl", "--repeat", "4")
+    from_config = eval_rel(project, "config.jsonl")
 
     assert with_flag.code == from_config.code == 1
-    counts = Counter(r["eval_id"] for r in _rows(project.root / "flag.jsonl"))
+    counts = Counter(r["eval_id"] for r in result_rows(project.root / "flag.jsonl"))
     assert counts == {"steady": 2, "flaky": 4, "never": 4}
-    counts = Counter(r["eval_id"] for r in _rows(project.root / "config.jsonl"))
+    counts = Counter(r["eval_id"] for r in result_rows(project.root / "config.jsonl"))
     assert counts == {"steady": 2, "flaky": 3, "never": 3}
 
 
 def test_without_repeats_the_summary_has_no_reliability_table(
-    project: ProjectDir, server: FakeServer
+    project: ProjectDir, repeat_server: FakeServer
 ) -> None:
-    result = _eval(project, "r.jsonl")
+    result = eval_rel(project, "r.jsonl")
 
-    assert [r["repeat"] for r in _rows(project.root / "r.jsonl")] == [0, 0, 0]
+    assert [r["repeat"] for r in result_rows(project.root / "r.jsonl")] == [0, 0, 0]
     assert "pass@" not in result.out
 
 
 def test_cache_keeps_each_repeat_apart_and_replays_each_answer(
-    project: ProjectDir, server: FakeServer
+    project: ProjectDir, repeat_server: FakeServer
 ) -> None:
     project.write("evals/rel.yaml", EVAL.split("  - id: steady", maxsplit=1)[0] + FLAKY_ONLY)
-    first = _eval(project, "first.jsonl", "--repeat", str(K), "--cache")
-    sent = len(server.requests)
-    second = _eval(project, "second.jsonl", "--repeat", str(K), "--cache")
+    first = eval_rel(project, "first.jsonl", "--repeat", str(K), "--cache")
+    sent = len(repeat_server.requests)
+    second = eval_rel(project, "second.jsonl", "--repeat", str(K), "--cache")
 
     assert first.code == second.code == 1
     assert sent == K, "no repeat was answered from another repeat's entry"
-    assert len(server.requests) == sent, "the cached rerun sends nothing"
-    before, after = _rows(project.root / "first.jsonl"), _rows(project.root / "second.jsonl")
+    assert len(repeat_server.requests) == sent, "the cached rerun sends nothing"
+    before, after = (
+        result_rows(project.root / "first.jsonl"),
+        result_rows(project.root / "second.jsonl"),
+    )
     assert {r["cache"] for r in before} == {"miss"}
     assert {r["cache"] for r in after} == {"hit"}
     answers = {r["repeat"]: r["candidate_answer"] for r in after}
@@ -204,9 +142,9 @@ def test_cache_keeps_each_repeat_apart_and_replays_each_answer(
 
 
 def test_judge_calls_of_each_repeat_are_cached_apart(
-    project: ProjectDir, server: FakeServer
+    project: ProjectDir, repeat_server: FakeServer
 ) -> None:
-    server.judge_verdict = {"score": 1.0, "hits": ["ok"], "misses": [], "reasoning": "fine"}
+    repeat_server.judge_verdict = {"score": 1.0, "hits": ["ok"], "misses": [], "reasoning": "fine"}
     project.write(
         "evals/rel.yaml",
         """execution:
@@ -219,32 +157,34 @@ evalcases:
 """,
     )
 
-    first = _eval(project, "first.jsonl", "--repeat", "3", "--cache")
-    sent = len(server.requests)
-    second = _eval(project, "second.jsonl", "--repeat", "3", "--cache")
+    first = eval_rel(project, "first.jsonl", "--repeat", "3", "--cache")
+    sent = len(repeat_server.requests)
+    second = eval_rel(project, "second.jsonl", "--repeat", "3", "--cache")
 
     assert first.code == second.code == 0, first.err
     # The answer is the same on every repeat, so only the repeat tells the requests apart.
     assert sent == 6, "three answers and three verdicts, none from another repeat's entry"
-    assert len(server.requests) == sent
-    assert [r["cache"] for r in _rows(project.root / "second.jsonl")] == ["hit"] * 3
+    assert len(repeat_server.requests) == sent
+    assert [r["cache"] for r in result_rows(project.root / "second.jsonl")] == ["hit"] * 3
 
 
 def test_a_repeat_zero_run_reuses_the_cache_of_a_run_without_repeats(
-    project: ProjectDir, server: FakeServer
+    project: ProjectDir, repeat_server: FakeServer
 ) -> None:
-    assert _eval(project, "plain.jsonl", "--cache").code == 1
-    sent = len(server.requests)
+    assert eval_rel(project, "plain.jsonl", "--cache").code == 1
+    sent = len(repeat_server.requests)
 
-    assert _eval(project, "repeat.jsonl", "--cache", "--repeat", "2").code == 1
+    assert eval_rel(project, "repeat.jsonl", "--cache", "--repeat", "2").code == 1
 
-    rows = _rows(project.root / "repeat.jsonl")
+    rows = result_rows(project.root / "repeat.jsonl")
     assert {(r["repeat"], r["cache"]) for r in rows} == {(0, "hit"), (1, "miss")}
-    assert len(server.requests) == sent + 3
+    assert len(repeat_server.requests) == sent + 3
 
 
-def test_resume_reruns_only_the_errored_repeat(project: ProjectDir, server: FakeServer) -> None:
-    answers = _Answers()
+def test_resume_reruns_only_the_errored_repeat(
+    project: ProjectDir, repeat_server: FakeServer
+) -> None:
+    answers = FlakyAnswers()
     calls = itertools.count()
 
     def once_failing(request: ReceivedRequest) -> Any:
@@ -252,43 +192,45 @@ def test_resume_reruns_only_the_errored_repeat(project: ProjectDir, server: Fake
             return Fault(400, body={"error": {"message": "nope"}})
         return answers(request)
 
-    server.responder = once_failing
-    first = _eval(project, "r.jsonl", "--repeat", "3")
+    repeat_server.responder = once_failing
+    first = eval_rel(project, "r.jsonl", "--repeat", "3")
     assert first.code == 1
-    rows = _rows(project.root / "r.jsonl")
+    rows = result_rows(project.root / "r.jsonl")
     errored = [(r["eval_id"], r["repeat"]) for r in rows if r["status"] == "error"]
     assert errored == [("flaky", 1)]
-    server.requests.clear()
+    repeat_server.requests.clear()
 
     resumed = run_cli("eval", project.root / "evals/rel.yaml", "--target", "a", "--repeat", "3",
                       "--resume", project.root / "r.jsonl")  # fmt: skip
 
     assert resumed.code == 1, resumed.err
-    assert [_question(r) for r in server.requests_for("openai")] == ["Q flaky"]
-    rows = _rows(project.root / "r.jsonl")
+    assert [question_of(r) for r in repeat_server.requests_for("openai")] == ["Q flaky"]
+    rows = result_rows(project.root / "r.jsonl")
     keys = _keys(rows)
     assert len(keys) == len(set(keys)) == 9
     assert all(r["status"] == "ok" for r in rows)
 
 
-def test_only_failed_reruns_the_failed_repeats(project: ProjectDir, server: FakeServer) -> None:
-    assert _eval(project, "first.jsonl", "--repeat", str(K)).code == 1
-    server.requests.clear()
+def test_only_failed_reruns_the_failed_repeats(
+    project: ProjectDir, repeat_server: FakeServer
+) -> None:
+    assert eval_rel(project, "first.jsonl", "--repeat", str(K)).code == 1
+    repeat_server.requests.clear()
 
-    again = _eval(project, "again.jsonl", "--only-failed", str(project.root / "first.jsonl"))
+    again = eval_rel(project, "again.jsonl", "--only-failed", str(project.root / "first.jsonl"))
 
     assert again.code == 1
-    rows = _rows(project.root / "again.jsonl")
+    rows = result_rows(project.root / "again.jsonl")
     assert [(r["eval_id"], r["repeat"]) for r in rows] == [
         ("flaky", 1), ("flaky", 3), ("flaky", 4), *[("never", i) for i in range(K)],
     ]  # fmt: skip
 
 
-def test_compare_and_junit_name_each_repeat(project: ProjectDir, server: FakeServer) -> None:
+def test_compare_and_junit_name_each_repeat(project: ProjectDir, repeat_server: FakeServer) -> None:
     # flaky's answers come in turn: the old run gets FLAKY[0:3], the new one FLAKY[3:5].
-    assert _eval(project, "old.jsonl", "--repeat", "3").code == 1
+    assert eval_rel(project, "old.jsonl", "--repeat", "3").code == 1
     junit = project.root / "j.xml"
-    assert _eval(project, "new.jsonl", "--repeat", "2", "--junit", str(junit)).code == 1
+    assert eval_rel(project, "new.jsonl", "--repeat", "2", "--junit", str(junit)).code == 1
 
     compared = run_cli("compare", project.root / "old.jsonl", project.root / "new.jsonl")
 
@@ -313,31 +255,33 @@ def test_compare_and_junit_name_each_repeat(project: ProjectDir, server: FakeSer
     ],
 )
 def test_a_bad_case_repeat_is_a_located_error(
-    project: ProjectDir, server: FakeServer, value: str, problem: str
+    project: ProjectDir, repeat_server: FakeServer, value: str, problem: str
 ) -> None:
     project.write(
         "evals/rel.yaml",
         EVAL.replace("    input: Q steady\n", f"    input: Q steady\n    repeat: {value}\n"),
     )
 
-    result = _eval(project, "r.jsonl")
+    result = eval_rel(project, "r.jsonl")
     checked = run_cli("validate", project.root / "evals/rel.yaml")
 
     assert result.code == 2
     assert f"rel.yaml:{problem}" in result.err
     assert checked.code == 1
     assert f"rel.yaml:{problem}" in checked.out + checked.err
-    assert server.requests == []
+    assert repeat_server.requests == []
 
 
-def test_a_bad_config_repeat_is_a_located_error(project: ProjectDir, server: FakeServer) -> None:
+def test_a_bad_config_repeat_is_a_located_error(
+    project: ProjectDir, repeat_server: FakeServer
+) -> None:
     project.write(".evalwright/config.yaml", "cache: false\nrepeat: 0\n")
 
-    result = _eval(project, "r.jsonl")
+    result = eval_rel(project, "r.jsonl")
 
     assert result.code == 2
     assert "config.yaml:2:9: error: repeat: expected a number at least 1, got 0" in result.err
-    assert server.requests == []
+    assert repeat_server.requests == []
 
 
 @pytest.mark.parametrize(
@@ -349,13 +293,13 @@ def test_a_bad_config_repeat_is_a_located_error(project: ProjectDir, server: Fak
     ],
 )
 def test_a_bad_repeat_flag_is_a_usage_error(
-    project: ProjectDir, server: FakeServer, value: str, problem: str
+    project: ProjectDir, repeat_server: FakeServer, value: str, problem: str
 ) -> None:
-    result = _eval(project, "r.jsonl", "--repeat", value)
+    result = eval_rel(project, "r.jsonl", "--repeat", value)
 
     assert result.code == 2
     assert f"argument --repeat: {problem}" in result.err
-    assert server.requests == []
+    assert repeat_server.requests == []
 
 
 def test_the_schemas_know_repeat() -> None:

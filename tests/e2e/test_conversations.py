@@ -32,6 +32,7 @@ THREE_TURNS = """evalcases:
         evaluators:
           - {name: third, type: contains, value: nowhere}
     execution:
+      pass: mean  # graded by the mean: turn three's check fails on purpose
       evaluators:
         - {name: whole, type: contains, value: reply 3}
 """
@@ -173,6 +174,22 @@ def test_each_turn_is_scored_and_the_case_score_combines_them(e2e: E2E) -> None:
     assert row["score"] == pytest.approx(2 / 3)
     assert "turn 3: " in " ".join(row["misses"])
     assert row["usage"]["input_tokens"] == sum(t["usage"]["input_tokens"] for t in turns)
+
+
+def test_under_the_default_rule_a_failed_turn_check_fails_the_case(e2e: E2E) -> None:
+    """Without ``pass: mean`` the case is judged by ``all`` (docs/eval-files.md#pass-rules):
+    turn three's failed check fails it, whatever its weighted score of 2/3."""
+    e2e.project.write(EVAL_FILE, THREE_TURNS.replace("      pass: mean", "      pass: all"))
+    e2e.server.responder = _numbered
+
+    result = e2e.run("eval", EVAL_FILE, "--target", "oa", "--out", "results.jsonl")
+
+    assert result.code == 1, result.err
+    (row,) = e2e.rows()
+    assert (row["score"], row["passed"]) == (pytest.approx(2 / 3), False)
+    why = "evaluator 'third' scored 0, below the pass mark 0.5"
+    assert why in row["misses"]
+    assert row["reasoning"].splitlines()[0] == why
 
 
 def test_the_judge_sees_the_whole_transcript(e2e: E2E) -> None:

@@ -26,7 +26,8 @@ def _run(e2e: E2E, eval_text: str = JUDGED, *args: str) -> list[dict[str, Any]]:
     result = e2e.run("eval", "evals/case.yaml", "--target", "oa", "--out", "results.jsonl", *args)
     assert "Traceback" not in result.err
     rows = e2e.rows()
-    assert result.code == (0 if all(r["status"] == "ok" for r in rows) else 1), result.err
+    # The rows' recorded verdicts decide the exit status (docs/running.md#exit-status).
+    assert result.code == (0 if all(r["passed"] for r in rows) else 1), result.err
     return rows
 
 
@@ -60,6 +61,7 @@ def test_one_bad_judge_reply_is_retried(e2e: E2E) -> None:
     (row,) = _run(e2e)
     assert row["status"] == "ok"
     assert row["score"] == pytest.approx((1.0 + 0.4) / 2)
+    assert row["passed"] is False, "the judge's 0.4 is below the pass mark: rule all fails it"
     assert len(e2e.judges()) == 2
 
 

@@ -101,7 +101,7 @@ def test_pass_mark_and_threshold(e2e: E2E) -> None:
     assert strict.code == 1, "without --threshold a case below the pass mark fails the run"
     assert _summary(strict.out, "oa")["passed"] == "0/3"
     assert _summary(strict.out, "oa")["mean"] == "0.600"
-    assert "3 case(s) below the pass mark 0.7" in strict.out.splitlines()
+    assert "pass rule all, pass mark 0.7: 3 case(s) failed" in strict.out.splitlines()
 
     gated = e2e.run(*base, "--out", "c.jsonl", "--pass-mark", "0.7", "--threshold", "0.5")
     assert gated.code == 0, "with --threshold the mean is the gate, not each case"

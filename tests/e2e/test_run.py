@@ -145,9 +145,11 @@ def test_rows_are_complete_and_match_what_the_server_received(e2e: E2E) -> None:
 def _check_row(
     row: dict[str, Any], candidates: list[ReceivedRequest], judges: dict[str, ReceivedRequest]
 ) -> None:
-    assert set(row) == SPEC_KEYS | {"metadata", "tags", "repeat", "cost_usd", "judge_cost_usd"}
+    late = {"metadata", "tags", "repeat", "passed", "pass_rule", "cost_usd", "judge_cost_usd"}
+    assert set(row) == SPEC_KEYS | late
     assert list(row) == list(ROW_KEYS)
     assert row["status"] == "ok", row["error"]
+    assert (row["passed"], row["pass_rule"]) == (True, "all")
     assert row["error"] is None
     received = [c for c in candidates if c.json == row["wire_request"]["body"]]
     assert len(received) == 1, "the body the server got is the recorded wire body"

@@ -158,7 +158,7 @@ def test_max_steps_ends_the_loop_as_an_error_row_that_keeps_its_steps(e2e: E2E) 
     assert result.code == 1, result.err + result.out
     assert len(received) == 3
     row = _row(e2e)
-    assert (row.status, row.score) == ("error", None)
+    assert (row.status, row.score, row.passed) == ("error", None, None)
     assert row.error is not None
     assert row.error.type == "max_steps"
     assert "after 3 requests" in row.error.message

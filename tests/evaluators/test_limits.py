@@ -52,8 +52,8 @@ def test_cost_is_the_answers_cost_at_most_the_threshold(
     row = _run(
         project,
         server,
-        f"        - {{name: within, type: cost, threshold: {COST}}}\n"
-        f"        - {{name: over, type: cost, threshold: {COST * 0.99}}}\n",
+        f"        - {{name: within, type: cost, max_usd: {COST}}}\n"
+        f"        - {{name: over, type: cost, max_usd: {COST * 0.99}}}\n",
     )
     assert row["cost_usd"] == pytest.approx(COST)
     scores = {r["name"]: r["score"] for r in row["evaluator_results"]}
@@ -67,8 +67,8 @@ def test_latency_is_the_answers_latency_at_most_the_threshold(
     row = _run(
         project,
         server,
-        "        - {name: hour, type: latency, threshold: 3600000}\n"
-        "        - {name: microsecond, type: latency, threshold: 0.001}\n",
+        "        - {name: hour, type: latency, max_ms: 3600000}\n"
+        "        - {name: microsecond, type: latency, max_ms: 0.001}\n",
     )
     results = {r["name"]: r for r in row["evaluator_results"]}
     assert results["hour"]["score"] == 1.0
@@ -78,7 +78,7 @@ def test_latency_is_the_answers_latency_at_most_the_threshold(
 
 
 def test_an_unknown_cost_is_an_error_not_a_pass(project: ProjectDir, server: FakeServer) -> None:
-    row = _run(project, server, "        - {name: c, type: cost, threshold: 1}\n", price=False)
+    row = _run(project, server, "        - {name: c, type: cost, max_usd: 1}\n", price=False)
     assert row["status"] == "error"
     (result,) = row["evaluator_results"]
     assert result["status"] == "error"
@@ -91,13 +91,27 @@ def test_a_conversation_checks_each_turn_and_the_whole(
     row = _run(
         project,
         server,
-        f"        - {{name: both, type: cost, threshold: {COST * 2}}}\n"
-        f"        - {{name: one, type: cost, threshold: {COST * 1.5}}}\n"
+        f"        - {{name: both, type: cost, max_usd: {COST * 2}}}\n"
+        f"        - {{name: one, type: cost, max_usd: {COST * 1.5}}}\n"
         "    turns:\n"
-        "      - {content: Hi, evaluators: [{name: fast, type: latency, threshold: 3600000}]}\n"
-        f"      - {{content: Bye, evaluators: [{{name: cheap, type: cost, threshold: {COST}}}]}}\n",
+        "      - {content: Hi, evaluators: [{name: fast, type: latency, max_ms: 3600000}]}\n"
+        f"      - {{content: Bye, evaluators: [{{name: cheap, type: cost, max_usd: {COST}}}]}}\n",
     )
     # the whole conversation cost two answers; each turn, one
     assert {r["name"]: r["score"] for r in row["evaluator_results"]} == {"both": 1.0, "one": 0.0}
     turns = [{r["name"]: r["score"] for r in t["evaluator_results"]} for t in row["turns"]]
     assert turns == [{"fast": 1.0}, {"cheap": 1.0}]
+
+
+def test_agentv_and_promptfoo_spellings_of_the_limit_are_read_as_it(
+    project: ProjectDir, server: FakeServer
+) -> None:
+    row = _run(
+        project,
+        server,
+        f"        - {{name: budget, type: cost, budget: {COST * 0.99}}}\n"
+        f"        - {{name: threshold, type: cost, threshold: {COST}}}\n"
+        "        - {name: slow, type: latency, threshold: 3600000}\n",
+    )
+    scores = {r["name"]: r["score"] for r in row["evaluator_results"]}
+    assert scores == {"budget": 0.0, "threshold": 1.0, "slow": 1.0}

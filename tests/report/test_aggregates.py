@@ -230,3 +230,23 @@ def test_a_run_without_prices_or_repeats(tmp_path: Path, browser: Browser, watch
     assert cost.text_content() == "no mean cost per row (USD) known"
     assert page.locator('#chart svg[data-chart="latency"] g.point').count() == 2
     page.close()
+
+
+def test_an_evaluators_rate_counts_its_recorded_verdict() -> None:
+    """An evaluator passes at its own threshold (docs/eval-files.md#pass-rules): a 0.6 below
+    its 0.8 counts as failed at a pass mark of 0.5; a row from before verdicts is judged at the
+    pass mark."""
+    from evalwright.report.aggregates import EvaluatorTally
+    from evalwright.results.parts import EvaluatorResult
+
+    def result(passed: bool | None) -> EvaluatorResult:
+        threshold = None if passed is None else 0.8
+        return EvaluatorResult(
+            name="j", type="llm_judge", weight=1, status="ok", score=0.6, hits=(), misses=(),
+            reasoning="", raw_request=None, threshold=threshold, passed=passed,
+        )  # fmt: skip
+
+    tally = EvaluatorTally("llm_judge")
+    tally.add(result(False), 0.5)
+    tally.add(result(None), 0.5)
+    assert (tally.ok, tally.passed) == (2, 1)

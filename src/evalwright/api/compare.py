@@ -33,9 +33,10 @@ def compare(
     (docs/statistics.md).
 
     The files are streamed: each change keeps its rows' status and score, and reads a row
-    back from its file when its ``old`` or ``new`` is asked for. A case passes when it ran
-    and scored at least ``pass_mark``. A file that cannot be read, or a line that is not a
-    row, raises :class:`ConfigError`.
+    back from its file when its ``old`` or ``new`` is asked for. A row passes as its recorded
+    ``passed`` says (docs/eval-files.md#pass-rules); ``pass_mark`` decides rows written
+    before pass rules. A file that cannot be read, or a line that is not a row, raises
+    :class:`ConfigError`.
     """
     if targets is not None or variants is not None:
         if new_paths is not None or (targets is not None and variants is not None):

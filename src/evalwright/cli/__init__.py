@@ -204,6 +204,17 @@ def _add_compare(commands: Any) -> None:
         "with --fail-on score-drop)",
     )
     compare.add_argument(
+        "--junit",
+        metavar="FILE",
+        help="also write JUnit XML: a testcase per key (per target with "
+        "significant-regression), failing as --fail-on decides",
+    )
+    compare.add_argument(
+        "--summary-md",
+        metavar="FILE",
+        help="also write a Markdown summary naming what failed --fail-on",
+    )
+    compare.add_argument(
         "--effect",
         type=float,
         default=None,

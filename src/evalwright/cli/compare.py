@@ -7,14 +7,15 @@ import argparse
 
 from evalwright.api.compare import compare
 from evalwright.outputs.compare_table import compare_text
-from evalwright.stats.compare import Comparison
-
-DEFAULT_SCORE_DROP = 0.2
+from evalwright.outputs.outcome import check_output_path, write_text
+from evalwright.stats.compare_gate import DEFAULT_SCORE_DROP, CompareGate, compare_gate
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the comparison; 1 when ``--fail-on`` trips, else 0
-    (docs/running.md#evalwright-compare)."""
+    """Print the comparison and write ``--junit`` and ``--summary-md``; 1 when ``--fail-on``
+    trips, else 0 (docs/running.md#evalwright-compare)."""
+    junit = check_output_path(args.junit, "--junit") if args.junit else None
+    markdown = check_output_path(args.summary_md, "--summary-md") if args.summary_md else None
     comparison = compare(
         args.old,
         args.new,
@@ -27,14 +28,21 @@ def run(args: argparse.Namespace) -> int:
     drop = args.score_drop
     if drop is None and args.fail_on == "score-drop":
         drop = DEFAULT_SCORE_DROP
-    print(compare_text(comparison, names, drop, args.effect))
-    return 1 if _trips(comparison, args.fail_on, drop) else 0
+    gate = compare_gate(comparison, args.fail_on, drop, names)
+    print(compare_text(comparison, names, drop, args.effect) + "\n" + _verdict(gate))
+    if junit is not None:
+        from evalwright.outputs.junit import gate_junit_xml  # the XML writer only when asked
+
+        write_text(junit, gate_junit_xml(gate), "--junit")
+    if markdown is not None:
+        from evalwright.outputs.markdown import compare_markdown
+
+        write_text(markdown, compare_markdown(comparison, gate), "--summary-md")
+    return 1 if gate.tripped else 0
 
 
-def _trips(comparison: Comparison, rule: str, drop: float | None) -> bool:
-    if rule == "significant-regression":
-        found = comparison.paired().values()
-        return any(d.interval is not None and d.interval.high < 0 for d in found)
-    if rule == "score-drop":
-        return bool(comparison.dropped(drop if drop is not None else DEFAULT_SCORE_DROP))
-    return comparison.regressed
+def _verdict(gate: CompareGate) -> str:
+    """The gate's verdict as the last line: what it judged and how many failed."""
+    failed = len(gate.failures)
+    state = f"FAILED by {failed} of {len(gate.judged)}" if failed else "passed"
+    return f"{gate.described}: {state}"

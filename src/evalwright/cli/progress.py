@@ -11,7 +11,7 @@ from typing import TextIO
 
 from evalwright.errors import Diagnostic, printable
 from evalwright.files.project import display_path
-from evalwright.orchestrator.summary import RunSummary
+from evalwright.orchestrator.summary import NAMED_CASES, RunSummary
 from evalwright.results.row import ResultRow
 from evalwright.stats.judging import JudgeMetrics
 
@@ -312,9 +312,12 @@ def _number(value: float | None) -> str:
 def _named(summary: RunSummary) -> list[str]:
     """The first failed and errored cases by name, then how many more."""
     lines: list[str] = []
+    failed = summary.failed_gates()
+    flaky = summary.flaky_passing()
     for what, named, count in (
-        ("failed", summary.failed_cases, summary.failed),
+        ("failed", failed[:NAMED_CASES], len(failed)),
         ("errored", summary.errored_cases, summary.errors),
+        ("flaky, passed within their pass_rate", flaky[:NAMED_CASES], len(flaky)),
     ):
         if named:
             more = f" (and {count - len(named)} more)" if count > len(named) else ""
@@ -324,13 +327,14 @@ def _named(summary: RunSummary) -> list[str]:
 
 def _verdicts(summary: RunSummary) -> list[str]:
     """What decides the exit status (docs/running.md#exit-status): each target's mean against
-    ``--threshold``, or else the rows below the pass mark."""
+    ``--threshold``, or else the cases that failed under the pass rule, which is always named
+    (docs/eval-files.md#pass-rules)."""
     threshold = summary.threshold
     if threshold is None:
-        failed = summary.failed
-        return [f"{failed} case(s) below the pass mark {summary.pass_mark:g}"] if failed else []
+        failed = len(summary.failed_gates())
+        return [f"{summary.rule_text}: {failed} case(s) failed" if failed else summary.rule_text]
     below = summary.below_threshold()
-    lines: list[str] = []
+    lines: list[str] = [summary.rule_text]
     for name, stats in summary.targets.items():
         mean = "-" if stats.mean is None else f"{stats.mean:.3f}"
         state = "BELOW" if name in below else "meets"

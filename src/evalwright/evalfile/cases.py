@@ -24,7 +24,9 @@ from evalwright.evalfile.messages import (
 )
 from evalwright.evalfile.models import (
     EvalCase,
+    Execution,
     FileModel,
+    PassRule,
     PromptSpec,
     Turn,
     merged_tags,
@@ -75,6 +77,8 @@ class CaseBuilder:
         self.file_workspace: ResolvedWorkspace | None = None
         """The file's ``workspace:``, set when its header is read."""
         self.segments = SegmentBuilder(resolver, base_dir, report)
+        self.file_execution: Execution | None = None
+        """The file's ``execution:`` (its pass rule and rate), set when its header is read."""
         # Whole turns of plain text (a role and one string, no tool fields) repeat across
         # cases, as their texts do: each is built once and shared, immutable like its segment.
         self._plain: dict[tuple[str, str], CaseMessage] = {}
@@ -198,6 +202,7 @@ class CaseBuilder:
         if spec.simulated_user is not None:
             self.check_target(spec.simulated_user.target, where.at("simulated_user", "target"))
         workspace = self.workspace(spec.workspace, where.at("workspace"))
+        rule, rate = _gates(execution, self.file_execution)
         if len(self.report.errors) != errors_before:
             return None
         return LoadedCase(
@@ -213,6 +218,8 @@ class CaseBuilder:
             where=where,
             spec=spec,
             repeat=spec.repeat,
+            pass_rule=rule,
+            pass_rate=rate,
             turns=turns,
             simulated_user=spec.simulated_user,
             tools=offered.tools,
@@ -362,3 +369,15 @@ def prefill_warning() -> str:
         f"the conversation ends with an assistant turn: {who} it as a prefill, "
         "other APIs answer after it"
     )
+
+
+def _gates(case: Execution | None, file: Execution | None) -> tuple[PassRule | None, float | None]:
+    """The case's pass rule and pass rate: its ``execution``'s, else its file's, else
+    ``None`` (the run's then applies; docs/eval-files.md#pass-rules)."""
+    rule: PassRule | None = None
+    rate: float | None = None
+    for execution in (file, case):  # the case's, when given, wins
+        if execution is not None:
+            rule = execution.pass_rule or rule
+            rate = rate if execution.pass_rate is None else execution.pass_rate
+    return rule, rate

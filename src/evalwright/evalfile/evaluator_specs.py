@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import re
 from pathlib import PurePosixPath
-from typing import Annotated, Literal
+from typing import Annotated, Literal, cast
 
 from pydantic import (
     AfterValidator,
@@ -77,8 +77,11 @@ class _Evaluator(FileModel):
     name: NonEmptyStr
     weight: Weight = 1.0
     required: bool = False
-    """The case fails when this evaluator scores below the pass mark, whatever the weighted
+    """The case fails when this evaluator scores below its threshold, whatever the weighted
     score (docs/eval-files.md#required-evaluators)."""
+    threshold: Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)] | None = None
+    """The score this evaluator passes at; the run's pass mark when left out
+    (docs/eval-files.md#pass-rules)."""
 
 
 def _refuse_negate(value: bool) -> bool:
@@ -406,19 +409,43 @@ class DiffSpec(_Check):
 
 
 class LatencySpec(_Evaluator):
-    """Scores 1 when the target answered within ``threshold`` milliseconds
+    """Scores 1 when the target answered within ``max_ms`` milliseconds
     (docs/eval-files.md#latency-and-cost)."""
 
     type: Literal["latency"] = "latency"
-    threshold: Annotated[float, Field(gt=0, allow_inf_nan=False)]
+    max_ms: Annotated[float, Field(gt=0, allow_inf_nan=False)]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _limit_named_threshold(cls, data: object) -> object:
+        return _renamed(data, ("threshold",), "max_ms")
 
 
 class CostSpec(_Evaluator):
-    """Scores 1 when the answer cost at most ``threshold`` US dollars
+    """Scores 1 when the answer cost at most ``max_usd`` US dollars
     (docs/eval-files.md#latency-and-cost)."""
 
     type: Literal["cost"] = "cost"
-    threshold: Annotated[float, Field(ge=0, allow_inf_nan=False)]
+    max_usd: Annotated[float, Field(ge=0, allow_inf_nan=False)]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _limit_named_threshold(cls, data: object) -> object:
+        return _renamed(data, ("threshold", "budget"), "max_usd")
+
+
+def _renamed(data: object, names: tuple[str, ...], field: str) -> object:
+    # AgentV's latency ``threshold`` and cost ``budget``, and promptfoo's ``threshold``, are
+    # the limit itself; a pass threshold on a 0-or-1 check would mean nothing, so such a key
+    # is read as the limit (docs/eval-files.md#latency-and-cost).
+    if not isinstance(data, dict):
+        return data
+    given = cast("dict[str, object]", dict(data))  # pyright: ignore[reportUnknownArgumentType]
+    named = [name for name in names if name in given]
+    if field in given or len(named) != 1:
+        return given
+    given[field] = given.pop(named[0])
+    return given
 
 
 _evaluator_tag = field_tag("type", {kind: kind for kind in EVALUATOR_TYPES})

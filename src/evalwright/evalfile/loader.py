@@ -204,6 +204,7 @@ class SuiteReader:
             self._tools = self.builder.tools.declared(header.tools, where.at("tools"))
         if header.prompts is not None:
             self._variants = self.builder.variants(header.prompts, where.at("prompts"))
+        self.builder.file_execution = execution
         self.builder.file_workspace = self.builder.workspace(
             header.workspace, where.at("workspace")
         )

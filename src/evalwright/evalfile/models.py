@@ -26,11 +26,25 @@ Tags = list[NonEmptyStr]
 (docs/eval-files.md#tags)."""
 
 
+PassRule = Literal["all", "mean"]
+"""How a case's evaluators make its verdict (docs/eval-files.md#pass-rules): ``all``, every
+counted evaluator meets its own threshold; ``mean``, the weighted score reaches the pass mark."""
+PassRate = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+"""``pass_rate:``: the share of a case's repeats that must pass for the case to pass
+(docs/running.md#gates-over-repeats)."""
+
+
 class Execution(FileModel):
     """Where a file's or case's answers come from and how they are judged."""
 
     target: NonEmptyStr | None = None
     evaluators: EvaluatorList | None = None
+    pass_rule: PassRule | None = Field(default=None, alias="pass")
+    """``pass:``, the case's pass rule; the case's wins over its file's, which wins over
+    ``--pass-rule`` (docs/eval-files.md#pass-rules)."""
+    pass_rate: PassRate | None = None
+    """The share of the case's repeats that must pass; the case's wins over its file's,
+    which wins over ``--pass-rate`` (docs/running.md#gates-over-repeats)."""
 
 
 class ToolsFile(FileModel):

@@ -13,7 +13,7 @@ from pydantic import JsonValue
 
 from evalwright.evalfile.evaluator_specs import EvaluatorSpec
 from evalwright.evalfile.messages import Role, ToolCall
-from evalwright.evalfile.models import EvalCase, SimulatedUser
+from evalwright.evalfile.models import EvalCase, PassRule, SimulatedUser
 from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.template import Template
 from evalwright.files.media import Media, MediaKind
@@ -139,6 +139,12 @@ class LoadedCase:
     where: CaseLocation = field(repr=False, compare=False)
     repeat: int | None = field(default=None, kw_only=True)
     """The case's own ``repeat:`` (docs/running.md#repeats-and-reliability)."""
+    pass_rule: PassRule | None = field(default=None, kw_only=True)
+    """``execution.pass``, the case's or its file's; ``None`` leaves it to the run
+    (docs/eval-files.md#pass-rules)."""
+    pass_rate: float | None = field(default=None, kw_only=True)
+    """``execution.pass_rate``, the case's or its file's; ``None`` leaves it to the run
+    (docs/running.md#gates-over-repeats)."""
     turns: tuple[LoadedTurn, ...] = field(default=(), kw_only=True)
     """The user turns of a live conversation, empty for a single answer
     (docs/conversations.md)."""

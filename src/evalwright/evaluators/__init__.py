@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 
-from evalwright.evalfile.evaluator_specs import CodeSpec, CostSpec, LatencySpec, LlmJudgeSpec
+from evalwright.evalfile.evaluator_specs import (
+    CodeSpec,
+    CostSpec,
+    EvaluatorSpec,
+    LatencySpec,
+    LlmJudgeSpec,
+)
+from evalwright.evalfile.models import PassRule
 from evalwright.evalfile.resolved import Evaluator
 from evalwright.evaluators.base import (
     EvalContext,
@@ -21,10 +29,12 @@ from evalwright.evaluators.workspace import WorkspaceCheckSpec, workspace_check
 from evalwright.results.parts import CommandOutput, EvaluatorRequest
 
 __all__ = [
+    "CaseVerdict",
     "EvalContext",
     "EvaluatorResult",
     "JudgeCaller",
     "case_score",
+    "case_verdict",
     "evaluate",
     "required_failures",
 ]
@@ -46,6 +56,21 @@ async def evaluate(evaluators: tuple[Evaluator, ...], ctx: EvalContext) -> list[
 
 
 async def _run(evaluator: Evaluator, ctx: EvalContext) -> EvaluatorResult:
+    result = await _result_of(evaluator, ctx)
+    return _with_threshold(result, evaluator.spec, ctx.pass_mark)
+
+
+def _with_threshold(
+    result: EvaluatorResult, spec: EvaluatorSpec, pass_mark: float
+) -> EvaluatorResult:
+    """The result with the score it passes at (its own ``threshold``, else the pass mark)
+    and whether it reached it (docs/eval-files.md#pass-rules)."""
+    threshold = pass_mark if spec.threshold is None else spec.threshold
+    passed = None if result.score is None else result.score >= threshold
+    return result.model_copy(update={"threshold": threshold, "passed": passed})
+
+
+async def _result_of(evaluator: Evaluator, ctx: EvalContext) -> EvaluatorResult:
     spec = evaluator.spec
     if isinstance(spec, LlmJudgeSpec):
         return await judge_result(spec, evaluator.template, ctx)
@@ -115,15 +140,67 @@ def case_score(results: list[EvaluatorResult]) -> tuple[float | None, str | None
     return score, None
 
 
+def _below(result: EvaluatorResult, own: bool) -> str:
+    """How far an evaluator fell short: of the pass mark, or of its ``own`` threshold."""
+    which = "its threshold" if own else "the pass mark"
+    return f"scored {result.score:g}, below {which} {result.threshold:g}"
+
+
 def required_failures(
-    evaluators: tuple[Evaluator, ...], results: list[EvaluatorResult], pass_mark: float
+    evaluators: tuple[Evaluator, ...], results: list[EvaluatorResult]
 ) -> list[str]:
     """Why the case fails whatever its weighted score: each ``required`` evaluator that
-    scored below the pass mark (docs/eval-files.md#required-evaluators). One that errored
-    already makes the row an error."""
-    required = {e.spec.name for e in evaluators if e.spec.required}
+    scored below its threshold (docs/eval-files.md#required-evaluators). One that errored
+    already makes the row an error. ``results`` are ``evaluators``' own, in their order."""
     return [
-        f"required evaluator '{r.name}' scored {r.score:g}, below the pass mark {pass_mark:g}"
-        for r in results
-        if r.name in required and r.score is not None and r.score < pass_mark
+        f"required evaluator '{r.name}' {_below(r, e.spec.threshold is not None)}"
+        for e, r in zip(evaluators, results, strict=True)
+        if r.passed is False and e.spec.required
     ]
+
+
+def _rule_failures(evaluators: tuple[Evaluator, ...], results: list[EvaluatorResult]) -> list[str]:
+    """Under ``pass: all``, each counted (weight above 0), not required evaluator below its
+    threshold (a required one is already named by :func:`required_failures`)."""
+    return [
+        f"evaluator '{r.name}' {_below(r, e.spec.threshold is not None)}"
+        for e, r in zip(evaluators, results, strict=True)
+        if r.passed is False and r.weight > 0 and not e.spec.required
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class CaseVerdict:
+    """A case's score and verdict from its evaluators' results (docs/eval-files.md#pass-rules)."""
+
+    score: float | None
+    """The weighted mean; 0 when a required evaluator failed; ``None`` when one errored."""
+    passed: bool | None
+    """Whether the case passed under its rule; ``None`` when an evaluator errored."""
+    problem: str | None
+    """The first evaluator's error, which makes the row an error."""
+    failures: tuple[str, ...] = ()
+    """Why the case failed, one line per evaluator that failed it (the row's first misses)."""
+
+
+def case_verdict(
+    evaluators: tuple[Evaluator, ...],
+    results: list[EvaluatorResult],
+    rule: PassRule,
+    pass_mark: float,
+) -> CaseVerdict:
+    """Score and judge a case: ``all`` passes when every counted evaluator met its threshold,
+    ``mean`` when the weighted score reached ``pass_mark``; a failed required evaluator fails
+    it under either (and makes its score 0). A case whose weights are all 0 is judged by its
+    score, 0, under either rule."""
+    score, problem = case_score(results)
+    if score is None:
+        return CaseVerdict(None, None, problem)
+    required = required_failures(evaluators, results)
+    failing = _rule_failures(evaluators, results) if rule == "all" else []
+    counted = [r for r in results if r.weight > 0]
+    if required:
+        return CaseVerdict(0.0, False, None, (*required, *failing))
+    if rule == "all" and counted:
+        return CaseVerdict(score, not failing, None, tuple(failing))
+    return CaseVerdict(score, score >= pass_mark, None)

@@ -65,17 +65,17 @@ def check(
 def limit(
     spec: LatencySpec | CostSpec, latency_ms: float | None, cost_usd: float | None
 ) -> Verdict:
-    """Score 1 when the answer's latency (ms) or cost (USD) is at most ``spec.threshold``
-    (docs/eval-files.md#latency-and-cost); unknown is an evaluator error, never a pass."""
-    measured, unit = (latency_ms, "ms") if spec.type == "latency" else (cost_usd, "USD")
+    """Score 1 when the answer's latency (ms) or cost (USD) is at most the spec's
+    ``max_ms`` or ``max_usd`` (docs/eval-files.md#latency-and-cost); unknown is an evaluator
+    error, never a pass."""
+    if isinstance(spec, LatencySpec):
+        measured, unit, most = latency_ms, "ms", spec.max_ms
+    else:
+        measured, unit, most = cost_usd, "USD", spec.max_usd
     if measured is None:
         raise EvaluatorFailure(f"the answer's {spec.type} is unknown, so it cannot be checked")
     shown = f"{spec.type} {measured:g} {unit}"
-    return _binary(
-        measured <= spec.threshold,
-        f"{shown} <= {spec.threshold:g}",
-        f"{shown} > {spec.threshold:g}",
-    )
+    return _binary(measured <= most, f"{shown} <= {most:g}", f"{shown} > {most:g}")
 
 
 def negated(verdict: Verdict) -> Verdict:

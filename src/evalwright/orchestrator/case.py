@@ -12,8 +12,9 @@ import dataclasses
 from dataclasses import dataclass
 
 from evalwright.errors import ProviderError, internal_error
+from evalwright.evalfile.models import PassRule
 from evalwright.evalfile.resolved import LoadedCase
-from evalwright.evaluators import case_score, evaluate, required_failures
+from evalwright.evaluators import case_verdict, evaluate
 from evalwright.evaluators.base import JudgeCaller
 from evalwright.evaluators.context import answer_tool_calls, eval_context
 from evalwright.orchestrator import conversation, steps, workspaces
@@ -126,7 +127,7 @@ class CaseRunner:
         except Exception as exc:  # a bug must cost one row, not the case's workspace
             row = self.failed_row(asked.item, internal_error(exc), asked.inputs)
         row = workspaces.with_sandbox(row, asked.item.target, self.plan.registry)
-        return workspaces.settle(row, workspace, change, self.plan.options.pass_mark)
+        return workspaces.settle(row, workspace, change)
 
     async def _finish(self, asked: AnsweredCase, change: Change | None) -> ResultRow:
         item, inputs, response, cache = asked.item, asked.inputs, asked.response, asked.cache
@@ -161,18 +162,20 @@ class CaseRunner:
             response=response,
         )
         results = await evaluate(item.case.evaluators, context)
-        score, problem = case_score(results)
-        failures = required_failures(item.case.evaluators, results, self.plan.options.pass_mark)
+        verdict = case_verdict(
+            item.case.evaluators, results, self.pass_rule(item.case), self.plan.options.pass_mark
+        )
         row = answered_row(
             self._identity(item, self.plan.registry.provider(item.target).kind),
             response,
             cache,
             results,
-            0.0 if failures and score is not None else score,
+            verdict.score,
             raw=raw_request(inputs),
-            failed_required=failures,
+            passed=verdict.passed,
+            failures=verdict.failures,
             reference=reference,
-            error=error_info("evaluator_error", problem) if problem else None,
+            error=error_info("evaluator_error", verdict.problem) if verdict.problem else None,
         )
         return row if asked.stepped is None else with_steps(row, asked.stepped, item.case)
 
@@ -239,7 +242,14 @@ class CaseRunner:
             repeat=item.repeat,
             vars=case.vars,
             variant=item.variant,
+            pass_rule=self.pass_rule(case),
+            pass_rate=self.plan.options.pass_rate if case.pass_rate is None else case.pass_rate,
         )
+
+    def pass_rule(self, case: LoadedCase) -> PassRule:
+        """The case's pass rule: its own or its file's, else the run's
+        (docs/eval-files.md#pass-rules)."""
+        return case.pass_rule or self.plan.options.pass_rule
 
     def _provider_kind(self, target: str) -> str | None:
         try:

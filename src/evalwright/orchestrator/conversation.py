@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from evalwright.errors import ProviderError, internal_error
 from evalwright.evalfile.models import SimulatedUser
 from evalwright.evalfile.resolved import Evaluator, LoadedCase
-from evalwright.evaluators import case_score, evaluate, required_failures
+from evalwright.evaluators import case_verdict, evaluate
 from evalwright.evaluators.base import EvalContext
 from evalwright.evaluators.context import answer_tool_calls, eval_context
 from evalwright.orchestrator import steps, workspaces
@@ -293,20 +293,21 @@ async def finish(
         asyncio.gather(*(turn_results(e, n) for n, e in enumerate(own, 1))), case_results()
     )
     every = [*whole, *(r for results in per_turn for r in results)]
-    score, problem = case_score(every)
     evaluators = (*item.case.evaluators, *(e for t in loaded for e in t.evaluators))
-    failures = required_failures(evaluators, every, plan.options.pass_mark)
+    rule = runner.pass_rule(item.case)
+    verdict = case_verdict(evaluators, every, rule, plan.options.pass_mark)
     assert held.last is not None
     row = answered_row(
         runner.identity(item),
         held.last,
         combined_cache(turns),
         whole,
-        0.0 if failures and score is not None else score,
+        verdict.score,
         raw=None,
-        failed_required=failures,
+        passed=verdict.passed,
+        failures=verdict.failures,
         reference=reference,
-        error=error_info("evaluator_error", problem) if problem else None,
+        error=error_info("evaluator_error", verdict.problem) if verdict.problem else None,
     )
     records = [judged(a.record, r) for a, r in zip(turns, per_turn, strict=True)]
     if held.simulator_done is not None:

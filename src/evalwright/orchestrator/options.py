@@ -232,6 +232,28 @@ class RunOptions:
         help="a case passes when its score is at least X (default 0.5)",
         doc="a case passes when its score is at least X (default 0.5)",
     )
+    pass_rule: Literal["all", "mean"] = option(
+        "all",
+        "--pass-rule",
+        choices=("all", "mean"),
+        help="how a case's evaluators make its verdict: all (each meets its threshold; "
+        "default) or mean (the weighted score reaches the pass mark); a file's or case's "
+        "execution.pass wins",
+        doc="how a case's evaluators make its verdict: `all` (default), every counted "
+        "evaluator meets its own threshold; `mean`, the weighted score reaches the pass mark; "
+        "a file's or case's `execution.pass` wins ([pass rules](eval-files.md#pass-rules))",
+    )
+    pass_rate: float | None = option(
+        None,
+        "--pass-rate",
+        metavar="X",
+        number=FRACTION,
+        help="with --repeat, a case passes when at least this share of its repeats pass "
+        "(default: every repeat); a file's or case's execution.pass_rate wins",
+        doc="with `--repeat`, a case passes when at least this share of its repeats pass "
+        "(default: every one); a file's or case's `execution.pass_rate` wins "
+        "([below](#gates-over-repeats))",
+    )
     threshold: float | None = option(
         None,
         "--threshold",
@@ -319,6 +341,10 @@ class RunSettings(TypedDict, total=False):
     """Call the judges of batched cases live instead of in a second batch phase
     (docs/batch.md#judges)."""
     pass_mark: float
+    pass_rule: Literal["all", "mean"]
+    """How a case's evaluators make its verdict (docs/eval-files.md#pass-rules)."""
+    pass_rate: float | None
+    """The share of a case's repeats that must pass (docs/running.md#gates-over-repeats)."""
     threshold: float | None
     max_cost: float | None
     """A hard budget in USD: no call (target, judge, simulator; cache hits free) is sent whose

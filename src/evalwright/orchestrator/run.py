@@ -118,6 +118,7 @@ async def _execute(plan: Plan, reporter: Reporter, redact: Redactor) -> RunSumma
         plan.estimated,
         options.pass_mark,
         options.threshold,
+        options.pass_rule,
         exact_total=plan.exact,
         max_cost=options.max_cost,
     )

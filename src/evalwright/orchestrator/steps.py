@@ -207,4 +207,4 @@ def cut_short(row: ResultRow, max_steps: int, turn: int | None = None) -> Result
         "last calls were not answered"
     )
     error = error_info("max_steps", message)
-    return row.model_copy(update={"status": "error", "score": None, "error": error})
+    return row.model_copy(update={"status": "error", "score": None, "passed": None, "error": error})

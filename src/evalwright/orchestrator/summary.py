@@ -7,8 +7,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evalwright.evalfile.models import PassRule
 from evalwright.results.index import RowFacts
 from evalwright.results.row import ResultRow, case_label
+from evalwright.results.verdict import CaseGate
 from evalwright.stats.judging import JudgeMetrics, JudgeTally
 from evalwright.stats.reliability import CaseTally, Reliability
 
@@ -39,6 +41,11 @@ class TargetStats:
         default_factory=dict[tuple[str, str], CaseTally], repr=False
     )
     """Each case's repeats so far, by ``(eval_file, eval_id)``."""
+    gates: dict[tuple[str, str], CaseGate] = field(
+        default_factory=dict[tuple[str, str], CaseGate], repr=False
+    )
+    """Each case's verdicts over its repeats, by ``(eval_file, eval_id)``
+    (docs/running.md#gates-over-repeats)."""
 
     @property
     def reliability(self) -> Reliability:
@@ -65,6 +72,11 @@ class RunSummary:
     total: int
     pass_mark: float = 0.5
     threshold: float | None = None
+    pass_rule: PassRule = "all"
+    """The run's pass rule (docs/eval-files.md#pass-rules)."""
+    rules: dict[str, int] = field(default_factory=dict[str, int])
+    """How many rows each pass rule decided (a file's or case's ``pass`` may differ from the
+    run's; rows written before pass rules are not counted)."""
     targets: dict[str, TargetStats] = field(default_factory=dict[str, TargetStats])
     wall_seconds: float = 0.0
     started_at: float = field(default_factory=time.monotonic)
@@ -97,9 +109,6 @@ class RunSummary:
     damaged entries asked again (docs/running.md#when-the-cache-is-damaged-or-read-only)."""
     judge_tally: JudgeTally = field(default_factory=JudgeTally, repr=False)
     """The judge facts of the rows counted (docs/judges.md#run-metrics)."""
-    failed_cases: list[str] = field(default_factory=list[str])
-    """The first few rows below the pass mark, as ``CASE on TARGET`` (the summary names
-    them; ``failed`` counts them all)."""
     errored_cases: list[str] = field(default_factory=list[str])
     """The first few error rows, likewise (``errors`` counts them all)."""
 
@@ -112,18 +121,19 @@ class RunSummary:
         # A prompt variant's rows count apart: ``TARGET [VARIANT]`` (docs/eval-files.md).
         stats = self.targets.setdefault(row.label, TargetStats())
         stats.cases += 1
-        passed = row.ok and row.score >= self.pass_mark
+        passed = row.verdict(self.pass_mark)
         if not row.ok:
             stats.errors += 1
+            if len(self.errored_cases) < NAMED_CASES:
+                self.errored_cases.append(f"{case_label(row.eval_id, row.repeat)} on {row.label}")
         else:
             stats.score_sum += row.score
             stats.passed += passed
-        if not passed:
-            named = self.errored_cases if not row.ok else self.failed_cases
-            if len(named) < NAMED_CASES:
-                named.append(f"{case_label(row.eval_id, row.repeat)} on {row.label}")
-        tally = stats.by_case.setdefault((row.eval_file, row.eval_id), CaseTally())
-        tally.add(row.ok, row.score, passed)
+        if row.pass_rule is not None:
+            self.rules[row.pass_rule] = self.rules.get(row.pass_rule, 0) + 1
+        case = (row.eval_file, row.eval_id)
+        stats.by_case.setdefault(case, CaseTally()).add(row.ok, row.score, passed)
+        stats.gates.setdefault(case, CaseGate()).add(row.repeat, passed, row.pass_rate)
         stats.lossless += row.lossless
         stats.cached += row.cached
         stats.input_tokens += row.input_tokens
@@ -162,8 +172,39 @@ class RunSummary:
 
     @property
     def failed(self) -> int:
-        """``ok`` rows scoring below the pass mark."""
+        """``ok`` rows that did not pass (docs/eval-files.md#pass-rules)."""
         return sum(s.ok - s.passed for s in self.targets.values())
+
+    def failed_gates(self) -> list[str]:
+        """The cases that did not pass their gate over their repeats, as ``CASE on TARGET``
+        (with ``passed C of K repeats`` when repeated), errors left out: they are counted
+        apart (docs/running.md#gates-over-repeats)."""
+        return [
+            f"{case[1]} on {name}" + (f" ({gate.describe()})" if gate.runs > 1 else "")
+            for name, stats in self.targets.items()
+            for case, gate in stats.gates.items()
+            if not gate.passed and stats.by_case[case].n > gate.passes
+        ]
+
+    def flaky_passing(self) -> list[str]:
+        """The cases that passed their gate although some repeat failed: the flaky ones a
+        ``pass_rate`` lets through, named as a warning (docs/running.md#gates-over-repeats)."""
+        return [
+            f"{case[1]} on {name} ({gate.describe()})"
+            for name, stats in self.targets.items()
+            for case, gate in stats.gates.items()
+            if gate.passed and gate.passes < gate.runs
+        ]
+
+    @property
+    def rule_text(self) -> str:
+        """The pass rule as the summary prints it: the run's, and how many rows a file's or
+        case's own rule decided (docs/eval-files.md#pass-rules)."""
+        others = {rule: n for rule, n in self.rules.items() if rule != self.pass_rule}
+        text = f"pass rule {self.pass_rule}"
+        if others:
+            text += " (" + ", ".join(f"{n} row(s) {rule}" for rule, n in others.items()) + ")"
+        return f"{text}, pass mark {self.pass_mark:g}"
 
     @property
     def cost_usd(self) -> float | None:
@@ -204,13 +245,13 @@ class RunSummary:
 
     def exit_code(self) -> int:
         """1 when a row errored or did not run, or the gate fails: without ``--threshold`` a
-        row scoring below the pass mark, with it a target's mean below the threshold; else 0
-        (docs/running.md#exit-status)."""
+        case that did not pass its gate over its repeats, with it a target's mean below the
+        threshold; else 0 (docs/running.md#exit-status)."""
         if self.errors or self.interrupted or self.over_budget or self.done < self.total:
             return 1
         if self.threshold is not None:
             return 1 if self.below_threshold() else 0
-        return 1 if self.failed else 0
+        return 1 if self.failed_gates() else 0
 
 
 def _plus(total: float | None, cost: float | None) -> float | None:

@@ -14,6 +14,7 @@ from evalwright.providers.workspace import CaseWorkspace, create, sweep_left_beh
 from evalwright.providers.workspace_diff import Change, changes
 from evalwright.results.parts import ChangedFile, SandboxRecord, WorkspaceRecord
 from evalwright.results.row import ResultRow
+from evalwright.results.verdict import row_passed
 from evalwright.targets.base import AgentTargetBase
 from evalwright.targets.workspace import ResolvedWorkspace
 
@@ -59,14 +60,12 @@ async def agent_change(workspace: CaseWorkspace, registry: TargetRegistry) -> Ch
     return await changes(workspace.path, workspace.baseline, registry.child_env.build())
 
 
-def settle(
-    row: ResultRow, workspace: CaseWorkspace | None, change: Change | None, pass_mark: float
-) -> ResultRow:
-    """``row`` with its workspace: kept when the case failed (an error, or a score below the
-    pass mark), else removed."""
+def settle(row: ResultRow, workspace: CaseWorkspace | None, change: Change | None) -> ResultRow:
+    """``row`` with its workspace: kept when the case failed (an error, or a row that did not
+    pass, docs/eval-files.md#pass-rules), else removed."""
     if workspace is None:
         return row
-    failed = row.status == "error" or row.score is None or row.score < pass_mark
+    failed = not row_passed(row)
     if failed:
         workspace.keep()
     else:

@@ -11,9 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from evalwright.orchestrator.summary import RunSummary
-from evalwright.outputs.outcome import outcome
+from evalwright.outputs.compare_table import target_deltas
+from evalwright.outputs.outcome import Outcomes
 from evalwright.redact import clip
 from evalwright.results.row import ResultRow, case_label
+from evalwright.stats.compare import CHANGES, Comparison
+from evalwright.stats.compare_gate import CompareGate
 
 MAX_LISTED = 50
 """Failed cases listed at most (GitHub keeps 1 MiB of a job summary); the rest are counted."""
@@ -77,10 +80,12 @@ def _failed_table(failed: list[ResultRow]) -> list[str]:
 
 def summary_markdown(summary: RunSummary, rows: Iterable[ResultRow]) -> str:
     """The summary: a heading with the verdict, the per-target table, the failed cases."""
-    failed = [r for r in rows if outcome(r, summary.pass_mark) != "passed"]
+    every = list(rows)
+    outcomes = Outcomes(every, summary.pass_mark)
+    failed = [r for r in every if outcomes(r) != "passed"]
     verdict = "passed" if summary.exit_code() == 0 else "FAILED"
     lines = [f"## evalwright: {verdict}", "", *_target_table(summary), ""]
-    lines.append(f"{summary.done} of {summary.total} case(s) run, pass mark {summary.pass_mark:g}")
+    lines.append(f"{summary.done} of {summary.total} case(s) run, {summary.rule_text}")
     if summary.threshold is not None:
         below = summary.below_threshold()
         state = f"below it: {', '.join(map(escape, below))}" if below else "every target meets it"
@@ -88,4 +93,39 @@ def summary_markdown(summary: RunSummary, rows: Iterable[ResultRow]) -> str:
     lines.append("")
     if failed:
         lines += [f"### Failed cases ({len(failed)})", "", *_failed_table(failed), ""]
+    return "\n".join(lines)
+
+
+def _compare_targets(comparison: Comparison) -> list[str]:
+    lines = ["| target | cases | mean before | mean after | passed before | passed after |"]
+    lines.append("|---|---:|---:|---:|---:|---:|")
+    for name, delta in target_deltas(comparison).items():
+        b, a = delta.before, delta.after
+        cells = [f"{b.rows}/{a.rows}"]
+        cells += ["-" if m is None else f"{m:.3f}" for m in (b.mean, a.mean)]
+        cells += ["-" if r is None else f"{r:.1%}" for r in (b.pass_rate, a.pass_rate)]
+        lines.append(f"| {escape(name)} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def compare_markdown(comparison: Comparison, gate: CompareGate) -> str:
+    """``compare --summary-md``: a heading with the verdict of ``--fail-on``, the per-target
+    table, the counts, and what failed the gate, each with why (the same list the JUnit file
+    fails and the exit status follows; docs/statistics.md#gating-on-a-comparison)."""
+    verdict = "FAILED" if gate.tripped else "passed"
+    lines = [f"## evalwright compare: {verdict} ({escape(gate.described)})", ""]
+    if comparison.changes:
+        lines += [*_compare_targets(comparison), ""]
+    counts = comparison.counts()
+    lines += [", ".join(f"{counts[kind]} {kind}" for kind in CHANGES), ""]
+    failures = gate.failures
+    if failures:
+        lines += [f"### Failing {escape(gate.described)} ({len(failures)})", ""]
+        lines += ["| eval file (or paired) | case (or target) | why |", "|---|---|---|"]
+        for judged in failures[:MAX_LISTED]:
+            cells = (judged.group, judged.name, _clip(judged.failure or ""))
+            lines.append("| " + " | ".join(map(escape, cells)) + " |")
+        if len(failures) > MAX_LISTED:
+            lines += ["", f"and {len(failures) - MAX_LISTED} more: see `evalwright compare`."]
+        lines.append("")
     return "\n".join(lines)

@@ -4,7 +4,7 @@ results file, one per case and target, each passed, failed or errored."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -12,15 +12,42 @@ from evalwright.errors import ConfigError
 from evalwright.results.index import RowKey, row_key
 from evalwright.results.reading import read_results
 from evalwright.results.row import ResultRow
+from evalwright.results.verdict import CaseGate, case_gates, row_passed
 
 Outcome = Literal["passed", "failed", "error"]
 
 
 def outcome(row: ResultRow, pass_mark: float) -> Outcome:
-    """``error`` for an error row, ``failed`` below the pass mark, else ``passed``."""
+    """``error`` for an error row, else ``passed`` or ``failed`` as :func:`row_passed`
+    decides (docs/eval-files.md#pass-rules)."""
     if row.status == "error" or row.score is None:
         return "error"
-    return "passed" if row.score >= pass_mark else "failed"
+    return "passed" if row_passed(row, pass_mark) else "failed"
+
+
+class Outcomes:
+    """Each row's outcome among ``rows``: :func:`outcome`, but a failed repeat of a case
+    that met its gate over its repeats counts as passed (docs/running.md#gates-over-repeats)."""
+
+    def __init__(self, rows: Sequence[ResultRow], pass_mark: float) -> None:
+        self.pass_mark = pass_mark
+        self.gates = case_gates(rows, pass_mark)
+
+    def gate(self, row: ResultRow) -> CaseGate:
+        """The gate of the row's case over its repeats."""
+        return self.gates[(row.eval_file, row.eval_id, row.target, row.variant)]
+
+    def __call__(self, row: ResultRow) -> Outcome:
+        """The row's outcome, its case's gate considered."""
+        verdict = outcome(row, self.pass_mark)
+        return "passed" if verdict == "failed" and self.gate(row).passed else verdict
+
+    def failure(self, row: ResultRow) -> str:
+        """Why a row failed: its score and rule, and its case's gate when repeated."""
+        rule = f"pass rule {row.pass_rule}" if row.pass_rule else f"pass mark {self.pass_mark:g}"
+        gate = self.gate(row)
+        repeats = f"; the case {gate.describe()}" if gate.runs > 1 else ""
+        return f"score {row.score:.3f} does not pass ({rule}){repeats}"
 
 
 def final_rows(rows: Iterable[ResultRow]) -> list[ResultRow]:

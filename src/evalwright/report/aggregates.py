@@ -48,7 +48,9 @@ class EvaluatorTally:
             return
         self.ok += 1
         self.score_sum += result.score
-        self.passed += result.score >= pass_mark
+        # Its recorded verdict (its own threshold); a row from before verdicts: the pass mark.
+        verdict = result.passed if result.passed is not None else result.score >= pass_mark
+        self.passed += verdict
 
     def json(self, name: str) -> Json:
         """The tally as the page shows it."""

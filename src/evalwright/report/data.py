@@ -53,7 +53,10 @@ class Source:
         lines = self.lines.values()
         places = ((line.offset, line.digest) for line in lines)
         for line, row in zip(lines, read_back(self.path, places), strict=True):
-            yield Scored(row.status, row.score, self.path, line.offset, line.digest), row
+            yield (
+                Scored(row.status, row.score, self.path, line.offset, line.digest, row.passed),
+                row,
+            )
 
 
 def _row_json(row: ResultRow, extra: str = "") -> str:

@@ -200,8 +200,10 @@
     return JSON.parse(await new Response(stream).text());
   }
 
+  // The row's recorded verdict (its pass rule's); a row written before them: its score.
   function passed(row) {
-    return row.status === "ok" && row.score !== null && row.score >= state.data.pass_mark;
+    if (row.status !== "ok" || row.score === null) return false;
+    return typeof row.passed === "boolean" ? row.passed : row.score >= state.data.pass_mark;
   }
 
   function buildEntries(data) {
@@ -835,6 +837,7 @@
   }
   function verdictOf(result) {
     if (result.status !== "ok" || result.score === null) return "error";
+    if (typeof result.passed === "boolean") return result.passed ? "pass" : "fail";
     return result.score >= state.data.pass_mark ? "pass" : "fail";
   }
   function checksPart(results) {

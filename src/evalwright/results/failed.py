@@ -67,6 +67,6 @@ def read_failed(path: Path, pass_mark: float) -> FailedRows:
         raise ConfigError(f"cannot read {display_path(path)} for {OPTION}: {problem}") from None
     failed = FailedRows(path)
     for key, (facts, number) in standing.items():
-        if not facts.ok or facts.score < pass_mark:
+        if not facts.verdict(pass_mark):
             failed.by_case.setdefault(key[:2], []).append(FailedRow(key, number))
     return failed

@@ -15,6 +15,7 @@ from typing import Protocol
 
 from evalwright.results.judge_facts import JudgeFacts
 from evalwright.results.row import ResultRow, target_label
+from evalwright.results.verdict import verdict
 
 RowKey = tuple[str, str, str, int, str | None]
 
@@ -49,6 +50,16 @@ class RowFacts:
     """What the judge metrics count of the row (docs/judges.md#run-metrics)."""
     variant: str | None = None
     """The row's prompt variant (docs/eval-files.md#prompt-variants)."""
+    passed: bool | None = None
+    """The row's recorded verdict (``None`` on an error and in rows written before them)."""
+    pass_rate: float | None = None
+    """The share of the case's repeats that must pass (docs/running.md#gates-over-repeats)."""
+    pass_rule: str | None = None
+    """The rule that decided ``passed`` (docs/eval-files.md#pass-rules)."""
+
+    def verdict(self, pass_mark: float) -> bool:
+        """Whether the row passed (:func:`evalwright.results.verdict.verdict`)."""
+        return verdict(self.ok, self.score, self.passed, pass_mark)
 
     @property
     def label(self) -> str:
@@ -75,6 +86,9 @@ class RowFacts:
             judge_cost_usd=row.judge_cost_usd,
             judges=JudgeFacts.of(row),
             variant=row.variant,
+            passed=row.passed,
+            pass_rate=row.pass_rate,
+            pass_rule=row.pass_rule,
         )
 
 

@@ -177,6 +177,11 @@ class EvaluatorResult(RecordModel):
     weight: Annotated[float, Field(ge=0, allow_inf_nan=False)]
     status: Status
     score: Score | None
+    threshold: Score | None = None
+    """The score this evaluator passes at: its own ``threshold``, else the run's pass mark
+    (docs/eval-files.md#pass-rules); null in rows written before thresholds."""
+    passed: bool | None = None
+    """Whether ``score`` reached ``threshold``; null on an error (and in older rows)."""
     hits: tuple[str, ...]
     misses: tuple[str, ...]
     reasoning: str

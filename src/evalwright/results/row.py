@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, JsonValue, ValidationError
 
+from evalwright.evalfile.models import PassRule
 from evalwright.prompts.chat import DeliveryNote
 from evalwright.providers.wire import AnswerToolCall, TraceEntry, Usage, WireRequest
 from evalwright.records import ReasoningPart, RecordModel
@@ -59,6 +60,15 @@ class ResultRow(RecordModel):
     provider: str | None
     status: Status
     score: Score | None
+    passed: bool | None = None
+    """Whether the case passed under its pass rule (docs/eval-files.md#pass-rules), null on an
+    error row; absent from rows written before pass rules (then: score at the pass mark).
+    Read it through :func:`evalwright.results.verdict.row_passed`."""
+    pass_rule: PassRule | None = None
+    """The rule that decided ``passed``: ``all`` or ``mean``; absent from older rows."""
+    pass_rate: Annotated[float | None, Field(exclude_if=absent)] = None
+    """The share of the case's repeats that must pass (docs/running.md#gates-over-repeats);
+    left out of a row whose case has no ``pass_rate`` (then every repeat must pass)."""
     hits: tuple[str, ...] | None
     misses: tuple[str, ...] | None
     reasoning: str | None
@@ -132,6 +142,7 @@ class ResultRow(RecordModel):
 OPTIONAL_KEYS = (
     "vars",
     "variant",
+    "pass_rate",
     "tool_calls",
     "answer_reasoning",
     "steps",
@@ -141,8 +152,8 @@ OPTIONAL_KEYS = (
     "sandbox",
 )
 """The keys written only where a row has them: a template case's record, its prompt variant,
-an answer's tool calls and reasoning, a tool loop's steps, a cluster's node, a live
-conversation's turns, a case's workspace and its agent's sandbox."""
+its case's pass rate, an answer's tool calls and reasoning, a tool loop's steps, a cluster's
+node, a live conversation's turns, a case's workspace and its agent's sandbox."""
 ROW_KEYS = tuple(key for key in ResultRow.model_fields if key not in OPTIONAL_KEYS)
 """Every key of a row, in the order it is written (but :data:`OPTIONAL_KEYS`)."""
 
@@ -150,10 +161,11 @@ ROW_KEYS = tuple(key for key in ResultRow.model_fields if key not in OPTIONAL_KE
 def results_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of one line of a results file."""
     schema = ResultRow.model_json_schema()
-    # Every row evalwright writes has every key; ``tags``, ``repeat``, ``cost_usd`` and
-    # ``judge_cost_usd`` have defaults only so that rows written before them still read (for
-    # --resume, compare and the report).
-    given = {*schema["required"], "tags", "repeat", "cost_usd", "judge_cost_usd"}
+    # Every row evalwright writes has every key; ``tags``, ``repeat``, ``passed``,
+    # ``pass_rule``, ``cost_usd`` and ``judge_cost_usd`` have defaults only so that rows
+    # written before them still read (for --resume, compare and the report).
+    late = ("tags", "repeat", "passed", "pass_rule", "cost_usd", "judge_cost_usd")
+    given = {*schema["required"], *late}
     schema["required"] = [key for key in ROW_KEYS if key in given]
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

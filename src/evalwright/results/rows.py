@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import JsonValue
 
+from evalwright.evalfile.models import PassRule
 from evalwright.prompts import BuiltPrompt, DeliveryNote
 from evalwright.providers.base import ProviderResponse
 from evalwright.providers.wire import AnswerToolCall, TraceEntry, Usage, WireRequest
@@ -60,6 +61,10 @@ class RowIdentity:
     vars: dict[str, JsonValue] | None = None
     """The record a template case was filled from (docs/eval-files.md#variables)."""
     variant: str | None = None
+    pass_rule: PassRule | None = None
+    """The rule the case is judged by (docs/eval-files.md#pass-rules)."""
+    pass_rate: float | None = None
+    """The share of the case's repeats that must pass (docs/running.md#gates-over-repeats)."""
 
 
 def answered_row(
@@ -72,22 +77,25 @@ def answered_row(
     raw: RawRequest | None,
     reference: str,
     error: ErrorInfo | None = None,
-    failed_required: Sequence[str] = (),
+    passed: bool | None = None,
+    failures: Sequence[str] = (),
 ) -> ResultRow:
     """The row of a case its target answered; ``error`` when an evaluator failed.
 
-    ``failed_required`` says why a required evaluator failed the case (its score is then 0):
-    each reason is a miss, and the reasoning's first lines (docs/eval-files.md#required-evaluators).
+    ``passed`` is the case's verdict under its pass rule; ``failures`` say which evaluators
+    failed it: each reason is a miss, and the reasoning's first lines
+    (docs/eval-files.md#pass-rules).
     """
     wire, usage, trace = response.wire_request, response.usage, response.trace
     hits, misses, reasoning = _aggregate(results)
-    if failed_required:
-        misses = (*misses, *failed_required)
-        reasoning = "\n".join([*failed_required, *([reasoning] if reasoning else [])])
+    if failures:
+        misses = (*misses, *failures)
+        reasoning = "\n".join([*failures, *([reasoning] if reasoning else [])])
     return _row(
         who,
         error,
         score=None if error else score,
+        passed=None if error else passed,
         hits=hits,
         misses=misses,
         reasoning=reasoning,
@@ -131,6 +139,7 @@ def _row(
     error: ErrorInfo | None,
     *,
     score: float | None = None,
+    passed: bool | None = None,
     hits: tuple[str, ...] = (),
     misses: tuple[str, ...] = (),
     reasoning: str = "",
@@ -169,6 +178,9 @@ def _row(
         provider=who.provider,
         status="error" if error else "ok",
         score=score,
+        passed=passed,
+        pass_rule=who.pass_rule,
+        pass_rate=who.pass_rate,
         hits=hits,
         misses=misses,
         reasoning=reasoning,

@@ -1,7 +1,8 @@
 """Comparing two runs: each ``(eval_file, eval_id, target, repeat)`` marked improved, regressed,
 unchanged, new or removed (docs/running.md#evalwright-compare).
 
-A row passes when it ran (``ok``) and scored at least the pass mark. A regression is a row
+A row passes as it recorded under its pass rule (docs/eval-files.md#pass-rules; a row
+written before pass rules: it ran and scored at least the pass mark). A regression is a row
 that passed before and does not now (it failed or errored); an improvement is the reverse.
 A row whose verdict stayed the same is unchanged, whatever its score did: the score delta
 is reported, but judges are noisy and a CI gate must not trip on noise.
@@ -22,6 +23,7 @@ from evalwright.results.index import RowKey, row_key
 from evalwright.results.parts import Status
 from evalwright.results.reading import read_back, read_placed
 from evalwright.results.row import ResultRow, target_label
+from evalwright.results.verdict import verdict
 from evalwright.stats.paired import Pair, PairedDifference, paired_difference
 
 Change = Literal["improved", "regressed", "unchanged", "new", "removed"]
@@ -44,10 +46,16 @@ class Verdict(Protocol):
         """The row's score (``None`` on an error)."""
         ...
 
+    @property
+    def passed(self) -> bool | None:
+        """The row's recorded verdict (``None`` on an error and in older rows)."""
+        ...
+
 
 def passed(row: Verdict, pass_mark: float) -> bool:
-    """Whether a row ran and scored at least ``pass_mark``."""
-    return row.status == "ok" and row.score is not None and row.score >= pass_mark
+    """Whether a row passed: its recorded verdict, or for a row written before pass rules
+    its score at ``pass_mark`` (:func:`evalwright.results.verdict.verdict`)."""
+    return verdict(row.status == "ok", row.score, row.passed, pass_mark)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +68,10 @@ class Scored:
     path: str
     offset: int
     digest: int
+    passed: bool | None = None
+    """The row's recorded verdict (docs/eval-files.md#pass-rules)."""
+    pass_rate: float | None = None
+    """The case's pass rate over its repeats (docs/running.md#gates-over-repeats)."""
 
     def row(self) -> ResultRow:
         """The row, read back from its file (:class:`ConfigError` when the file changed)."""
@@ -173,7 +185,8 @@ def latest_scored(paths: Iterable[PathArg]) -> dict[RowKey, Scored]:
         shown = os.fspath(path)
         for placed in read_placed(path):
             row = placed.row
-            scored = Scored(row.status, row.score, shown, placed.offset, placed.digest)
+            place = (shown, placed.offset, placed.digest)
+            scored = Scored(row.status, row.score, *place, row.passed, row.pass_rate)
             latest[row_key(row)] = scored
     return latest
 

@@ -211,7 +211,7 @@ def test_assertion_kinds(imported: Importer) -> None:
     assert got[6]["type"] == "llm_judge"
     assert "<Rubric>\nmentions cat\n</Rubric>" in got[6]["prompt"]
     assert doc["evalcases"][0]["expected_outcome"] == "mentions cat"
-    assert got[7] == {"name": "cost-8", "type": "cost", "threshold": 0.1}
+    assert got[7] == {"name": "cost-8", "type": "cost", "max_usd": 0.1}
     # promptfoo's weight 0 is evalwright's: reported, not counted
     assert got[8] == {"name": "equals-9", "type": "equals", "value": "x", "weight": 0}
     assert [n.where for n in result.notes] == ["tests[0].threshold"]

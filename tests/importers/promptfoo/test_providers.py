@@ -106,8 +106,8 @@ def test_latency_cost_and_javascript_assertions(imported: Importer) -> None:
         "      - {type: javascript, value: 'output.includes(\"{{ nothing }}\")'}\n"
     )
     assert doc["evalcases"][0]["execution"]["evaluators"] == [
-        {"name": "latency-1", "type": "latency", "threshold": 3000},
-        {"name": "cost-2", "type": "cost", "threshold": 0.01, "weight": 2},
+        {"name": "latency-1", "type": "latency", "max_ms": 3000},
+        {"name": "cost-2", "type": "cost", "max_usd": 0.01, "weight": 2},
     ]
     notes = {n.where: n.message for n in result.notes}
     assert notes == {

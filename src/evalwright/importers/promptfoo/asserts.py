@@ -76,7 +76,8 @@ def _limit(kind: str, threshold: Any) -> Callable[[Any, Context], dict[str, Any]
     # promptfoo refuses a missing or 0 threshold
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or threshold <= 0:
         raise Uncarried(f"{kind} assertion: threshold {threshold!r} is not a number above 0")
-    return lambda _value, _context: {"type": kind, "threshold": threshold}
+    field = "max_ms" if kind == "latency" else "max_usd"
+    return lambda _value, _context: {"type": kind, field: threshold}
 
 
 def _texts(value: Any) -> list[str]:
