@@ -137,3 +137,15 @@ def test_openai_apis(imported: Importer) -> None:
     assert "api" not in got["chat"]
     assert got["ft"]["model"] == "ft:gpt-4o:org:x"
     assert [n.where for n in result.notes] == ["providers[1].config.instructions", "providers[3]"]
+
+
+def test_an_image_variable_is_noted_not_read_as_text(imported: Importer) -> None:
+    result, doc, _ = imported(
+        "prompts: ['Describe {{img}}']\ntests:\n"
+        "  - vars: {img: 'file://panda.jpg'}\n  - vars: {img: a panda}\n",
+        panda__jpg="JFIF",  # promptfoo sends an image's bytes as base64, never as text
+    )
+    texts = [c["input_messages"][0]["content"] for c in doc["evalcases"]]
+    assert texts == ["Describe a panda"]
+    assert (result.carried, result.uncarried) == (1, 1)
+    assert "image, audio, video and PDF files are not imported" in str(result.notes)
