@@ -149,3 +149,15 @@ def test_an_image_variable_is_noted_not_read_as_text(imported: Importer) -> None
     assert texts == ["Describe a panda"]
     assert (result.carried, result.uncarried) == (1, 1)
     assert "image, audio, video and PDF files are not imported" in str(result.notes)
+
+
+def test_a_variable_naming_another_is_resolved_first_as_promptfoo_does(
+    imported: Importer,
+) -> None:
+    _, doc, _ = imported(
+        "prompts: ['Write a {{sentence}}']\ntests:\n"
+        "  - vars: {sentence: 'tweet about {{topic}} in {{n}} words', topic: '{{fruit}}',"
+        " fruit: bananas, n: 9}\n"
+    )
+    texts = [c["input_messages"][0]["content"] for c in doc["evalcases"]]
+    assert texts == ["Write a tweet about bananas in 9 words"]
