@@ -161,3 +161,15 @@ def test_a_variable_naming_another_is_resolved_first_as_promptfoo_does(
     )
     texts = [c["input_messages"][0]["content"] for c in doc["evalcases"]]
     assert texts == ["Write a tweet about bananas in 9 words"]
+
+
+def test_text_values_lose_their_trailing_newline_and_text_files_are_trimmed(
+    imported: Importer,
+) -> None:
+    _, doc, _ = imported(
+        "prompts: ['Q: {{q}} S: {{schema}}.']\ntests:\n"
+        "  - vars: {q: \"ask\\n\", schema: 'file://schema.sql'}\n",
+        schema__sql="\n  CREATE TABLE t;\n\n",
+    )
+    texts = [c["input_messages"][0]["content"] for c in doc["evalcases"]]
+    assert texts == ["Q: ask S: CREATE TABLE t;."]

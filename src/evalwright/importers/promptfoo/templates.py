@@ -27,8 +27,9 @@ _REFERENCE = re.compile(r"\{\{\s*(\w+)\s*\}\}")
 def resolve_variables(variables: dict[str, Any]) -> dict[str, Any]:
     """``variables`` with each text value's ``{{name}}`` of another variable replaced by its
     value, first match per value and pass, at most five passes, as promptfoo does before it
-    renders a prompt (docs/importing.md#templates)."""
-    resolved = dict(variables)
+    renders a prompt (docs/importing.md#templates); a text value loses one trailing newline
+    first, as in promptfoo."""
+    resolved = {k: v.removesuffix("\n") if isinstance(v, str) else v for k, v in variables.items()}
     for _ in range(5):
         changed = False
         for key, value in resolved.items():

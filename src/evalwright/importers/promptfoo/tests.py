@@ -155,7 +155,7 @@ def _load_var(source: Source, value: Any) -> Any:
         raise Uncarried(f"variable {value!r}: image, audio, video and PDF files are not imported")
     if suffix in (".json", ".yaml", ".yml"):
         return load_yaml(path).data
-    return read_plain(path)
+    return read_plain(path).strip()  # promptfoo trims a text file's value
 
 
 _MEDIA = frozenset(
