@@ -11,6 +11,7 @@ const { renderPrompt } = require(`${dist}/evaluatorHelpers.js`);
 const { readPrompts } = require(`${dist}/prompts/index.js`);
 const { readTests } = require(`${dist}/util/testCaseReader.js`);
 const { parseChatPrompt } = require(`${dist}/providers/shared.js`);
+const cliState = require(`${dist}/cliState.js`).default;
 
 function expand(vars) {
   let combos = [{}];
@@ -24,6 +25,7 @@ function expand(vars) {
 (async () => {
   const configPath = path.resolve(process.argv[2]);
   const base = path.dirname(configPath);
+  cliState.basePath = base; // file:// vars resolve beside the config, as `promptfoo eval -c` does
   const config = yaml.load(fs.readFileSync(configPath, 'utf8'));
   const prompts = await readPrompts(config.prompts, base);
   const tests = config.tests === undefined ? [{}] : await readTests(config.tests, base);

@@ -137,3 +137,39 @@ def test_openai_apis(imported: Importer) -> None:
     assert "api" not in got["chat"]
     assert got["ft"]["model"] == "ft:gpt-4o:org:x"
     assert [n.where for n in result.notes] == ["providers[1].config.instructions", "providers[3]"]
+
+
+def test_an_image_variable_is_noted_not_read_as_text(imported: Importer) -> None:
+    result, doc, _ = imported(
+        "prompts: ['Describe {{img}}']\ntests:\n"
+        "  - vars: {img: 'file://panda.jpg'}\n  - vars: {img: a panda}\n",
+        panda__jpg="JFIF",  # promptfoo sends an image's bytes as base64, never as text
+    )
+    texts = [c["input_messages"][0]["content"] for c in doc["evalcases"]]
+    assert texts == ["Describe a panda"]
+    assert (result.carried, result.uncarried) == (1, 1)
+    assert "image, audio, video and PDF files are not imported" in str(result.notes)
+
+
+def test_a_variable_naming_another_is_resolved_first_as_promptfoo_does(
+    imported: Importer,
+) -> None:
+    _, doc, _ = imported(
+        "prompts: ['Write a {{sentence}}']\ntests:\n"
+        "  - vars: {sentence: 'tweet about {{topic}} in {{n}} words', topic: '{{fruit}}',"
+        " fruit: bananas, n: 9}\n"
+    )
+    texts = [c["input_messages"][0]["content"] for c in doc["evalcases"]]
+    assert texts == ["Write a tweet about bananas in 9 words"]
+
+
+def test_text_values_lose_their_trailing_newline_and_text_files_are_trimmed(
+    imported: Importer,
+) -> None:
+    _, doc, _ = imported(
+        "prompts: ['Q: {{q}} S: {{schema}}.']\ntests:\n"
+        "  - vars: {q: \"ask\\n\", schema: 'file://schema.sql'}\n",
+        schema__sql="\n  CREATE TABLE t;\n\n",
+    )
+    texts = [c["input_messages"][0]["content"] for c in doc["evalcases"]]
+    assert texts == ["Q: ask S: CREATE TABLE t;."]

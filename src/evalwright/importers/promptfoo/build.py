@@ -40,6 +40,8 @@ def build_cases(
             continue
         for t, test in enumerate(tests):
             try:
+                if test.unread:
+                    raise Uncarried(test.unread)
                 case = single_case(f"{prefix}test-{t + 1}", prompt, test, tools, scripts, notes)
             except Uncarried as exc:
                 notes.add(test.file, test.where, f"{prompt.where}: {exc}")
@@ -63,6 +65,8 @@ def _conversations(
         key = chain[0].metadata.get("conversationId")
         slug = re.sub(r"[^A-Za-z0-9._-]+", "-", str(key)).strip("-") if key else str(n + 1)
         try:
+            if unread := next((t.unread for t in chain if t.unread), None):
+                raise Uncarried(unread)
             case = conversation_case(
                 f"{prefix}conversation-{slug}", prompt, chain, tools, scripts, notes
             )

@@ -21,7 +21,7 @@ from evalwright.importers.promptfoo.sources import (
     read_plain,
     sequence,
 )
-from evalwright.importers.promptfoo.templates import render
+from evalwright.importers.promptfoo.templates import render, resolve_variables
 from evalwright.jsontext import JsonValue
 
 ROLES = ("system", "user", "assistant")
@@ -127,6 +127,7 @@ def render_messages(prompt: Prompt, variables: dict[str, Any]) -> list[dict[str,
     """The chat messages promptfoo sends for ``prompt`` with ``variables``: a prompt that is
     JSON has each string rendered; any other is rendered whole, then read as a chat array
     when it is one, else sent as one user message."""
+    variables = resolve_variables(variables)
     try:
         parsed = json.loads(prompt.raw)
     except ValueError:

@@ -5,6 +5,7 @@ Nunjucks (docs/importing.md#templates)."""
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from typing import Any, cast
 
@@ -18,6 +19,31 @@ def render(text: str, variables: dict[str, Any]) -> str:
         return _environment().from_string(text).render(variables)
     except Exception as exc:  # a template's own failure (undefined, 1/0, bad JSON to load)
         raise Uncarried(f"the template does not render: {exc}") from None
+
+
+_REFERENCE = re.compile(r"\{\{\s*(\w+)\s*\}\}")
+
+
+def resolve_variables(variables: dict[str, Any]) -> dict[str, Any]:
+    """``variables`` with each text value's ``{{name}}`` of another variable replaced by its
+    value, first match per value and pass, at most five passes, as promptfoo does before it
+    renders a prompt (docs/importing.md#templates); a text value loses one trailing newline
+    first, as in promptfoo."""
+    resolved = {k: v.removesuffix("\n") if isinstance(v, str) else v for k, v in variables.items()}
+    for _ in range(5):
+        changed = False
+        for key, value in resolved.items():
+            match = _REFERENCE.search(value) if isinstance(value, str) else None
+            if match is None or match.group(1) not in resolved:
+                continue
+            named = resolved[match.group(1)]
+            if not isinstance(named, (str, int, float)):
+                raise Uncarried(f"variable {key!r} names {match.group(1)!r}, which is not text")
+            resolved[key] = value.replace(match.group(0), str(_show(named)), 1)
+            changed = True
+        if not changed:
+            break
+    return resolved
 
 
 def _show(value: Any) -> Any:

@@ -37,6 +37,8 @@ class Test:
     asserts: list[Any]
     description: str | None
     metadata: dict[str, Any]
+    unread: str | None = None
+    """Why the test's variables could not be read: its pairs are counted, not carried."""
 
 
 def read_tests(source: Source, notes: Notes) -> list[Test]:
@@ -55,7 +57,8 @@ def read_tests(source: Source, notes: Notes) -> list[Test]:
         try:
             tests.extend(_expand(source, merged, file, where))
         except Uncarried as exc:
-            notes.add(file, where, str(exc))
+            # still one pair per prompt in promptfoo's count: the cases report it as not carried
+            tests.append(Test(file, where, {}, [], None, {}, str(exc)))
     return tests
 
 
@@ -147,6 +150,36 @@ def _load_var(source: Source, value: Any) -> Any:
     suffix = path.suffix.lower()
     if suffix in (".py", ".js", ".ts", ".mjs", ".cjs") or "*" in value:
         raise Uncarried(f"variable {value!r}: scripts and globs as variables are not imported")
+    if suffix in _MEDIA:
+        # promptfoo sends these as base64 data, which a text message cannot carry
+        raise Uncarried(f"variable {value!r}: image, audio, video and PDF files are not imported")
     if suffix in (".json", ".yaml", ".yml"):
         return load_yaml(path).data
-    return read_plain(path)
+    return read_plain(path).strip()  # promptfoo trims a text file's value
+
+
+_MEDIA = frozenset(
+    [
+        ".jpg",
+        ".jpeg",
+        ".png",
+        ".gif",
+        ".bmp",
+        ".webp",
+        ".svg",
+        ".tif",
+        ".tiff",
+        ".mp3",
+        ".wav",
+        ".ogg",
+        ".flac",
+        ".m4a",
+        ".aac",
+        ".mp4",
+        ".mov",
+        ".webm",
+        ".mkv",
+        ".avi",
+        ".pdf",
+    ]
+)

@@ -1,0 +1,3 @@
+module.exports = (json, text) => {
+  return json.choices[0].message.content;
+};
