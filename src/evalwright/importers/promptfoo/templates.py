@@ -16,12 +16,28 @@ def render(text: str, variables: dict[str, Any]) -> str:
     """``text`` rendered with ``variables``; a template Jinja2 cannot render is
     :class:`Uncarried` saying why."""
     try:
-        return _environment().from_string(text).render(variables)
+        return _environment().from_string(_PAIRS.sub(_pairs, text)).render(variables)
     except Exception as exc:  # a template's own failure (undefined, 1/0, bad JSON to load)
         raise Uncarried(f"the template does not render: {exc}") from None
 
 
 _REFERENCE = re.compile(r"\{\{\s*(\w+)\s*\}\}")
+# Nunjucks' ``{% for key, value in x %}`` walks an object's entries and an array's items, and
+# nothing else; Jinja2 would unpack each key (or character), so ``x`` is given as Nunjucks
+# walks it.
+_PAIRS = re.compile(r"(\{%-?\s*for\s+\w+\s*,\s*\w+\s+in\s+)(.+?)(\s*-?%\})")
+
+
+def _pairs(match: re.Match[str]) -> str:
+    return f"{match.group(1)}({match.group(2)}) | nunjucks_pairs{match.group(3)}"
+
+
+def _walked(value: Any) -> Any:
+    """What Nunjucks' two-variable loop walks: an object's ``[key, value]`` entries, an
+    array's items, nothing of any other value (text, a number, null)."""
+    if isinstance(value, dict):
+        return list(cast("dict[Any, Any]", value).items())
+    return cast("list[Any]", value) if isinstance(value, (list, tuple)) else []
 
 
 def resolve_variables(variables: dict[str, Any]) -> dict[str, Any]:
@@ -102,4 +118,5 @@ def _environment() -> Any:
     )
     env.filters["dump"] = _dump
     env.filters["load"] = json.loads  # promptfoo's own filter: JSON.parse
+    env.filters["nunjucks_pairs"] = _walked
     return env
