@@ -45,10 +45,10 @@ _EXPORTS: dict[str, str] = {
     "MatchSpec": "evalwright.evalfile.evaluator_specs",
     "IncludesSpec": "evalwright.evalfile.evaluator_specs",
     "FuzzyMatchSpec": "evalwright.evalfile.evaluator_specs",
-    "ToolCalledSpec": "evalwright.evalfile.evaluator_specs",
-    "ToolSequenceSpec": "evalwright.evalfile.evaluator_specs",
-    "ToolCallF1Spec": "evalwright.evalfile.evaluator_specs",
-    "TrajectoryMatchSpec": "evalwright.evalfile.evaluator_specs",
+    "ToolCalledSpec": "evalwright.evalfile.action_specs",
+    "ToolSequenceSpec": "evalwright.evalfile.action_specs",
+    "ToolCallF1Spec": "evalwright.evalfile.action_specs",
+    "TrajectoryMatchSpec": "evalwright.evalfile.action_specs",
     "Suite": "evalwright.evalfile.suite",
     "load_suite": "evalwright.evalfile.suite",
     "build_prompt": "evalwright.api.preview",
@@ -301,6 +301,12 @@ if TYPE_CHECKING:
         ProviderTimeout,
         ResponseTooLarge,
     )
+    from evalwright.evalfile.action_specs import (
+        ToolCalledSpec,
+        ToolCallF1Spec,
+        ToolSequenceSpec,
+        TrajectoryMatchSpec,
+    )
     from evalwright.evalfile.authoring import assistant, system, tool, tool_call, user
     from evalwright.evalfile.evaluator_specs import (
         CodeSpec,
@@ -313,10 +319,6 @@ if TYPE_CHECKING:
         LlmJudgeSpec,
         MatchSpec,
         RegexSpec,
-        ToolCalledSpec,
-        ToolCallF1Spec,
-        ToolSequenceSpec,
-        TrajectoryMatchSpec,
     )
     from evalwright.evalfile.messages import (
         AssistantMessage,

@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
-from evalwright.evalfile.evaluator_specs import (
-    ContainsSpec,
+from evalwright.evalfile.action_specs import (
     ToolCalledSpec,
     ToolCallF1Spec,
     ToolSequenceSpec,
     TrajectoryMatchSpec,
 )
+from evalwright.evalfile.evaluator_specs import ContainsSpec
 from evalwright.evaluators.base import EvaluatorFailure
 from evalwright.evaluators.builtin import check
 from evalwright.evaluators.tools import Call

@@ -14,13 +14,13 @@ from typing import Any, get_args
 import pytest
 from pydantic import ValidationError
 
-from evalwright.evalfile.evaluator_specs import (
-    WORKSPACE_CHECK_TYPES,
+from evalwright.evalfile.action_specs import (
     DiffSpec,
     FileContainsSpec,
     FileExistsSpec,
     WorkspaceCommandSpec,
 )
+from evalwright.evalfile.evaluator_specs import WORKSPACE_CHECK_TYPES
 from evalwright.evalfile.resolved import Evaluator
 from evalwright.evalfile.template import parse_template
 from evalwright.evaluators import EvalContext, evaluate

@@ -4,26 +4,39 @@ from __future__ import annotations
 
 import functools
 import re
-from pathlib import PurePosixPath
-from typing import Annotated, Literal, cast
+from typing import Annotated, Literal
 
 from pydantic import (
     AfterValidator,
-    BeforeValidator,
-    ConfigDict,
     Field,
-    JsonValue,
     Tag,
     model_validator,
 )
 
+from evalwright.evalfile.action_specs import (
+    CostSpec,
+    DiffSpec,
+    FileContainsSpec,
+    FileExistsSpec,
+    LatencySpec,
+    ToolCalledSpec,
+    ToolCallF1Spec,
+    ToolSequenceSpec,
+    TrajectoryMatchSpec,
+    WorkspaceCommandSpec,
+)
+from evalwright.evalfile.evaluator_base import (
+    CheckBase,
+    EvaluatorBase,
+    NoNegate,
+    command_line,
+    text_values,
+)
 from evalwright.files.base import (
     EnvName,
-    FileModel,
     NonEmptyStr,
     field_error,
     field_tag,
-    still_required,
     variant,
 )
 from evalwright.targets.tools import JsonSchema
@@ -65,46 +78,6 @@ AGENTV_EVALUATOR_TYPES = frozenset(
         "batch_cli",
     }
 )
-Weight = Annotated[float, Field(ge=0, allow_inf_nan=False)]
-"""An evaluator's share of the case score; 0 reports it without counting it, and a case whose
-weights are all 0 scores 0, as under AgentV (docs/eval-files.md#evaluators)."""
-
-
-class _Evaluator(FileModel):
-    # ``type`` has a default so Python code may leave it out; a file must still write it.
-    model_config = ConfigDict(json_schema_extra=still_required("type"))
-
-    name: NonEmptyStr
-    weight: Weight = 1.0
-    required: bool = False
-    """The case fails when this evaluator scores below its threshold, whatever the weighted
-    score (docs/eval-files.md#required-evaluators)."""
-    threshold: Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)] | None = None
-    """The score this evaluator passes at; the run's pass mark when left out
-    (docs/eval-files.md#pass-rules)."""
-
-
-def _refuse_negate(value: bool) -> bool:
-    if value:
-        raise field_error(
-            "negate",
-            "'negate' is only for deterministic evaluators (a judge's or a script's score is "
-            "not a pass/fail to flip)",
-        )
-    return value
-
-
-NoNegate = Annotated[bool, AfterValidator(_refuse_negate), Field(exclude=True)]
-"""``negate`` on a judge or a script: accepted only as ``false``, refused with a located
-error otherwise (docs/tools.md#negate)."""
-
-
-class _Check(_Evaluator):
-    negate: bool = False
-    """Score ``1 - score``: the check passes when its condition does not hold
-    (docs/tools.md#negate)."""
-
-
 Aggregate = Literal["mean", "median", "majority"]
 """How a judge panel's verdicts make one score (docs/judges.md#aggregates)."""
 
@@ -117,7 +90,7 @@ def _panel(value: list[str]) -> list[str]:
     return value
 
 
-class LlmJudgeSpec(_Evaluator):
+class LlmJudgeSpec(EvaluatorBase):
     """An LLM judge: the default template, or ``prompt`` (a file reference or inline text);
     one judge (``target``) or a panel (``judges``, docs/judges.md)."""
 
@@ -157,21 +130,12 @@ class LlmJudgeSpec(_Evaluator):
         return self
 
 
-def _script(value: list[str] | str) -> list[str] | str:
-    if isinstance(value, str):
-        if not value.strip():
-            raise field_error("empty", "must not be empty")
-    elif not value or not value[0]:
-        raise field_error("empty", "expected a non-empty argv list")
-    return value
-
-
-class CodeSpec(_Evaluator):
+class CodeSpec(EvaluatorBase):
     """A script scoring the answer: JSON on stdin, one JSON object on stdout. Secrets stay
     out of its environment unless named in ``pass_env``."""
 
     type: Literal["code"] = "code"
-    script: Annotated[list[str] | str, AfterValidator(_script)]
+    script: Annotated[list[str] | str, AfterValidator(command_line)]
     payload: Literal["evalwright", "agentv"] = "evalwright"
     """``agentv``: only the fields AgentV HEAD sends its script graders, for graders (its
     Python SDK's) that refuse others (docs/eval-files.md#code)."""
@@ -181,17 +145,11 @@ class CodeSpec(_Evaluator):
     negate: NoNegate = False
 
 
-def _values(value: list[str] | str) -> list[str] | str:
-    if isinstance(value, list) and not value:
-        raise field_error("empty", "expected at least one value")
-    return value
-
-
-class ContainsSpec(_Check):
+class ContainsSpec(CheckBase):
     """Scores 1 when every value occurs in the answer."""
 
     type: Literal["contains"] = "contains"
-    value: Annotated[list[str] | str, AfterValidator(_values)]
+    value: Annotated[list[str] | str, AfterValidator(text_values)]
     case_sensitive: bool = True
 
 
@@ -203,7 +161,7 @@ def _regex(value: str) -> str:
     return value
 
 
-class RegexSpec(_Check):
+class RegexSpec(CheckBase):
     """Scores 1 when ``re.search(value, answer)`` finds a match."""
 
     type: Literal["regex"] = "regex"
@@ -211,7 +169,7 @@ class RegexSpec(_Check):
     case_sensitive: bool = True
 
 
-class EqualsSpec(_Check):
+class EqualsSpec(CheckBase):
     """Scores 1 when the answer equals ``value``, both sides tidied."""
 
     type: Literal["equals"] = "equals"
@@ -219,13 +177,13 @@ class EqualsSpec(_Check):
     case_sensitive: bool = True
 
 
-class IsJsonSpec(_Check):
+class IsJsonSpec(CheckBase):
     """Scores 1 when the answer parses as JSON."""
 
     type: Literal["is_json"] = "is_json"
 
 
-class JsonSchemaSpec(_Check):
+class JsonSchemaSpec(CheckBase):
     """Scores 1 when the answer parses as JSON that ``schema`` validates
     (docs/eval-files.md#json_schema)."""
 
@@ -234,11 +192,11 @@ class JsonSchemaSpec(_Check):
     """The JSON Schema, inline; checked against its meta-schema when the file is read."""
 
 
-Answers = Annotated[list[str] | str, AfterValidator(_values)]
+Answers = Annotated[list[str] | str, AfterValidator(text_values)]
 """The accepted answers: one string or a non-empty list (any one of them will do)."""
 
 
-class MatchSpec(_Check):
+class MatchSpec(CheckBase):
     """Scores 1 when the answer, stripped, starts with one of ``value`` (the case's reference
     answer when left out): OpenAI evals' ``Match`` (docs/eval-files.md#openai-evals-matchers)."""
 
@@ -246,7 +204,7 @@ class MatchSpec(_Check):
     value: Answers | None = None
 
 
-class IncludesSpec(_Check):
+class IncludesSpec(CheckBase):
     """Scores 1 when one of ``value`` (the case's reference answer when left out) occurs in the
     answer: OpenAI evals' ``Includes`` (docs/eval-files.md#openai-evals-matchers)."""
 
@@ -255,197 +213,13 @@ class IncludesSpec(_Check):
     case_sensitive: bool = True
 
 
-class FuzzyMatchSpec(_Check):
+class FuzzyMatchSpec(CheckBase):
     """Scores 1 when, both normalised, the answer holds one of ``value`` (the case's reference
     answer when left out) or is held in it: OpenAI evals' ``FuzzyMatch``
     (docs/eval-files.md#openai-evals-matchers)."""
 
     type: Literal["fuzzy_match"] = "fuzzy_match"
     value: Answers | None = None
-
-
-Arguments = dict[str, JsonValue]
-"""A call's arguments, as a JSON object."""
-
-
-class ExpectedCall(FileModel):
-    """A call an evaluator expects: its tool's name and, optionally, arguments that must match
-    (docs/tools.md#scoring-tool-calls)."""
-
-    name: NonEmptyStr
-    arguments: Arguments | None = None
-    """Keys the call's arguments must have, with equal values (a partial match)."""
-
-
-def _names_as_calls(value: object) -> object:
-    # A bare name is the call ``{name}``; anything else is left for the model to judge.
-    if isinstance(value, list):
-        items: list[object] = value  # pyright: ignore[reportUnknownVariableType]
-        return [{"name": item} if isinstance(item, str) else item for item in items]
-    return value
-
-
-def _some_calls(value: list[ExpectedCall]) -> list[ExpectedCall]:
-    if not value:
-        raise field_error("empty", "expected at least one call")
-    return value
-
-
-ExpectedCalls = Annotated[
-    list[ExpectedCall],
-    BeforeValidator(_names_as_calls, json_schema_input_type=list[str | ExpectedCall]),
-    AfterValidator(_some_calls),
-]
-"""Expected calls, each a tool name or ``{name, arguments}``; at least one."""
-Order = Literal["exact", "in_order", "any_order"]
-"""``exact``: the calls are exactly these; ``in_order``: these in this order, others may come
-between; ``any_order``: each of these, in any order (docs/tools.md#tool_sequence)."""
-Count = Annotated[int, Field(ge=0)]
-
-
-class ToolCalledSpec(_Check):
-    """Scores 1 when the answer calls tool ``name`` (with matching arguments) between ``min``
-    and ``max`` times (docs/tools.md#tool_called)."""
-
-    type: Literal["tool_called"] = "tool_called"
-    tool: NonEmptyStr
-    arguments: Arguments | None = None
-    """Keys the arguments must have, with equal values (mappings compared the same way)."""
-    arguments_schema: JsonSchema | None = None
-    """A JSON Schema the arguments must satisfy."""
-    min: Count | None = None
-    """At least this many matching calls; 1 unless ``max`` is 0."""
-    max: Count | None = None
-
-    @model_validator(mode="after")
-    def _check(self) -> ToolCalledSpec:
-        if self.arguments is not None and self.arguments_schema is not None:
-            message = "give either 'arguments' (a partial match) or 'arguments_schema'"
-            raise field_error("exclusive", message, "arguments_schema")
-        if self.max is not None and self.min is not None and self.min > self.max:
-            raise field_error("range", f"'min' ({self.min}) exceeds 'max' ({self.max})", "min")
-        return self
-
-    @property
-    def least(self) -> int:
-        """The fewest matching calls that pass."""
-        if self.min is not None:
-            return self.min
-        return 1 if self.max is None else min(1, self.max)
-
-
-class ToolSequenceSpec(_Check):
-    """Scores 1 when the answer's calls follow ``calls`` in the way ``mode`` says
-    (docs/tools.md#tool_sequence)."""
-
-    type: Literal["tool_sequence"] = "tool_sequence"
-    calls: ExpectedCalls
-    mode: Order = "in_order"
-
-
-class ToolCallF1Spec(_Check):
-    """Scores the F1 of the expected calls against the answer's, each call matched at most
-    once (docs/tools.md#tool_call_f1)."""
-
-    type: Literal["tool_call_f1"] = "tool_call_f1"
-    calls: ExpectedCalls
-
-
-class TrajectoryMatchSpec(_Check):
-    """Scores 1 when the answer's calls follow the assistant tool calls of the case's
-    ``expected_messages`` (docs/tools.md#trajectory_match)."""
-
-    type: Literal["trajectory_match"] = "trajectory_match"
-    mode: Order = "exact"
-    arguments: Literal["exact", "partial", "ignore"] = "exact"
-    """How arguments are compared: equal, the expected keys only, or not at all."""
-
-
-class WorkspaceCommandSpec(_Check):
-    """Runs ``command`` in the workspace: 1 on exit status 0, or the score a last stdout line
-    ``{"score": x}`` gives (docs/eval-files.md#workspace_command)."""
-
-    type: Literal["workspace_command"] = "workspace_command"
-    command: Annotated[list[str], AfterValidator(_script)]
-    timeout_seconds: Annotated[float, Field(gt=0)] = 600.0
-    pass_env: list[EnvName] = Field(default_factory=list[str])
-
-
-def _in_workspace(path: str) -> str:
-    pure = PurePosixPath(path)
-    if pure.is_absolute() or ".." in pure.parts or "\\" in path:
-        raise field_error("path", "expected a path relative to the workspace, without '..'")
-    return path
-
-
-WorkspacePath = Annotated[str, Field(min_length=1), AfterValidator(_in_workspace)]
-"""A file's path relative to the workspace, which it cannot leave."""
-
-
-class FileExistsSpec(_Check):
-    """Scores 1 when ``path`` (relative to the workspace, never leaving it) exists."""
-
-    type: Literal["file_exists"] = "file_exists"
-    path: WorkspacePath
-
-
-class FileContainsSpec(_Check):
-    """Scores 1 when the workspace's file ``path`` holds every one of ``value``."""
-
-    type: Literal["file_contains"] = "file_contains"
-    path: WorkspacePath
-    value: Annotated[list[str] | str, AfterValidator(_values)]
-    case_sensitive: bool = True
-
-
-class DiffSpec(_Check):
-    """Scores the agent's change to its workspace: 0 when it touched a file outside
-    ``allowed_paths`` or inside ``forbidden_paths`` (glob lists, docs/agents.md#the-change),
-    naming each; 1 otherwise."""
-
-    type: Literal["diff"] = "diff"
-    allowed_paths: list[NonEmptyStr] | None = None
-    forbidden_paths: list[NonEmptyStr] = Field(default_factory=list[str])
-
-
-class LatencySpec(_Evaluator):
-    """Scores 1 when the target answered within ``max_ms`` milliseconds
-    (docs/eval-files.md#latency-and-cost)."""
-
-    type: Literal["latency"] = "latency"
-    max_ms: Annotated[float, Field(gt=0, allow_inf_nan=False)]
-
-    @model_validator(mode="before")
-    @classmethod
-    def _limit_named_threshold(cls, data: object) -> object:
-        return _renamed(data, ("threshold",), "max_ms")
-
-
-class CostSpec(_Evaluator):
-    """Scores 1 when the answer cost at most ``max_usd`` US dollars
-    (docs/eval-files.md#latency-and-cost)."""
-
-    type: Literal["cost"] = "cost"
-    max_usd: Annotated[float, Field(ge=0, allow_inf_nan=False)]
-
-    @model_validator(mode="before")
-    @classmethod
-    def _limit_named_threshold(cls, data: object) -> object:
-        return _renamed(data, ("threshold", "budget"), "max_usd")
-
-
-def _renamed(data: object, names: tuple[str, ...], field: str) -> object:
-    # AgentV's latency ``threshold`` and cost ``budget``, and promptfoo's ``threshold``, are
-    # the limit itself; a pass threshold on a 0-or-1 check would mean nothing, so such a key
-    # is read as the limit (docs/eval-files.md#latency-and-cost).
-    if not isinstance(data, dict):
-        return data
-    given = cast("dict[str, object]", dict(data))  # pyright: ignore[reportUnknownArgumentType]
-    named = [name for name in names if name in given]
-    if field in given or len(named) != 1:
-        return given
-    given[field] = given.pop(named[0])
-    return given
 
 
 _evaluator_tag = field_tag("type", {kind: kind for kind in EVALUATOR_TYPES})

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from evalwright.evalfile.evaluator_specs import TrajectoryMatchSpec
+from evalwright.evalfile.action_specs import TrajectoryMatchSpec
 from evalwright.evalfile.located import Located, report_at
 from evalwright.evalfile.models import EvalCase, ToolItem, ToolsFile
 from evalwright.evalfile.references import FileResolver, ReferenceProblem

@@ -5,13 +5,8 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from evalwright.evalfile.evaluator_specs import (
-    CodeSpec,
-    CostSpec,
-    EvaluatorSpec,
-    LatencySpec,
-    LlmJudgeSpec,
-)
+from evalwright.evalfile.action_specs import CostSpec, LatencySpec
+from evalwright.evalfile.evaluator_specs import CodeSpec, EvaluatorSpec, LlmJudgeSpec
 from evalwright.evalfile.models import PassRule
 from evalwright.evalfile.resolved import Evaluator
 from evalwright.evaluators.base import (

@@ -9,21 +9,23 @@ from collections.abc import Callable, Sequence
 from typing import Any, assert_never
 
 from evalwright import jsontext
+from evalwright.evalfile.action_specs import (
+    CostSpec,
+    LatencySpec,
+    ToolCalledSpec,
+    ToolCallF1Spec,
+    ToolSequenceSpec,
+    TrajectoryMatchSpec,
+)
 from evalwright.evalfile.evaluator_specs import (
     ContainsSpec,
-    CostSpec,
     EqualsSpec,
     FuzzyMatchSpec,
     IncludesSpec,
     IsJsonSpec,
     JsonSchemaSpec,
-    LatencySpec,
     MatchSpec,
     RegexSpec,
-    ToolCalledSpec,
-    ToolCallF1Spec,
-    ToolSequenceSpec,
-    TrajectoryMatchSpec,
 )
 from evalwright.evaluators import matchers, tools
 from evalwright.evaluators.base import EvaluatorFailure, Verdict

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from evalwright.evalfile.evaluator_specs import (
+from evalwright.evalfile.action_specs import (
     ExpectedCall,
     Order,
     ToolCalledSpec,

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import assert_never
 
-from evalwright.evalfile.evaluator_specs import (
+from evalwright.evalfile.action_specs import (
     DiffSpec,
     FileContainsSpec,
     FileExistsSpec,
