@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -38,3 +39,29 @@ def test_a_program_installed_in_the_home_runs_and_the_homes_secrets_stay_hidden(
     assert done.stdout == "hello from the tool\n", done.stderr
     assert "home-key-5a1e" not in done.stdout
     assert f"{home}/.ssh/key: No such file or directory" in done.stderr
+
+
+def test_a_virtual_environment_in_tmp_runs_and_the_rest_of_tmp_stays_hidden(
+    bwrap: str, tmp_path: Path
+) -> None:
+    """CI's fresh clone has its virtual environment under /tmp, which the sandbox replaces:
+    the environment's interpreter must stay, nothing else of /tmp."""
+    del bwrap
+    assert Path("/tmp").resolve() in tmp_path.resolve().parents
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "venv")], check=True
+    )
+    (tmp_path / "secret").write_text("tmp-secret-77c1")
+    python = str(tmp_path / "venv" / "bin" / "python")
+    code = f"import sys; print(sys.prefix); print(open({str(tmp_path / 'secret')!r}).read())"
+
+    done = subprocess.run(
+        bwrap_argv(SandboxSpec(type="bwrap"), [python, "-c", code], Place("/")),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert done.stdout.splitlines()[:1] == [str(tmp_path / "venv")], done.stderr
+    assert "tmp-secret-77c1" not in done.stdout
+    assert "No such file or directory" in done.stderr

@@ -104,8 +104,7 @@ def bwrap_argv(spec: SandboxSpec, argv: Sequence[str], place: Place) -> list[str
     if spec.network == "allow":
         args.append("--share-net")
     args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    installed = _installation(argv[0], place.home) if argv else None
-    args += _shown(place, [installed] if installed else [])
+    args += _shown(place, _installation(argv[0], place.home) if argv else [])
     for name in HIDDEN_FILES if place.project else ():
         hidden = Path(str(place.project), name)
         if hidden.exists():
@@ -117,15 +116,20 @@ def bwrap_argv(spec: SandboxSpec, argv: Sequence[str], place: Place) -> list[str
     return [*args, "--", *argv]
 
 
-def _installation(program: str, home: str | None) -> str | None:
-    """The installation ``program`` runs from (the directory above its ``bin``, its links
-    followed) when it lies within ``home``: an interpreter of pyenv, uv or nvm must stay
-    there under the empty home. Found on this machine's ``PATH``, the command's."""
+def _installation(program: str, home: str | None) -> list[str]:
+    """The installation ``program`` runs from (the directory above its ``bin``: as found, a
+    virtual environment, and with its links followed, the interpreter's) where the sandbox
+    would hide it, in ``home`` or in ``/tmp``: a pyenv, uv or nvm interpreter, or a virtual
+    environment made in ``/tmp``, must stay there. Found on this machine's ``PATH``, the
+    command's."""
     found = shutil.which(program)
-    if found is None or not home:
-        return None
-    prefix = Path(found).resolve().parent.parent
-    return str(prefix) if Path(home).resolve() in prefix.parents else None
+    if found is None:
+        return []
+    hidden = [Path("/tmp").resolve(), *([Path(home).resolve()] if home else [])]
+    prefixes = {Path(found).absolute().parent.parent, Path(found).resolve().parent.parent}
+    return sorted(
+        str(prefix) for prefix in prefixes if any(place in prefix.parents for place in hidden)
+    )
 
 
 def _shown(place: Place, more: Sequence[str] = ()) -> list[str]:
