@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from evalwright.files.source import Positions, PosNode
+from evalwright.targets.kinds import provider_kind
 
 Field = tuple[str | int, ...]
 Report = Callable[[Field, str], None]
@@ -35,8 +36,6 @@ _KINDS: dict[str, tuple[str, dict[str, str]]] = {
     "agentv:codex-cli": ("codex", {"cwd": "cwd", "log_dir": "log_dir"}),
     "mock": ("mock", {}),
 }
-# The kinds above that are coding agents, which cannot judge (docs/targets.md).
-_AGENTS = frozenset({"cli", "codex"})
 _COMMON = {"grader_target": "judge_target", "timeout_seconds": "timeout_seconds"}
 # AgentV's ``api_format`` as the OpenAI-wire ``api`` (docs/targets.md).
 _APIS = {"chat": "chat_completions", "responses": "responses"}
@@ -71,7 +70,9 @@ def provider_targets(data: Any, report: Report) -> list[Carried]:
     kinds = {str(c.entry["name"]): c.entry["provider"] for c in found}
     for carried in found:
         judge = carried.entry.get("judge_target")
-        if judge is not None and (judge not in kinds or kinds[str(judge)] in _AGENTS):
+        if judge is not None and (
+            judge not in kinds or provider_kind(kinds[str(judge)]).family == "agent"
+        ):
             why = "is not defined here" if judge not in kinds else "is not a chat API or mock"
             report(carried.sources["judge_target"], f"grader target {judge!r} {why}: not carried")
             del carried.entry["judge_target"]
