@@ -9,6 +9,7 @@ worktree, so its worktree list stays as it was) and the clone forgets where it c
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import socket
@@ -61,15 +62,17 @@ OWNER = "owner"
 
 
 def _owner_text() -> str:
+    return f"{_machine()} {os.getpid()}"
+
+
+@functools.cache
+def _machine() -> str:
     # The host and boot tell a process id of this machine's current boot from another's.
-    return f"{socket.gethostname()} {_boot_id()} {os.getpid()}"
-
-
-def _boot_id() -> str:
     try:
-        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
     except OSError:
-        return "-"
+        boot = "-"
+    return f"{socket.gethostname()} {boot}"
 
 
 def _alive(pid: int) -> bool:
@@ -86,7 +89,7 @@ def sweep_left_behind(directory: Path | None = None) -> list[Path]:
     """Remove the workspaces a killed run left in ``directory`` (the temporary directory):
     those still owned by a process of this machine and boot that no longer runs. A kept
     workspace (a failed case's) has no owner and stays (docs/agents.md#workspaces)."""
-    here = _owner_text().rsplit(" ", 1)[0]
+    here = _machine()
     removed: list[Path] = []
     for root in (directory or Path(tempfile.gettempdir())).glob(f"{PREFIX}*"):
         try:
