@@ -19,6 +19,7 @@ from pydantic import JsonValue
 from evalwright.report.overview import Column
 from evalwright.results.parts import EvaluatorResult
 from evalwright.results.row import ResultRow
+from evalwright.results.verdict import verdict
 from evalwright.stats.compare import Comparison, passed
 from evalwright.stats.paired import Pair, PairedDifference, paired_difference
 from evalwright.stats.reliability import CaseTally, Reliability
@@ -48,9 +49,7 @@ class EvaluatorTally:
             return
         self.ok += 1
         self.score_sum += result.score
-        # Its recorded verdict (its own threshold); a row from before verdicts: the pass mark.
-        verdict = result.passed if result.passed is not None else result.score >= pass_mark
-        self.passed += verdict
+        self.passed += verdict(True, result.score, result.passed, pass_mark)
 
     def json(self, name: str) -> Json:
         """The tally as the page shows it."""
