@@ -13,17 +13,17 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, Literal, TypeAlias
+from typing import Annotated
 
 from pydantic import Field
 
-from evalwright import jsontext
 from evalwright.errors import Diagnostic, LoadError
 from evalwright.evalfile.agentv_shapes import upgrade_case
 from evalwright.evalfile.cases import CaseBuilder
 from evalwright.evalfile.evaluator_specs import default_judge
+from evalwright.evalfile.jsonl_items import Item, count_lines, jsonl_items
 from evalwright.evalfile.located import Located
-from evalwright.evalfile.models import EvalCase, JsonlHeader, raw_field
+from evalwright.evalfile.models import EvalCase, raw_field
 from evalwright.evalfile.models import _FileHeader as FileHeader  # pyright: ignore[reportPrivateUsage]
 from evalwright.evalfile.references import FileResolver
 from evalwright.evalfile.resolved import (
@@ -42,21 +42,11 @@ from evalwright.evalfile.template_cases import (
 from evalwright.evalfile.tools import Tools
 from evalwright.files.diagnostics import Report, format_field
 from evalwright.files.project import Project, display_path, find_project_root, read_text
-from evalwright.files.reading import (
-    MAX_JSONL_LINE_BYTES,
-    UnreadableFile,
-    open_regular,
-)
-from evalwright.files.source import Positions, collector_paused, parse, parse_json_line
+from evalwright.files.source import Positions, collector_paused, parse
 from evalwright.files.validation import type_name, validate
 from evalwright.jsontext import JsonValue
 
 EVAL_SUFFIXES = (".yaml", ".yml", ".jsonl")
-Item: TypeAlias = (
-    tuple[Literal["header"], FileHeader | None, Located]
-    | tuple[Literal["case"], JsonValue, Located]
-)
-"""The file's header (``None`` when it is invalid), or one case's data still to validate."""
 
 
 class _YamlHeader(FileHeader):
@@ -179,8 +169,8 @@ class SuiteReader:
             self.report.error(1, 1, "", "not an eval file: expected a .yaml, .yml or .jsonl file")
             return iter(())
         if suffix == ".jsonl":
-            self.estimated_cases = _count_lines(self.path)
-            return _jsonl_items(self.path, self.report)
+            self.estimated_cases = count_lines(self.path)
+            return jsonl_items(self.path, self.report)
         text = read_text(self.path, self.report)
         return _yaml_items(text, self) if text is not None else iter(())
 
@@ -244,28 +234,6 @@ class SuiteReader:
         return case if len(self.report.errors) == errors else None
 
 
-def _count_lines(path: Path) -> int:
-    """A cheap count of a JSONL file's cases: its non-blank lines, less a header line (a
-    first line holding an object without ``id``)."""
-    try:
-        with open_regular(path) as handle:
-            lines = (line for line in handle if line.strip())
-            first = next(lines, None)
-            if first is None:
-                return 0
-            return (0 if _is_header_line(first) else 1) + sum(1 for _ in lines)
-    except (OSError, UnreadableFile):
-        return 0
-
-
-def _is_header_line(line: bytes) -> bool:
-    try:
-        data = jsontext.loads(line.decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError):
-        return False
-    return isinstance(data, dict) and "id" not in data
-
-
 def _yaml_items(text: str, reader: SuiteReader) -> Iterator[Item]:
     report = reader.report
     parsed = parse(text, report, large=True)
@@ -304,69 +272,6 @@ def _agentv_tests(data: dict[str, JsonValue], positions: Positions, report: Repo
         report.warning(line, col, "tests", "legacy key 'tests': use 'evalcases'")
         data["evalcases"] = data.pop("tests")
         positions.rename((), "tests", "evalcases")
-
-
-def _jsonl_items(path: Path, report: Report) -> Iterator[Item]:
-    seen_case = False
-    first = True
-    try:
-        for number, line in _jsonl_lines(path):
-            if not line.strip():
-                continue
-            is_first, first = first, False
-            item = _jsonl_item(line, number, report, is_first)
-            if item is not None:
-                seen_case = seen_case or item[0] == "case"
-                yield item
-    except _BadLine as exc:
-        report.error(exc.line, 1, "", str(exc))
-    except UnreadableFile as exc:
-        report.error(1, 1, "", str(exc))
-    if not seen_case and not report.errors:
-        report.error(1, 1, "", "the file has no eval cases")
-
-
-class _BadLine(Exception):
-    def __init__(self, line: int, message: str) -> None:
-        super().__init__(message)
-        self.line = line
-
-
-def _jsonl_lines(path: Path) -> Iterator[tuple[int, str]]:
-    """Numbered lines (UTF-8, without their line end), none longer than the limit."""
-    with open_regular(path) as handle:
-        number = 0
-        while True:
-            try:
-                raw = handle.readline(MAX_JSONL_LINE_BYTES + 1)
-            except OSError as exc:
-                raise UnreadableFile(f"cannot read the file: {exc.strerror or exc}") from None
-            if not raw:
-                return
-            number += 1
-            if len(raw) > MAX_JSONL_LINE_BYTES:
-                raise _BadLine(number, f"line is longer than {MAX_JSONL_LINE_BYTES} bytes")
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                raise _BadLine(number, "the file is not valid UTF-8") from None
-            if number == 1:
-                line = line.removeprefix("\ufeff")
-            yield number, line.rstrip("\n").removesuffix("\r")
-
-
-def _jsonl_item(line: str, number: int, report: Report, is_first: bool) -> Item | None:
-    parsed = parse_json_line(line, number, report)
-    if parsed is None:
-        return None
-    data, positions = parsed
-    where = Located((), positions)
-    if not isinstance(data, dict):
-        report.error(number, 1, "", f"expected a JSON object, got {type_name(data)}")
-        return None
-    if is_first and "id" not in data:
-        return "header", validate(JsonlHeader, data, positions, report), where
-    return "case", data, where
 
 
 def check_eval_file(
