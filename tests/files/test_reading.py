@@ -138,7 +138,7 @@ def test_a_fifo_dotenv_is_a_configuration_error(project: ProjectDir) -> None:
 def test_an_over_long_jsonl_line_is_located(
     project: ProjectDir, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("evalwright.evalfile.loader.MAX_JSONL_LINE_BYTES", 100)
+    monkeypatch.setattr("evalwright.evalfile.jsonl_items.MAX_JSONL_LINE_BYTES", 100)
     line = '{"id": "a", "expected_outcome": "o", "input": "' + "x" * 200 + '"}'
     eval_file = project.write(
         "e.jsonl", '{"id": "b", "expected_outcome": "o", "input": "hi"}\n' + line + "\n"
