@@ -27,7 +27,8 @@ function expand(vars) {
   const base = path.dirname(configPath);
   cliState.basePath = base; // file:// vars resolve beside the config, as `promptfoo eval -c` does
   const config = yaml.load(fs.readFileSync(configPath, 'utf8'));
-  const prompts = await readPrompts(config.prompts, base);
+  // promptfoo's default prompt when a config gives none (util/config/load)
+  const prompts = await readPrompts(config.prompts ?? ['{{prompt}}'], base);
   const tests = config.tests === undefined ? [{}] : await readTests(config.tests, base);
   const defaults = config.defaultTest || {};
   prompts.forEach((prompt, p) => {

@@ -36,7 +36,7 @@ def test_everything_carried_exits_0_and_names_the_files(tmp_path: Path) -> None:
 def test_items_not_carried_are_listed_and_exit_1(tmp_path: Path) -> None:
     config = _config(
         tmp_path,
-        "prompts: ['Hi {{n}}', '{{nope}}']\nproviders: [openai:gpt-4o]\n"
+        "prompts: ['Hi {{n}}', '{{n | allcaps}}']\nproviders: [openai:gpt-4o]\n"
         "tests: [{vars: {n: Ann}, assert: [{type: javascript, value: 'x'}]}]\n",
     )
     done = run_cli("import", "promptfoo", config, "-o", tmp_path / "out")
@@ -67,7 +67,7 @@ def test_nothing_is_overwritten(tmp_path: Path) -> None:
     ("text", "where"),
     [
         ("prompts: [hi\n", "promptfooconfig.yaml:2:1: error: invalid YAML"),
-        ("providers: [openai:gpt-4o]\n", "promptfooconfig.yaml:1:1: error: prompts: a config"),
+        ("prompts: 7\n", "promptfooconfig.yaml:1:10: error: prompts: expected a string"),
         (
             "prompts: [hi]\ntests:\n  - vars: 3\n",
             "promptfooconfig.yaml:3:11: error: tests[0].vars: expected a mapping of variables",

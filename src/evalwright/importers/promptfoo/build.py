@@ -12,6 +12,7 @@ from evalwright.importers.promptfoo.cases import CONVERSATION, single_case
 from evalwright.importers.promptfoo.conversations import conversation_case, groups
 from evalwright.importers.promptfoo.notes import Notes, Uncarried
 from evalwright.importers.promptfoo.prompts import Prompt
+from evalwright.importers.promptfoo.templates import undefined_variables
 from evalwright.importers.promptfoo.tests import Test
 
 
@@ -42,7 +43,9 @@ def build_cases(
             try:
                 if test.unread:
                     raise Uncarried(test.unread)
-                case = single_case(f"{prefix}test-{t + 1}", prompt, test, tools, scripts, notes)
+                with undefined_variables() as gaps:
+                    case = single_case(f"{prefix}test-{t + 1}", prompt, test, tools, scripts, notes)
+                _note_gaps(gaps, prompt, [test], notes)
             except Uncarried as exc:
                 notes.add(test.file, test.where, f"{prompt.where}: {exc}")
                 built.uncarried += 1
@@ -67,9 +70,11 @@ def _conversations(
         try:
             if unread := next((t.unread for t in chain if t.unread), None):
                 raise Uncarried(unread)
-            case = conversation_case(
-                f"{prefix}conversation-{slug}", prompt, chain, tools, scripts, notes
-            )
+            with undefined_variables() as gaps:
+                case = conversation_case(
+                    f"{prefix}conversation-{slug}", prompt, chain, tools, scripts, notes
+                )
+            _note_gaps(gaps, prompt, chain, notes)
         except Uncarried as exc:
             for test in chain:
                 notes.add(test.file, test.where, f"{prompt.where}: {exc}")
@@ -77,3 +82,16 @@ def _conversations(
             continue
         built.cases.append(case)
         built.carried += len(chain)
+
+
+def _note_gaps(gaps: set[str], prompt: Prompt, tests: list[Test], notes: Notes) -> None:
+    """Undefined variables were rendered as empty text, as promptfoo renders them: said, once
+    per test."""
+    if not gaps:
+        return
+    names = ", ".join(repr(name) for name in sorted(gaps))
+    for test in tests:
+        message = (
+            f"{prompt.where}: undefined variable {names} rendered as empty text, as in promptfoo"
+        )
+        notes.add(test.file, test.where, message)

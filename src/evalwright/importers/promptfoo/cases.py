@@ -27,6 +27,10 @@ def single_case(
     """The case of ``prompt`` rendered with ``test``'s variables, its assertions as
     evaluators."""
     messages = render_messages(prompt, test.variables)
+    for n, message in enumerate(messages):
+        if not _shows(message["content"]):
+            # promptfoo sends the empty turn; evalwright sends none (docs/delivery.md)
+            raise Uncarried(f"message {n + 1} ({message['role']}) renders empty: not sent alike")
     case: dict[str, Any] = {"id": case_id, "expected_outcome": outcome(test)}
     case["input_messages"] = messages
     found = evaluators(test, tools, scripts, notes)
@@ -34,6 +38,14 @@ def single_case(
         case["execution"] = {"evaluators": found}
     case["metadata"] = metadata(prompt, test)
     return case
+
+
+def _shows(content: str | list[dict[str, Any]]) -> bool:
+    """Whether a message's content has something to see: text beyond white space, or a part
+    other than text."""
+    if isinstance(content, str):
+        return bool(content.strip())
+    return any(part.get("type") != "text" or str(part.get("value", "")).strip() for part in content)
 
 
 def outcome(test: Test) -> str:

@@ -21,10 +21,11 @@ from evalwright.importers.promptfoo.sources import (
     read_plain,
     sequence,
 )
-from evalwright.importers.promptfoo.templates import render, resolve_variables
+from evalwright.importers.promptfoo.templates import raw_if_partial, render, resolve_variables
 from evalwright.jsontext import JsonValue
 
 ROLES = ("system", "user", "assistant")
+_SERVICES = ("langfuse://", "portkey://", "helicone://")
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,8 +40,9 @@ class Prompt:
 def read_prompts(source: Source, notes: Notes) -> list[Prompt]:
     """The config's ``prompts`` (a string, a list, or a mapping of path to label)."""
     value = source.data.get("prompts") if isinstance(source.data, dict) else None
-    if value is None:
-        raise source.fail(("prompts",), "a config needs 'prompts'")
+    if value is None:  # promptfoo's own default (a red-team config's tests fill it)
+        notes.add(source.shown, "prompts", "none given: promptfoo's default '{{prompt}}' is used")
+        value = ["{{prompt}}"]
     if isinstance(value, str):
         value = [value]
     if isinstance(value, dict):
@@ -106,6 +108,8 @@ def _from_text(base: Path, text: str, label: JsonValue, where: str) -> list[Prom
     if not text.startswith(FILE_PREFIX) and "\n" not in text and (base / text).is_file():
         # promptfoo reads a prompt that names an existing file as that file
         text = FILE_PREFIX + text
+    if text.startswith(_SERVICES):
+        raise Uncarried(f"prompt {text!r} is fetched from a prompt service when promptfoo runs")
     if not text.startswith(FILE_PREFIX):
         return [Prompt(str(label or text), text, where)]
     path = file_path(base, text)
@@ -134,7 +138,8 @@ def render_messages(prompt: Prompt, variables: dict[str, Any]) -> list[dict[str,
         parsed = None
     if parsed is not None and not isinstance(parsed, (int, float, bool)):
         return _messages(_render_strings(parsed, variables), prompt.raw)
-    rendered = render(prompt.raw, variables)
+    # promptfoo renders each text variable as a template first, then the prompt with those
+    rendered = render(raw_if_partial(prompt.raw), _rendered_values(variables))
     stripped = rendered.strip()
     if stripped.startswith("- role:"):
         return _messages(yaml.safe_load(rendered), rendered)
@@ -145,6 +150,33 @@ def render_messages(prompt: Prompt, variables: dict[str, Any]) -> list[dict[str,
             raise Uncarried("the rendered prompt looks like JSON but does not parse") from None
         return [{"role": "user", "content": rendered}]
     return _messages(chat, rendered)
+
+
+class _Unrendered:
+    """A text variable whose own template does not render: an error only where the prompt
+    shows it (promptfoo renders every text variable; one the prompt never shows cannot
+    change what is sent)."""
+
+    def __init__(self, name: str, why: str) -> None:
+        self.name, self.why = name, why
+
+    def __str__(self) -> str:
+        raise Uncarried(f"variable {self.name!r}: {self.why}")
+
+
+def _rendered_values(variables: dict[str, Any]) -> dict[str, Any]:
+    """Each text variable rendered as a template with the others, as promptfoo renders them
+    before a prompt that is not JSON."""
+    values: dict[str, Any] = {}
+    for key, value in variables.items():
+        if not isinstance(value, str):
+            values[key] = value
+            continue
+        try:
+            values[key] = render(raw_if_partial(value), variables)
+        except Uncarried as exc:
+            values[key] = _Unrendered(key, str(exc))
+    return values
 
 
 def _render_strings(value: Any, variables: dict[str, Any]) -> Any:
@@ -160,9 +192,16 @@ def _render_strings(value: Any, variables: dict[str, Any]) -> Any:
 
 
 def _messages(chat: Any, text: str) -> list[dict[str, Any]]:
+    if isinstance(chat, str):  # a JSON string: promptfoo sends the text it holds
+        return [{"role": "user", "content": chat}]
     wrapped = mapping(chat)
     if wrapped is not None and isinstance(wrapped.get("messages"), list):
         chat = wrapped["messages"]
+    elif wrapped is not None:
+        keys = ", ".join(sorted(wrapped)[:4])
+        raise Uncarried(
+            f"the prompt renders a JSON object ({keys}), a provider's own request, not a chat"
+        )
     items = sequence(chat)
     if items is None:
         return [{"role": "user", "content": text}]

@@ -1,11 +1,14 @@
-"""Nunjucks templates rendered with Jinja2 in its sandbox, strictly: an undefined variable is
-an error, never an empty string; a member a defined value lacks is empty text, as in
-Nunjucks (docs/importing.md#templates)."""
+"""Nunjucks templates rendered with Jinja2 in its sandbox, as Nunjucks renders them: an
+undefined variable and a member a defined value lacks are empty text; the undefined variables
+a render met are told to the import, which notes them (docs/importing.md#templates)."""
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import cache
 from typing import Any, cast
 
@@ -19,6 +22,40 @@ def render(text: str, variables: dict[str, Any]) -> str:
         return _environment().from_string(_PAIRS.sub(_pairs, text)).render(variables)
     except Exception as exc:  # a template's own failure (undefined, 1/0, bad JSON to load)
         raise Uncarried(f"the template does not render: {exc}") from None
+
+
+_UNDEFINED: ContextVar[set[str] | None] = ContextVar("undefined_variables", default=None)
+
+
+@contextmanager
+def undefined_variables() -> Iterator[set[str]]:
+    """The names of the undefined variables the renders within meet (each rendered as empty
+    text, as promptfoo renders it): the import notes them rather than sending a silent gap."""
+    found: set[str] = set()
+    token = _UNDEFINED.set(found)
+    try:
+        yield found
+    finally:
+        _UNDEFINED.reset(token)
+
+
+def _met_undefined(name: str | None) -> None:
+    found = _UNDEFINED.get()
+    if found is not None and name:
+        found.add(name)
+
+
+_PARTIAL = re.compile(r"(\{%[^%]*$|\{\{[^}]*$|\{#[^#]*$)", re.MULTILINE)
+_RAW = (re.compile(r"\{%\s*raw\s*%\}"), re.compile(r"\{%\s*endraw\s*%\}"))
+
+
+def raw_if_partial(text: str) -> str:
+    """``text`` kept as it is (``{% raw %}``) when it opens a tag it never closes (``{{`` with
+    no ``}}`` before a line's end), as promptfoo does before rendering a prompt or a text
+    variable; else ``text``."""
+    if _PARTIAL.search(text) and not all(tag.search(text) for tag in _RAW):
+        return f"{{% raw %}}{text}{{% endraw %}}"
+    return text
 
 
 _REFERENCE = re.compile(r"\{\{\s*(\w+)\s*\}\}")
@@ -86,19 +123,36 @@ def _dump(value: Any, indent: int | None = None) -> str:
 
 @cache
 def _environment() -> Any:
-    from jinja2 import ChainableUndefined, StrictUndefined, Undefined
+    from jinja2 import ChainableUndefined, Undefined
     from jinja2.sandbox import SandboxedEnvironment
+
+    class Gap(ChainableUndefined):
+        """An undefined variable: empty text and an empty loop, as in Nunjucks, and told to
+        :func:`undefined_variables` when it is shown or walked."""
+
+        def __str__(self) -> str:
+            _met_undefined(self._undefined_name)
+            return ""
+
+        def __iter__(self) -> Iterator[Any]:
+            _met_undefined(self._undefined_name)
+            return iter(())
 
     class Nunjucks(SandboxedEnvironment):
         """JavaScript's member access as Nunjucks does it: ``.length`` of a text or a list,
-        and a member a value lacks (``"ab".content``, ``list[9]``) is empty text; only an
-        undefined variable is an error."""
+        and a member a value lacks (``"ab".content``, ``list[9]``) is empty text."""
 
         def getattr(self, obj: Any, attribute: str) -> Any:
             return self._member(obj, attribute, super().getattr)
 
         def getitem(self, obj: Any, argument: Any) -> Any:
             return self._member(obj, argument, super().getitem)
+
+        def unsafe_undefined(self, obj: Any, attribute: str) -> Any:
+            """What the sandbox refuses (``__class__``) is an error, never empty text."""
+            from jinja2.exceptions import SecurityError
+
+            raise SecurityError(f"{type(obj).__name__}.{attribute} is not readable in a template")
 
         def _member(self, obj: Any, key: Any, look: Any) -> Any:
             if isinstance(obj, dict) and key in obj:
@@ -113,9 +167,7 @@ def _environment() -> Any:
                 return ChainableUndefined(obj=obj, name=str(key))
             return found
 
-    env = Nunjucks(
-        undefined=StrictUndefined, keep_trailing_newline=True, finalize=_show, autoescape=False
-    )
+    env = Nunjucks(undefined=Gap, keep_trailing_newline=True, finalize=_show, autoescape=False)
     env.filters["dump"] = _dump
     env.filters["load"] = json.loads  # promptfoo's own filter: JSON.parse
     env.filters["nunjucks_pairs"] = _walked

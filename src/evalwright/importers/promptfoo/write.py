@@ -17,6 +17,8 @@ from evalwright.importers.promptfoo.notes import Note
 NOTES_FILE = "IMPORT-NOTES.md"
 # A string YAML 1.2 reads as a number though YAML 1.1 (PyYAML's writer) does not.
 _OCTAL = re.compile(r"[-+]?0o[0-7]+\Z")
+# Characters a block scalar (``|``) would read as line breaks: such text is written quoted.
+_BREAKS = frozenset("\r\x85\u2028\u2029")
 
 
 class _Dumper(yaml.SafeDumper):
@@ -24,7 +26,7 @@ class _Dumper(yaml.SafeDumper):
 
 
 def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    if "\n" in value:
+    if "\n" in value and not _BREAKS.intersection(value):
         return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")  # pyright: ignore[reportUnknownMemberType]
     style = '"' if _OCTAL.match(value) else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)  # pyright: ignore[reportUnknownMemberType]
