@@ -113,7 +113,8 @@ def test_nunjucks_values_show_as_javascript_and_undefined_is_empty_and_noted(
     assert said == [
         (
             "tests[0]",
-            "prompts[0]: undefined variable 'gone', 'missing' rendered as empty text, as in promptfoo",
+            "prompts[0]: undefined variable 'gone', 'missing' rendered as empty text, "
+            "as in promptfoo",
         ),
         (
             "tests[0]",
@@ -334,7 +335,7 @@ def test_a_config_without_prompts_uses_promptfoos_default(imported: Importer) ->
 
 def test_json_prompts_that_are_not_chats(imported: Importer) -> None:
     result, doc, _ = imported(
-        "prompts: ['{{q}}', '{\"tool\": \"read_file\", \"args\": {\"path\": \"{{q}}\"}}', "
+        'prompts: [\'{{q}}\', \'{"tool": "read_file", "args": {"path": "{{q}}"}}\', '
         "'langfuse://support@production']\nproviders: [openai:gpt-4o]\n"
         "tests: [{vars: {q: '\"Draw a tree\"'}}]\n"
     )

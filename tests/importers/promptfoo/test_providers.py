@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from evalwright import validate
 from tests.importers.promptfoo.conftest import Importer
 
 WEATHER: dict[str, Any] = {"name": "weather", "parameters": {"type": "object"}}
@@ -173,3 +174,39 @@ def test_text_values_lose_their_trailing_newline_and_text_files_are_trimmed(
     )
     texts = [c["input_messages"][0]["content"] for c in doc["evalcases"]]
     assert texts == ["Q: ask S: CREATE TABLE t;."]
+
+
+def test_gemini_schemas_upper_case_types_and_a_schema_file(imported: Importer) -> None:
+    result, doc, targets = imported(
+        "prompts: [hi]\nproviders:\n"
+        "  - id: vertex:gemini-2.5-pro\n    label: tools\n    config:\n      tools:\n"
+        "        - functionDeclarations:\n            - name: weather\n              parameters:\n"
+        "                type: OBJECT\n                properties: {city: {type: STRING},"
+        " days: {type: ARRAY, items: {type: INTEGER}}}\n"
+        "  - {id: 'vertex:gemini-2.5-flash', label: file, config: "
+        "{responseSchema: 'file://schema.json'}}\n"
+        "  - {id: 'vertex:gemini-2.5-flash', label: gone, config: "
+        "{responseSchema: 'file://none.json'}}\n",
+        schema__json='{"type": "OBJECT", "properties": {"tweet": {"type": "STRING"}}}',
+    )
+    assert doc["tools"] == [
+        {
+            "name": "weather",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "city": {"type": "string"},
+                    "days": {"type": "array", "items": {"type": "integer"}},
+                },
+            },
+        }
+    ]
+    got = _targets(targets)
+    schema = {"type": "object", "properties": {"tweet": {"type": "string"}}}
+    assert got["file"]["settings"] == {"response_format": {"json_schema": schema}}
+    assert "settings" not in got["gone"]
+    said = [str(n) for n in result.notes]
+    assert any(
+        "providers[2].config.responseSchema: responseSchema file not found" in n for n in said
+    )
+    assert [str(d) for d in validate([result.eval_file, result.targets_file])] == []

@@ -10,6 +10,7 @@ from evalwright.importers.promptfoo.notes import Uncarried
 from evalwright.importers.promptfoo.sources import (
     FILE_PREFIX,
     file_path,
+    load_yaml,
     mapping,
     read_plain,
     sequence,
@@ -19,13 +20,20 @@ from evalwright.importers.promptfoo.sources import (
 _MODES = {"AUTO": "auto", "ANY": "required", "NONE": "none"}
 
 
-def normalized(config: dict[str, Any]) -> dict[str, Any]:
-    """``config`` with Gemini's ``response_mime_type``/``response_schema`` as a
-    ``response_format`` and ``tool_config`` as a ``tool_choice`` (OpenAI's forms)."""
+def normalized(config: dict[str, Any], base: Path) -> dict[str, Any]:
+    """``config`` with Gemini's ``response_mime_type``/``response_schema`` (inline or a
+    ``file://`` JSON or YAML file) as a ``response_format`` and ``tool_config`` as a
+    ``tool_choice`` (OpenAI's forms)."""
     out = dict(config)
     schema = out.pop("response_schema", out.pop("responseSchema", None))
     mime = out.pop("response_mime_type", out.pop("responseMimeType", None))
+    if isinstance(schema, str) and schema.startswith(FILE_PREFIX):
+        found = file_path(base, schema)
+        if not found.is_file():
+            raise Uncarried(f"responseSchema file not found: {schema!r}")
+        schema = load_yaml(found).data
     if schema is not None:
+        schema = json_schema(schema)
         out["response_format"] = {"type": "json_schema", "json_schema": {"schema": schema}}
     elif mime == "application/json":
         out["response_format"] = {"type": "json_object"}
@@ -48,7 +56,28 @@ def declarations(tool: dict[str, Any]) -> list[dict[str, Any]] | None:
     listed = sequence(found)
     if listed is None or len(tool) != 1:
         raise Uncarried(f"tool {tool!r}: expected only a list of function_declarations")
-    return [mapping(item) or {"invalid": item} for item in listed]
+    functions = [mapping(item) or {"invalid": item} for item in listed]
+    return [
+        {**f, "parameters": json_schema(f["parameters"])} if "parameters" in f else f
+        for f in functions
+    ]
+
+
+_TYPES = frozenset({"STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL"})
+
+
+def json_schema(schema: Any) -> Any:
+    """A Gemini ``Schema`` as JSON Schema: its upper-case ``type`` names (``OBJECT``) are
+    JSON Schema's lower-case ones; the rest is the same."""
+    found = mapping(schema)
+    if found is not None:
+        out = {key: json_schema(value) for key, value in found.items()}
+        kind = found.get("type")
+        if isinstance(kind, str) and kind in _TYPES:
+            out["type"] = kind.lower()
+        return out
+    listed = sequence(schema)
+    return [json_schema(item) for item in listed] if listed is not None else schema
 
 
 def system_instruction(value: Any, base: Path) -> str:

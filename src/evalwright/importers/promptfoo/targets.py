@@ -183,7 +183,12 @@ def _settings(
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     settings: dict[str, Any] = {}
     tools: list[dict[str, Any]] = []
-    flat = gemini.normalized({**config, **(mapping(config.get("generationConfig")) or {})})
+    merged = {**config, **(mapping(config.get("generationConfig")) or {})}
+    try:
+        flat = gemini.normalized(merged, place.base)
+    except Uncarried as exc:
+        notes.add(place.shown, f"{where}.responseSchema", str(exc))
+        flat = {k: v for k, v in merged.items() if k not in ("responseSchema", "response_schema")}
     for key, value in flat.items():
         try:
             if key == "tools":
