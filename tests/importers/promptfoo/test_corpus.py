@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from evalwright import import_promptfoo, preview, validate
-from evalwright.files.text import tidy
+from evalwright.files.text import normalize_newlines, tidy
 from evalwright.prompts import DEFAULT_SYSTEM_PROMPT
 
 CORPUS = Path(__file__).parents[2] / "data" / "promptfoo-examples"
@@ -46,11 +46,14 @@ def _oracle(config: Path) -> list[list[dict[str, Any]] | None]:
 
 
 def _plain(messages: str | dict[str, Any] | list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """promptfoo's chat array as text messages, tidied as evalwright tidies text
+    """promptfoo's chat array as text messages, tidied as evalwright tidies text, CRLF as LF
     (docs/eval-files.md#file-references): the one difference the import keeps. A prompt that
     renders to a JSON string is that string, sent as the user's message."""
     if isinstance(messages, str):
-        return [{"role": "user", "content": tidy(messages)}]
+        return [{"role": "user", "content": tidy(normalize_newlines(messages))}]
+    if isinstance(messages, dict) and "messages" not in messages:
+        # a provider's own request (Cohere's, an MCP tool call): no chat to compare with
+        return [{"role": "(not a chat)", "content": json.dumps(messages)}]
     listed: list[dict[str, Any]] = messages if isinstance(messages, list) else messages["messages"]
     out: list[dict[str, Any]] = []
     for message in listed:
@@ -59,7 +62,7 @@ def _plain(messages: str | dict[str, Any] | list[dict[str, Any]]) -> list[dict[s
             parts = cast("list[dict[str, str]]", content)
             # an image part stands in no text: its pairs are not carried (the import says so)
             content = "\n\n".join(tidy(part["text"]) for part in parts if "text" in part)
-        out.append({"role": message["role"], "content": tidy(content)})
+        out.append({"role": message["role"], "content": tidy(normalize_newlines(content))})
     return out
 
 
