@@ -10,6 +10,7 @@ from typing import Any
 from evalwright.importers.promptfoo.asserts import Scripts
 from evalwright.importers.promptfoo.cases import CONVERSATION, single_case
 from evalwright.importers.promptfoo.conversations import conversation_case, groups
+from evalwright.importers.promptfoo.media import ImageLines
 from evalwright.importers.promptfoo.notes import Notes, Uncarried
 from evalwright.importers.promptfoo.prompts import Prompt
 from evalwright.importers.promptfoo.tests import Test
@@ -30,8 +31,10 @@ def build_cases(
     tools: list[dict[str, Any]],
     scripts: Scripts,
     notes: Notes,
+    lines: ImageLines = "text",
 ) -> Built:
-    """One case per (prompt, test), in promptfoo's order (prompts outermost)."""
+    """One case per (prompt, test), in promptfoo's order (prompts outermost); ``lines``:
+    how a text line that is an image variable is sent (docs/importing.md#media)."""
     built = Built()
     for p, prompt in enumerate(prompts):
         prefix = f"p{p + 1}-" if len(prompts) > 1 else ""
@@ -42,7 +45,8 @@ def build_cases(
             try:
                 if test.unread:
                     raise Uncarried(test.unread)
-                case = single_case(f"{prefix}test-{t + 1}", prompt, test, tools, scripts, notes)
+                case_id = f"{prefix}test-{t + 1}"
+                case = single_case(case_id, prompt, test, tools, scripts, notes, lines)
             except Uncarried as exc:
                 notes.add(test.file, test.where, f"{prompt.where}: {exc}")
                 built.uncarried += 1

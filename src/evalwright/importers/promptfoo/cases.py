@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from evalwright.importers.promptfoo.asserts import LIMITS, Context, Scripts, evaluator
+from evalwright.importers.promptfoo.media import ImageLines, MediaText, image_lines, sent_as_text
 from evalwright.importers.promptfoo.notes import Notes, Uncarried
 from evalwright.importers.promptfoo.prompts import Prompt, render_messages
 from evalwright.importers.promptfoo.sources import mapping
@@ -23,10 +24,14 @@ def single_case(
     tools: list[dict[str, Any]],
     scripts: Scripts,
     notes: Notes,
+    lines: ImageLines = "text",
 ) -> dict[str, Any]:
     """The case of ``prompt`` rendered with ``test``'s variables, its assertions as
-    evaluators."""
-    messages = render_messages(prompt, test.variables)
+    evaluators; ``lines``: how a text line that is an image variable is sent
+    (docs/importing.md#media)."""
+    messages = image_lines(render_messages(prompt, test.variables), test.variables, lines)
+    for reference in sent_as_text(messages, test.variables):
+        notes.add(test.file, test.where, f"{prompt.where}: {_AS_TEXT.format(reference)}")
     case: dict[str, Any] = {"id": case_id, "expected_outcome": outcome(test)}
     case["input_messages"] = messages
     found = evaluators(test, tools, scripts, notes)
@@ -34,6 +39,12 @@ def single_case(
         case["execution"] = {"evaluators": found}
     case["metadata"] = metadata(prompt, test)
     return case
+
+
+_AS_TEXT = (
+    "variable {!r}: its base64 is in the prompt's text and is sent as text, as promptfoo "
+    "sends it to any provider but Gemini"
+)
 
 
 def outcome(test: Test) -> str:
@@ -55,11 +66,16 @@ def metadata(prompt: Prompt, test: Test) -> dict[str, Any]:
     """The test's metadata, with where the case came from and its variables."""
     meta: dict[str, Any] = dict(test.metadata)
     origin: dict[str, Any] = {"prompt": prompt.label, "test": f"{test.file}: {test.where}"}
-    plain = {k: v for k, v in test.variables.items() if k != CONVERSATION}
+    plain = {k: _shown(v) for k, v in test.variables.items() if k != CONVERSATION}
     if plain:
         origin["vars"] = plain
     meta["promptfoo"] = origin
     return meta
+
+
+def _shown(value: Any) -> Any:
+    """A variable as the metadata shows it: a media file by its reference, not its base64."""
+    return value.reference if isinstance(value, MediaText) else value
 
 
 def evaluators(
