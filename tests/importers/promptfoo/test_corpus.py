@@ -180,6 +180,35 @@ def test_imported_files_validate_and_send_what_promptfoo_renders(
             expected.remove(messages)
 
 
+MEDIA_CONFIGS = [
+    "azure-openai/promptfooconfig.vision.yaml",  # Chat Completions: a file, a URL, a data: URL
+    "claude-vision/promptfooconfig.yaml",  # Anthropic
+    "google-vertex/promptfooconfig.image.yaml",  # Gemini, from a text line
+    "openai-responses/promptfooconfig.image.yaml",  # Responses, a URL
+    "adaline-gateway/adaline-vision-base64/promptfooconfig.yaml",  # the mock
+]
+
+
+@pytest.mark.parametrize("name", MEDIA_CONFIGS)
+def test_a_pair_whose_media_differ_from_promptfoos_fails(name: str, tmp_path: Path) -> None:
+    """The comparison reads media, not only text: each imported media file given other bytes
+    and each image URL another address, no pair is what promptfoo renders."""
+    config = CORPUS / name
+    result = import_promptfoo(config, tmp_path / "out")
+    assert result.eval_file is not None
+    assert result.targets_file is not None
+    for media in (result.eval_file.parent / "media").glob("*"):
+        media.write_bytes(b"\x89PNG\r\n\x1a\n other bytes")
+    text = result.eval_file.read_text(encoding="utf-8")
+    result.eval_file.write_text(text.replace("https://", "https://elsewhere."), encoding="utf-8")
+    entries = yaml.safe_load(result.targets_file.read_text(encoding="utf-8"))["targets"]
+    for entry in entries:
+        expected = [_with_system(entry, m) for m in _oracle(config) if m is not None]
+        sent = [_wire(item) for item in preview(result.eval_file, entry["name"])]
+        assert len(sent) == len(expected)
+        assert all(messages not in expected for messages in sent), entry["name"]
+
+
 def _with_system(entry: dict[str, Any], messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A provider's own system prompt (Gemini's systemInstruction) comes before the prompt's;
     the mock standing in for unmapped providers shows evalwright's default one where the
@@ -239,7 +268,10 @@ def _said(content: Any, message: dict[str, Any] | None = None) -> str | list[Ite
     """A message's content as sent: its text, or its text and media."""
     if isinstance(content, str):
         return _mock(content, message["media"]) if message and "media" in message else content
-    return _content([_wire_part(part) for part in content])
+    items = [_wire_part(part) for part in content]
+    if all(isinstance(item, str) for item in items):
+        return "\n\n".join(cast("list[str]", items))
+    return items  # as sent: only promptfoo's side is tidied
 
 
 _PLACEHOLDER = re.compile(r"<sha256:([0-9a-f]{64}), \d+ bytes>")
@@ -301,7 +333,7 @@ def _mock(content: str, media: list[dict[str, Any]]) -> str | list[Item]:
         text = text.removesuffix("\n") if index + 1 < len(pieces) else text
         if text:
             items.append(text)
-    return _content(items)
+    return items
 
 
 def _mock_file(given: dict[str, Any]) -> dict[str, str]:
