@@ -77,8 +77,8 @@ def test_an_image_variable_is_sent_as_the_image_promptfoo_reads_as_base64(
 ) -> None:
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "cat.jpg").write_bytes(JPEG)
-    parts = [{"type": "text", "text": "What is this?"}, {"type": "image_url", "image_url": {}}]
-    parts[1]["image_url"] = {"url": "data:image/jpeg;base64,{{photo}}"}
+    url = {"url": "data:image/jpeg;base64,{{photo}}"}
+    parts = [{"type": "text", "text": "What is this?"}, {"type": "image_url", "image_url": url}]
     result, doc, targets = imported(
         "prompts: [file://chat.json]\nproviders: [openai:gpt-4o]\n"
         "tests:\n  - vars: {photo: file://cat.jpg}\n",
@@ -92,7 +92,7 @@ def test_an_image_variable_is_sent_as_the_image_promptfoo_reads_as_base64(
     assert result.targets_file is not None
     assert [str(d) for d in validate([result.eval_file, result.targets_file])] == []
     (sent,) = preview(result.eval_file, targets["targets"][0]["name"])
-    body: Any = sent["wire_request"]["body"]
+    body: Any = sent.get("wire_request", {})["body"]
     digest = hashlib.sha256(JPEG).hexdigest()
     want = f"data:image/jpeg;base64,<sha256:{digest}, {len(JPEG)} bytes>"
     assert body["messages"][0]["content"][1] == {"type": "image_url", "image_url": {"url": want}}
@@ -190,3 +190,34 @@ def test_text_parts_of_each_form_and_unread_part_keys(imported: Importer) -> Non
         "one", "two", "three", "https://example.com/a.png",
     ]  # fmt: skip
     assert [n.message for n in result.notes] == ["message part key 'detail' not carried"]
+
+
+@pytest.mark.parametrize(
+    ("provider", "part", "why"),
+    [
+        (
+            "google:gemini-2.5-flash",
+            {"type": "image_url", "image_url": {"url": "https://example.com/a.png"}},
+            "an image URL: target 'google-gemini-2.5-flash' cannot take it",
+        ),
+        (
+            "anthropic:messages:claude-sonnet-4-5",
+            {"type": "input_audio", "input_audio": {"data": _b64(WAV), "format": "wav"}},
+            "the audio part: target 'anthropic-messages-claude-sonnet-4-5' cannot take it",
+        ),
+        (
+            "openai:responses:gpt-4.1",
+            {"type": "input_audio", "input_audio": {"data": _b64(WAV), "format": "wav"}},
+            "the audio part: target 'openai-responses-gpt-4.1' cannot take it",
+        ),
+    ],
+)
+def test_media_a_targets_api_refuses_is_not_carried(
+    imported: Importer, provider: str, part: dict[str, Any], why: str
+) -> None:
+    result, _, _ = imported(
+        f"prompts: [file://chat.json, 'plain']\nproviders: [openai:gpt-4o, {provider}]\n",
+        chat__json=_chat({"type": "text", "text": "Look"}, part),
+    )
+    assert (result.carried, result.uncarried) == (1, 1)
+    assert any(why in str(note) for note in result.notes), result.notes

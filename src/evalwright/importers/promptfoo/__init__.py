@@ -10,7 +10,8 @@ from typing import Any
 
 from evalwright.importers.promptfoo.asserts import ASSERT_SCRIPT
 from evalwright.importers.promptfoo.build import Built, build_cases
-from evalwright.importers.promptfoo.media import ImageLines, save_media
+from evalwright.importers.promptfoo.media import save_media
+from evalwright.importers.promptfoo.media_rules import media_rules
 from evalwright.importers.promptfoo.notes import Note, Notes, Uncarried
 from evalwright.importers.promptfoo.prompts import read_prompts
 from evalwright.importers.promptfoo.sources import Source, load_yaml, mapping
@@ -100,17 +101,8 @@ def import_config(config: str | os.PathLike[str], out: str | os.PathLike[str]) -
         return relative.as_posix()
 
     tools = _tools(targets, source, notes)
-    built = build_cases(prompts, tests, tools, scripts, notes, _image_lines(targets))
+    built = build_cases(prompts, tests, tools, scripts, notes, media_rules(targets))
     return _write_all(layout, source, targets, tools, built, notes, copied)
-
-
-def _image_lines(targets: list[Target]) -> ImageLines:
-    """How the targets get a text line that is an image variable: promptfoo's Gemini
-    provider sends it as the image, the others as text (docs/importing.md#media)."""
-    gemini = [t.entry.get("provider") == "gemini" for t in targets]
-    if gemini and all(gemini):
-        return "image"
-    return "mixed" if any(gemini) else "text"
 
 
 def _write_all(

@@ -10,7 +10,7 @@ from typing import Any
 from evalwright.importers.promptfoo.asserts import Scripts
 from evalwright.importers.promptfoo.cases import CONVERSATION, single_case
 from evalwright.importers.promptfoo.conversations import conversation_case, groups
-from evalwright.importers.promptfoo.media import ImageLines
+from evalwright.importers.promptfoo.media_rules import MediaRules
 from evalwright.importers.promptfoo.notes import Notes, Uncarried
 from evalwright.importers.promptfoo.prompts import Prompt
 from evalwright.importers.promptfoo.tests import Test
@@ -31,10 +31,11 @@ def build_cases(
     tools: list[dict[str, Any]],
     scripts: Scripts,
     notes: Notes,
-    lines: ImageLines = "text",
+    rules: MediaRules | None = None,
 ) -> Built:
-    """One case per (prompt, test), in promptfoo's order (prompts outermost); ``lines``:
-    how a text line that is an image variable is sent (docs/importing.md#media)."""
+    """One case per (prompt, test), in promptfoo's order (prompts outermost); ``rules``:
+    what the targets make of media (docs/importing.md#media)."""
+    rules = rules or MediaRules()
     built = Built()
     for p, prompt in enumerate(prompts):
         prefix = f"p{p + 1}-" if len(prompts) > 1 else ""
@@ -46,7 +47,7 @@ def build_cases(
                 if test.unread:
                     raise Uncarried(test.unread)
                 case_id = f"{prefix}test-{t + 1}"
-                case = single_case(case_id, prompt, test, tools, scripts, notes, lines)
+                case = single_case(case_id, prompt, test, tools, scripts, notes, rules)
             except Uncarried as exc:
                 notes.add(test.file, test.where, f"{prompt.where}: {exc}")
                 built.uncarried += 1

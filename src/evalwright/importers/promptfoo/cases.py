@@ -7,7 +7,13 @@ import re
 from typing import Any
 
 from evalwright.importers.promptfoo.asserts import LIMITS, Context, Scripts, evaluator
-from evalwright.importers.promptfoo.media import ImageLines, MediaText, image_lines, sent_as_text
+from evalwright.importers.promptfoo.media import MediaText
+from evalwright.importers.promptfoo.media_rules import (
+    MediaRules,
+    check_refused,
+    image_lines,
+    sent_as_text,
+)
 from evalwright.importers.promptfoo.notes import Notes, Uncarried
 from evalwright.importers.promptfoo.prompts import Prompt, render_messages
 from evalwright.importers.promptfoo.sources import mapping
@@ -15,6 +21,7 @@ from evalwright.importers.promptfoo.templates import render
 from evalwright.importers.promptfoo.tests import Test
 
 CONVERSATION = "_conversation"
+_NO_RULES = MediaRules()
 
 
 def single_case(
@@ -24,12 +31,12 @@ def single_case(
     tools: list[dict[str, Any]],
     scripts: Scripts,
     notes: Notes,
-    lines: ImageLines = "text",
+    rules: MediaRules = _NO_RULES,
 ) -> dict[str, Any]:
     """The case of ``prompt`` rendered with ``test``'s variables, its assertions as
-    evaluators; ``lines``: how a text line that is an image variable is sent
-    (docs/importing.md#media)."""
-    messages = image_lines(render_messages(prompt, test.variables), test.variables, lines)
+    evaluators; ``rules``: what the targets make of its media (docs/importing.md#media)."""
+    messages = image_lines(render_messages(prompt, test.variables), test.variables, rules.lines)
+    check_refused(messages, rules)
     for reference in sent_as_text(messages, test.variables):
         notes.add(test.file, test.where, f"{prompt.where}: {_AS_TEXT.format(reference)}")
     case: dict[str, Any] = {"id": case_id, "expected_outcome": outcome(test)}

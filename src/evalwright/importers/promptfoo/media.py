@@ -10,9 +10,11 @@ import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
+from evalwright.errors import ConfigError
 from evalwright.files.media import ACCEPTED, MediaKind, describe, sniff
+from evalwright.files.project import display_path
 from evalwright.importers.promptfoo.notes import Uncarried
 from evalwright.importers.promptfoo.sources import mapping
 
@@ -61,15 +63,15 @@ def part(given: dict[str, Any]) -> Part:
         return _source(given, "image" if kind == "image" else "pdf")
     if kind == "input_audio":
         audio = mapping(given.get("input_audio")) or {}
-        return _inline("audio", audio.get("data"), _short(audio.get("format")))
+        return inline("audio", audio.get("data"), _short(audio.get("format")))
     if kind is None and ("inline_data" in given or "inlineData" in given):
         data = mapping(given.get("inline_data", given.get("inlineData"))) or {}
         mime = data.get("mime_type", data.get("mimeType"))
-        return _inline(_kind_of(mime), data.get("data"), mime)
+        return inline(_kind_of(mime), data.get("data"), mime)
     if kind is None and "image" in given:  # Bedrock Converse (Nova)
         image = mapping(given["image"]) or {}
         source = mapping(image.get("source")) or {}
-        return _inline("image", source.get("bytes"), _short(image.get("format")))
+        return inline("image", source.get("bytes"), _short(image.get("format")))
     raise Uncarried(f"message part {_brief(given)}: not a text, image, PDF or audio part")
 
 
@@ -105,7 +107,7 @@ def _adaline(given: dict[str, Any]) -> Part:
     if given["modality"] == "image" and source.get("type") == "url":
         return _url(source.get("url"))
     if given["modality"] == "image" and source.get("type") == "base64":
-        return _inline("image", source.get("base64"), _short(source.get("media_type")))
+        return inline("image", source.get("base64"), _short(source.get("media_type")))
     raise Uncarried(f"message part {_brief(given)}: not an Adaline text or image part")
 
 
@@ -115,7 +117,7 @@ def _source(given: dict[str, Any], kind: MediaKind) -> Part:
     if source.get("type") == "url" and kind == "image":
         return _url(source.get("url"))
     if source.get("type") == "base64":
-        return _inline(kind, source.get("data"), source.get("media_type"))
+        return inline(kind, source.get("data"), source.get("media_type"))
     raise Uncarried(f"message part {_brief(given)}: only base64 sources and image URLs")
 
 
@@ -128,13 +130,13 @@ def _url(url: Any) -> Part:
         return {"type": "image", "url": url}
     found = re.fullmatch(r"data:([\w.+-]+/[\w.+-]+)?;base64,(.*)", url, re.DOTALL)
     if found is not None:
-        return _inline("image", found.group(2), found.group(1))
+        return inline("image", found.group(2), found.group(1))
     if url.startswith("data:") or re.match(r"[A-Za-z][\w+.-]*:", url):
         raise Uncarried(f"image URL {url[:60]!r}: only http(s) and base64 data: URLs")
-    return _inline("image", url, None)
+    return inline("image", url, None)
 
 
-def _inline(kind: MediaKind, data: Any, declared: Any) -> Inline:
+def inline(kind: MediaKind, data: Any, declared: Any) -> Inline:
     """Base64 ``data`` of ``kind`` as bytes, checked: a format evalwright takes for the kind,
     and the one the part declares (``declared``: a media type or a format name)."""
     if not isinstance(data, str):
@@ -216,93 +218,8 @@ def _write(path: Path, data: bytes) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists() and path.read_bytes() == data:
         return path  # written by an earlier import into the same directory
+    if path.exists() or path.is_symlink():
+        raise ConfigError(f"{display_path(path)} already exists: the import overwrites nothing")
     with path.open("xb") as handle:
         handle.write(data)
     return path
-
-
-ImageLines = Literal["text", "image", "mixed"]
-"""How a prompt's text lines that are a variable's base64 image reach the targets: as text
-(no target is Gemini), as images (every target is: promptfoo's Gemini provider sends each
-such line as an image), or differently per target (``mixed``: not carried)."""
-
-# The base64 starts promptfoo's Gemini provider reads as an image, and their media types.
-_IMAGE_STARTS = {
-    "/9j/": "image/jpeg",
-    "iVBORw0KGgo": "image/png",
-    "R0lGODlh": "image/gif",
-    "UklGR": "image/webp",
-}
-
-
-def image_lines(
-    messages: list[dict[str, Any]], variables: dict[str, Any], lines: ImageLines
-) -> list[dict[str, Any]]:
-    """``messages`` with each text line that is (trimmed) a variable's base64 image made that
-    image, the text around it kept, as promptfoo's Gemini provider sends them, when ``lines``
-    is ``image``; ``messages`` when no line is one or ``lines`` is ``text``."""
-    images = {v for v in variables.values() if isinstance(v, str) and _base64_image(v)}
-    if not images or lines == "text":
-        return messages
-    out = [{**m, "content": _split(m["content"], images)} for m in messages]
-    if out == messages:
-        return messages
-    if lines == "mixed":
-        raise Uncarried(
-            "an image variable is a line of the prompt's text: promptfoo's Gemini provider "
-            "sends it as an image, the others as base64 text"
-        )
-    for before, after in zip(messages, out, strict=True):
-        if before != after and after["role"] != "user":
-            raise Uncarried(f"an image line in a {after['role']} message: media go in user turns")
-    return out
-
-
-def _base64_image(value: str) -> bool:
-    return len(value) >= 100 and value.startswith(tuple(_IMAGE_STARTS))
-
-
-def _split(content: Any, images: set[str]) -> Any:
-    """A message's content with its text parts split at their image lines."""
-    items: list[Any] = [content] if isinstance(content, str) else content
-    parts: list[Any] = []
-    for item in items:
-        text = item if isinstance(item, str) else _text(item)
-        split = _lines(text, images) if isinstance(text, str) else None
-        parts += [item] if split is None else split
-    return content if parts == items else parts
-
-
-def _lines(text: str, images: set[str]) -> list[Part] | None:
-    """promptfoo's split of one text at its image lines; ``None`` when it has none."""
-    parts: list[Part] = []
-    block, found = "", False
-    for line in text.split("\n"):
-        if line.strip() in images:
-            found = True
-            if block:
-                parts.append({"type": "text", "value": block})
-                block = ""
-            start = next(s for s in _IMAGE_STARTS if line.strip().startswith(s))
-            parts.append(_inline("image", line.strip(), _IMAGE_STARTS[start]))
-        else:
-            block = f"{block}\n{line}" if block else line
-    if block:
-        parts.append({"type": "text", "value": block})
-    return parts if found else None
-
-
-def _text(item: Any) -> str | None:
-    found = mapping(item)
-    return found.get("value") if found is not None and found.get("type") == "text" else None
-
-
-def sent_as_text(messages: list[dict[str, Any]], variables: dict[str, Any]) -> list[str]:
-    """The ``file://`` media variables whose base64 the messages send as text."""
-    texts: list[str] = []
-    for message in messages:
-        content = message["content"]
-        items: list[Any] = [content] if isinstance(content, str) else content
-        texts += [t for t in (i if isinstance(i, str) else _text(i) for i in items) if t]
-    found = [v for v in variables.values() if isinstance(v, MediaText)]
-    return [v.reference for v in found if any(v in text for text in texts)]
