@@ -146,7 +146,10 @@ def test_image_lines_for_other_and_mixed_providers(imported: Importer, tmp_path:
             "the image is an unknown format: evalwright takes PNG, JPEG, GIF, WebP",
         ),
         ({"type": "image_url", "image_url": {"url": "gs://bucket/cat.png"}}, "only http(s)"),
-        ({"type": "video_url", "video_url": {"url": "x"}}, "not a text, image, PDF or audio part"),
+        (
+            {"type": "video_url", "video_url": {"url": "x"}},
+            "not a text or media form the import reads",
+        ),
         ({"type": "image_url", "image_url": {"url": "data:image/png;base64,@@"}}, "not base64"),
     ],
 )

@@ -72,7 +72,7 @@ def part(given: dict[str, Any]) -> Part:
         image = mapping(given["image"]) or {}
         source = mapping(image.get("source")) or {}
         return inline("image", source.get("bytes"), _short(image.get("format")))
-    raise Uncarried(f"message part {_brief(given)}: not a text, image, PDF or audio part")
+    raise Uncarried(f"message part {_brief(given)}: not a text or media form the import reads")
 
 
 # The keys each form of part carries; any other is noted (``cache_control``).
