@@ -4,7 +4,10 @@ stored beside each config by oracle.js, is the oracle)."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any, cast
 
@@ -12,6 +15,7 @@ import pytest
 import yaml
 
 from evalwright import import_promptfoo, preview, validate
+from evalwright.files.media import sniff
 from evalwright.files.text import normalize_newlines, tidy
 from evalwright.prompts import DEFAULT_SYSTEM_PROMPT
 
@@ -22,7 +26,7 @@ CONFIGS = sorted(
     if p.suffix in (".yaml", ".yml") and p.with_suffix(".rendered.jsonl").exists()
 )
 
-CARRIED, TOTAL = 2774, 2858
+CARRIED, TOTAL = 3434, 3488
 """What the import carries of this corpus: any change shows here. The issue asks for 99%."""
 
 NOT_CARRIED: dict[str, tuple[int, str]] = {
@@ -46,9 +50,10 @@ def _oracle(config: Path) -> list[list[dict[str, Any]] | None]:
 
 
 def _plain(messages: str | dict[str, Any] | list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """promptfoo's chat array as text messages, tidied as evalwright tidies text, CRLF as LF
-    (docs/eval-files.md#file-references): the one difference the import keeps. A prompt that
-    renders to a JSON string is that string, sent as the user's message."""
+    """promptfoo's chat array as messages of text and media (:func:`_content`), tidied as
+    evalwright tidies text, CRLF as LF (docs/eval-files.md#file-references): the one
+    difference the import keeps. A prompt that renders to a JSON string is that string, sent
+    as the user's message."""
     if isinstance(messages, str):
         return [{"role": "user", "content": tidy(normalize_newlines(messages))}]
     if isinstance(messages, dict) and "messages" not in messages:
@@ -59,11 +64,80 @@ def _plain(messages: str | dict[str, Any] | list[dict[str, Any]]) -> list[dict[s
     for message in listed:
         content = message["content"]
         if not isinstance(content, str):
-            parts = cast("list[dict[str, str]]", content)
-            # an image part stands in no text: its pairs are not carried (the import says so)
-            content = "\n\n".join(tidy(part["text"]) for part in parts if "text" in part)
-        out.append({"role": message["role"], "content": tidy(normalize_newlines(content))})
+            content = [_promptfoo_part(part) for part in content]
+        out.append({"role": message["role"], "content": _content(content)})
     return out
+
+
+Item = str | dict[str, str]
+"""A message's text, or one of its media: ``{type, media_type, sha256}`` for bytes sent
+inline, ``{type: image, url}`` for an image the API fetches."""
+
+
+def _content(content: str | list[Item]) -> str | list[Item]:
+    """Text as one tidied string; text with media as a list, each run of text parts tidied
+    and joined by a line break, as evalwright sends them (docs/delivery.md#media)."""
+    items = [normalize_newlines(content)] if isinstance(content, str) else content
+    out: list[Item] = []
+    for item in items:
+        item = normalize_newlines(item) if isinstance(item, str) else item
+        if isinstance(item, str) and out and isinstance(out[-1], str):
+            out[-1] = f"{out[-1]}\n{tidy(item)}"
+        else:
+            out.append(tidy(item) if isinstance(item, str) else item)
+    if all(isinstance(item, str) for item in out):
+        return tidy("\n".join(cast("list[str]", out)))
+    return [tidy(item) if isinstance(item, str) else item for item in out]
+
+
+def _bytes(kind: str, media_type: str, data: str) -> dict[str, str]:
+    digest = hashlib.sha256(base64.b64decode(data, validate=True)).hexdigest()
+    short = media_type.lower().rpartition("/")[2]
+    short = {"jpg": "jpeg", "mp3": "mpeg"}.get(short, short)
+    return {"type": kind, "media_type": f"{_KINDS.get(kind, kind)}/{short}", "sha256": digest}
+
+
+_KINDS = {"pdf": "application"}
+
+
+def _url(url: str) -> dict[str, str]:
+    """An image URL as promptfoo sends it: an http(s) URL, a data: URL, or bare base64
+    (sent as it is; the media type is then what the bytes are)."""
+    if url.startswith(("https://", "http://")):
+        return {"type": "image", "url": url}
+    if url.startswith("data:"):
+        media_type, _, data = url.removeprefix("data:").partition(";base64,")
+        return _bytes("image", media_type, data)
+    return _bytes("image", sniff(base64.b64decode(url)) or "unknown", url)
+
+
+def _promptfoo_part(part: dict[str, Any]) -> Item:
+    """One part of promptfoo's rendering, in any API's form, as text or media."""
+    kind = part.get("type")
+    if "modality" in part:  # Adaline Gateway
+        value = part["value"]
+        if part["modality"] == "text":
+            return value
+        if value["type"] == "url":
+            return _url(value["url"])
+        return _bytes("image", value["media_type"], value["base64"])
+    if "text" in part:
+        return part["text"]
+    if kind == "image_url":
+        found = part["image_url"]
+        return _url(found if isinstance(found, str) else found["url"])
+    if kind == "input_image":
+        return _url(part["image_url"])
+    if kind in ("image", "document"):
+        source = part["source"]
+        if source["type"] == "url":
+            return _url(source["url"])
+        return _bytes("image" if kind == "image" else "pdf", source["media_type"], source["data"])
+    if kind == "input_audio":
+        return _bytes("audio", part["input_audio"]["format"], part["input_audio"]["data"])
+    if "image" in part:  # Bedrock Converse
+        return _bytes("image", part["image"]["format"], part["image"]["source"]["bytes"])
+    raise AssertionError(f"a promptfoo part the corpus test does not read: {part!r}")
 
 
 def test_corpus_cases_are_carried_and_reported(tmp_path: Path) -> None:
@@ -110,40 +184,161 @@ def test_imported_files_validate_and_send_what_promptfoo_renders(
             expected.remove(messages)
 
 
+MEDIA_CONFIGS = [
+    "azure-openai/promptfooconfig.vision.yaml",  # Chat Completions: a file, a URL, a data: URL
+    "claude-vision/promptfooconfig.yaml",  # Anthropic
+    "google-vertex/promptfooconfig.image.yaml",  # Gemini, from a text line
+    "openai-responses/promptfooconfig.image.yaml",  # Responses, a URL
+    "adaline-gateway/adaline-vision-base64/promptfooconfig.yaml",  # the mock
+]
+
+
+@pytest.mark.parametrize("name", MEDIA_CONFIGS)
+def test_a_pair_whose_media_differ_from_promptfoos_fails(name: str, tmp_path: Path) -> None:
+    """The comparison reads media, not only text: each imported media file given other bytes
+    and each image URL another address, no pair is what promptfoo renders."""
+    config = CORPUS / name
+    result = import_promptfoo(config, tmp_path / "out")
+    assert result.eval_file is not None
+    assert result.targets_file is not None
+    for media in (result.eval_file.parent / "media").glob("*"):
+        media.write_bytes(b"\x89PNG\r\n\x1a\n other bytes")
+    text = result.eval_file.read_text(encoding="utf-8")
+    result.eval_file.write_text(text.replace("https://", "https://elsewhere."), encoding="utf-8")
+    entries = yaml.safe_load(result.targets_file.read_text(encoding="utf-8"))["targets"]
+    for entry in entries:
+        expected = [_with_system(entry, m) for m in _oracle(config) if m is not None]
+        sent = [_wire(item) for item in preview(result.eval_file, entry["name"])]
+        assert len(sent) == len(expected)
+        assert all(messages not in expected for messages in sent), entry["name"]
+
+
 def _with_system(entry: dict[str, Any], messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A provider's own system prompt (Gemini's systemInstruction) comes before the prompt's;
     the mock standing in for unmapped providers shows evalwright's default one where the
-    prompt gives none."""
+    prompt gives none. promptfoo's Gemini provider sends a text line that is a base64 image
+    as that image."""
     if "system_prompt" in entry:
         prompt = entry["system_prompt"]
     else:
         given = any(m["role"] == "system" for m in messages)
         prompt = "" if given else DEFAULT_SYSTEM_PROMPT
+    if entry.get("provider") == "gemini":
+        messages = [{**m, "content": _image_lines(m["content"])} for m in messages]
     return ([{"role": "system", "content": prompt}] if prompt else []) + messages
 
 
+# The base64 starts promptfoo's Gemini provider takes for an image (it also checks that the
+# line is one of the test's variables: in this corpus, each such line is one).
+_IMAGE_STARTS = {"/9j/": "jpeg", "iVBORw0KGgo": "png", "R0lGODlh": "gif", "UklGR": "webp"}
+
+
+def _image_lines(content: str | list[Item]) -> str | list[Item]:
+    if not isinstance(content, str):
+        return content
+    items: list[Item] = []
+    for line in content.split("\n"):
+        start = next((s for s in _IMAGE_STARTS if line.strip().startswith(s)), None)
+        if start is not None and len(line.strip()) >= 100:
+            items.append(_bytes("image", _IMAGE_STARTS[start], line.strip()))
+        else:
+            items.append(line)
+    return _content(items)
+
+
 def _wire(item: Any) -> list[dict[str, Any]]:
-    """The text messages of a request body: Chat Completions, Responses, Anthropic or Gemini."""
+    """The messages of a request body, text and media: Chat Completions, Responses,
+    Anthropic, Gemini, or the mock's."""
     body = item["wire_request"]["body"]
     if "contents" in body:
         return _gemini(body)
     if "input" in body:  # the Responses API
-        return [{"role": m["role"], "content": _text(m["content"])} for m in body["input"]]
+        return [{"role": m["role"], "content": _said(m["content"])} for m in body["input"]]
     if "messages" in body and "system" not in body:
-        return [{"role": m["role"], "content": m["content"]} for m in body["messages"]]
+        return [{"role": m["role"], "content": _said(m["content"], m)} for m in body["messages"]]
     system = [{"role": "system", "content": body["system"]}] if body.get("system") else []
-    return system + [{"role": m["role"], "content": _text(m["content"])} for m in body["messages"]]
+    return system + [{"role": m["role"], "content": _said(m["content"])} for m in body["messages"]]
 
 
 def _gemini(body: dict[str, Any]) -> list[dict[str, Any]]:
     parts = body.get("systemInstruction", {}).get("parts", [])
-    system = [{"role": "system", "content": _text(parts)}] if parts else []
+    system = [{"role": "system", "content": _said(parts)}] if parts else []
     roles = {"user": "user", "model": "assistant"}
-    said = [{"role": roles[c["role"]], "content": _text(c["parts"])} for c in body["contents"]]
+    said = [{"role": roles[c["role"]], "content": _said(c["parts"])} for c in body["contents"]]
     return system + said
 
 
-def _text(content: Any) -> str:
+def _said(content: Any, message: dict[str, Any] | None = None) -> str | list[Item]:
+    """A message's content as sent: its text, or its text and media."""
     if isinstance(content, str):
-        return content
-    return "\n\n".join(block["text"] for block in content if "text" in block)
+        return _mock(content, message["media"]) if message and "media" in message else content
+    items = [_wire_part(part) for part in content]
+    if all(isinstance(item, str) for item in items):
+        return "\n\n".join(cast("list[str]", items))
+    return items  # as sent: only promptfoo's side is tidied
+
+
+_PLACEHOLDER = re.compile(r"<sha256:([0-9a-f]{64}), \d+ bytes>")
+
+
+def _sent(kind: str, media_type: str, placeholder: str) -> dict[str, str]:
+    found = _PLACEHOLDER.fullmatch(placeholder)
+    assert found is not None, placeholder
+    return {"type": kind, "media_type": media_type, "sha256": found.group(1)}
+
+
+def _sent_url(url: str, kind: str = "image") -> dict[str, str]:
+    if not url.startswith("data:"):
+        return {"type": kind, "url": url}
+    media_type, _, placeholder = url.removeprefix("data:").partition(";base64,")
+    return _sent(kind, media_type, placeholder)
+
+
+def _wire_part(part: dict[str, Any]) -> Item:
+    """One part of a request body evalwright sends, in its API's form."""
+    kind = part.get("type")
+    if "text" in part:
+        return part["text"]
+    if kind == "image_url":
+        return _sent_url(part["image_url"]["url"])
+    if kind == "input_image":
+        return _sent_url(part["image_url"])
+    if kind in ("file", "input_file"):
+        return _sent_url(part.get("file", part)["file_data"], "pdf")
+    if kind == "input_audio":
+        audio = part["input_audio"]
+        return _sent(
+            "audio", {"mp3": "audio/mpeg"}.get(audio["format"], "audio/wav"), audio["data"]
+        )
+    if kind in ("image", "document"):
+        source = part["source"]
+        if source["type"] == "url":
+            return {"type": "image", "url": source["url"]}
+        return _sent("image" if kind == "image" else "pdf", source["media_type"], source["data"])
+    inline = part["inlineData"]  # Gemini
+    kind = {"image": "image", "audio": "audio"}.get(inline["mimeType"].partition("/")[0], "pdf")
+    return _sent(kind, inline["mimeType"], inline["data"])
+
+
+_MARKER = re.compile(r'(<file path="[^"]*" sha256="[0-9a-f]{64}">|<image url="[^"]*">)')
+
+
+def _mock(content: str, media: list[dict[str, Any]]) -> str | list[Item]:
+    """The mock's message: its text with a marker line where each of ``media`` is."""
+    pieces = _MARKER.split(content)
+    items: list[Item] = []
+    for index, piece in enumerate(pieces):
+        if index % 2:
+            given = media[index // 2]
+            url = {"type": "image", "url": given["url"]} if "url" in given else None
+            items.append(url or _mock_file(given))
+            continue
+        text = piece.removeprefix("\n") if index else piece
+        text = text.removesuffix("\n") if index + 1 < len(pieces) else text
+        if text:
+            items.append(text)
+    return items
+
+
+def _mock_file(given: dict[str, Any]) -> dict[str, str]:
+    return {"type": given["type"], "media_type": given["media_type"], "sha256": given["sha256"]}

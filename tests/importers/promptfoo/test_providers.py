@@ -140,16 +140,16 @@ def test_openai_apis(imported: Importer) -> None:
     assert [n.where for n in result.notes] == ["providers[1].config.instructions", "providers[3]"]
 
 
-def test_an_image_variable_is_noted_not_read_as_text(imported: Importer) -> None:
+def test_an_image_variable_in_text_is_its_base64_and_noted(imported: Importer) -> None:
     result, doc, _ = imported(
         "prompts: ['Describe {{img}}']\ntests:\n"
         "  - vars: {img: 'file://panda.jpg'}\n  - vars: {img: a panda}\n",
         panda__jpg="JFIF",  # promptfoo sends an image's bytes as base64, never as text
     )
     texts = [c["input_messages"][0]["content"] for c in doc["evalcases"]]
-    assert texts == ["Describe a panda"]
-    assert (result.carried, result.uncarried) == (1, 1)
-    assert "image, audio, video and PDF files are not imported" in str(result.notes)
+    assert texts == ["Describe SkZJRg==", "Describe a panda"]
+    assert (result.carried, result.uncarried) == (2, 0)
+    assert "'file://panda.jpg': its base64 is in the prompt's text" in str(result.notes)
 
 
 def test_a_variable_naming_another_is_resolved_first_as_promptfoo_does(

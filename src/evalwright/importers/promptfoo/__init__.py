@@ -10,6 +10,8 @@ from typing import Any
 
 from evalwright.importers.promptfoo.asserts import ASSERT_SCRIPT
 from evalwright.importers.promptfoo.build import Built, build_cases
+from evalwright.importers.promptfoo.media import save_media
+from evalwright.importers.promptfoo.media_rules import media_rules
 from evalwright.importers.promptfoo.notes import Note, Notes, Uncarried
 from evalwright.importers.promptfoo.prompts import read_prompts
 from evalwright.importers.promptfoo.sources import Source, load_yaml, mapping
@@ -99,7 +101,7 @@ def import_config(config: str | os.PathLike[str], out: str | os.PathLike[str]) -
         return relative.as_posix()
 
     tools = _tools(targets, source, notes)
-    built = build_cases(prompts, tests, tools, scripts, notes)
+    built = build_cases(prompts, tests, tools, scripts, notes, media_rules(targets))
     return _write_all(layout, source, targets, tools, built, notes, copied)
 
 
@@ -120,8 +122,9 @@ def _write_all(
         return PromptfooImport(
             None, None, layout.notes_file, files, tuple(notes.items), 0, total, ()
         )
+    media = save_media(built.cases, layout.evals)
     document = _document(source, targets, tools, built.cases)
-    written = [write(layout.eval_file, dump(document)), *copied]
+    written = [write(layout.eval_file, dump(document)), *copied, *media]
     entries = _entries(targets, source, notes)
     written.append(write(layout.targets_file, dump({"targets": entries})))
     if any(_uses_wrapper(case) for case in built.cases):

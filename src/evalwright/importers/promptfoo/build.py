@@ -10,6 +10,7 @@ from typing import Any
 from evalwright.importers.promptfoo.asserts import Scripts
 from evalwright.importers.promptfoo.cases import CONVERSATION, single_case
 from evalwright.importers.promptfoo.conversations import conversation_case, groups
+from evalwright.importers.promptfoo.media_rules import MediaRules
 from evalwright.importers.promptfoo.notes import Notes, Uncarried
 from evalwright.importers.promptfoo.prompts import Prompt
 from evalwright.importers.promptfoo.templates import undefined_variables
@@ -31,8 +32,11 @@ def build_cases(
     tools: list[dict[str, Any]],
     scripts: Scripts,
     notes: Notes,
+    rules: MediaRules | None = None,
 ) -> Built:
-    """One case per (prompt, test), in promptfoo's order (prompts outermost)."""
+    """One case per (prompt, test), in promptfoo's order (prompts outermost); ``rules``:
+    what the targets make of media (docs/importing.md#media)."""
+    rules = rules or MediaRules()
     built = Built()
     for p, prompt in enumerate(prompts):
         prefix = f"p{p + 1}-" if len(prompts) > 1 else ""
@@ -43,9 +47,14 @@ def build_cases(
             try:
                 if test.unread:
                     raise Uncarried(test.unread)
+<<<<<<< HEAD
                 with undefined_variables() as gaps:
                     case = single_case(f"{prefix}test-{t + 1}", prompt, test, tools, scripts, notes)
                 _note_gaps(gaps, prompt, [test], notes)
+=======
+                case_id = f"{prefix}test-{t + 1}"
+                case = single_case(case_id, prompt, test, tools, scripts, notes, rules)
+>>>>>>> wt-pfmedia
             except Uncarried as exc:
                 notes.add(test.file, test.where, f"{prompt.where}: {exc}")
                 built.uncarried += 1

@@ -7,6 +7,13 @@ import re
 from typing import Any
 
 from evalwright.importers.promptfoo.asserts import LIMITS, Context, Scripts, evaluator
+from evalwright.importers.promptfoo.media import MediaText
+from evalwright.importers.promptfoo.media_rules import (
+    MediaRules,
+    check_refused,
+    image_lines,
+    sent_as_text,
+)
 from evalwright.importers.promptfoo.notes import Notes, Uncarried
 from evalwright.importers.promptfoo.prompts import Prompt, render_messages
 from evalwright.importers.promptfoo.sources import mapping
@@ -14,6 +21,7 @@ from evalwright.importers.promptfoo.templates import render
 from evalwright.importers.promptfoo.tests import Test
 
 CONVERSATION = "_conversation"
+_NO_RULES = MediaRules()
 
 
 def single_case(
@@ -23,14 +31,23 @@ def single_case(
     tools: list[dict[str, Any]],
     scripts: Scripts,
     notes: Notes,
+    rules: MediaRules = _NO_RULES,
 ) -> dict[str, Any]:
     """The case of ``prompt`` rendered with ``test``'s variables, its assertions as
+<<<<<<< HEAD
     evaluators."""
     messages = render_messages(prompt, test.variables)
     for n, message in enumerate(messages):
         if not _shows(message["content"]):
             # promptfoo sends the empty turn; evalwright sends none (docs/delivery.md)
             raise Uncarried(f"message {n + 1} ({message['role']}) renders empty: not sent alike")
+=======
+    evaluators; ``rules``: what the targets make of its media (docs/importing.md#media)."""
+    messages = image_lines(render_messages(prompt, test.variables), test.variables, rules.lines)
+    check_refused(messages, rules)
+    for reference in sent_as_text(messages, test.variables):
+        notes.add(test.file, test.where, f"{prompt.where}: {_AS_TEXT.format(reference)}")
+>>>>>>> wt-pfmedia
     case: dict[str, Any] = {"id": case_id, "expected_outcome": outcome(test)}
     case["input_messages"] = messages
     found = evaluators(test, tools, scripts, notes)
@@ -40,12 +57,19 @@ def single_case(
     return case
 
 
+<<<<<<< HEAD
 def _shows(content: str | list[dict[str, Any]]) -> bool:
     """Whether a message's content has something to see: text beyond white space, or a part
     other than text."""
     if isinstance(content, str):
         return bool(content.strip())
     return any(part.get("type") != "text" or str(part.get("value", "")).strip() for part in content)
+=======
+_AS_TEXT = (
+    "variable {!r}: its base64 is in the prompt's text and is sent as text, as promptfoo "
+    "sends it to any provider but Gemini"
+)
+>>>>>>> wt-pfmedia
 
 
 def outcome(test: Test) -> str:
@@ -67,11 +91,16 @@ def metadata(prompt: Prompt, test: Test) -> dict[str, Any]:
     """The test's metadata, with where the case came from and its variables."""
     meta: dict[str, Any] = dict(test.metadata)
     origin: dict[str, Any] = {"prompt": prompt.label, "test": f"{test.file}: {test.where}"}
-    plain = {k: v for k, v in test.variables.items() if k != CONVERSATION}
+    plain = {k: _shown(v) for k, v in test.variables.items() if k != CONVERSATION}
     if plain:
         origin["vars"] = plain
     meta["promptfoo"] = origin
     return meta
+
+
+def _shown(value: Any) -> Any:
+    """A variable as the metadata shows it: a media file by its reference, not its base64."""
+    return value.reference if isinstance(value, MediaText) else value
 
 
 def evaluators(

@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 
 from evalwright.errors import ConfigError, LoadError
+from evalwright.importers.promptfoo.media import Part, part, unread_keys
 from evalwright.importers.promptfoo.notes import Notes, Uncarried
 from evalwright.importers.promptfoo.sources import (
     FILE_PREFIX,
@@ -80,8 +81,8 @@ def _note_part_keys(prompt: Prompt, shown: str, notes: Notes) -> None:
         chat = wrapped.get("messages")
     for message in sequence(chat) or []:
         content = (mapping(message) or {}).get("content")
-        for part in sequence(content) or []:
-            for key in sorted(set(mapping(part) or {}) - {"type", "text"}):
+        for item in sequence(content) or []:
+            for key in unread_keys(mapping(item) or {}):
                 notes.add(shown, prompt.where, f"message part key {key!r} not carried")
 
 
@@ -210,19 +211,26 @@ def _messages(chat: Any, text: str) -> list[dict[str, Any]]:
         message = mapping(item)
         if message is None or message.get("role") not in ROLES:
             raise Uncarried(f"chat message {item!r}: only system, user and assistant text")
-        messages.append({"role": str(message["role"]), "content": _content(message.get("content"))})
+        role = str(message["role"])
+        messages.append({"role": role, "content": _content(message.get("content"), role)})
     return messages
 
 
-def _content(content: Any) -> str | list[dict[str, str]]:
-    """A message's text, or its text parts as evalwright text parts."""
+def _content(content: Any, role: str) -> str | list[Part]:
+    """A message's text, or its parts as evalwright text and media parts
+    (docs/importing.md#media)."""
     if isinstance(content, str):
         return content
-    if isinstance(content, list):
-        parts: list[dict[str, str]] = []
-        for part in content:  # pyright: ignore[reportUnknownVariableType]
-            if not isinstance(part, dict) or part.get("type") != "text":  # pyright: ignore[reportUnknownMemberType]
-                raise Uncarried(f"message part {part!r}: only text parts are imported")
-            parts.append({"type": "text", "value": str(part.get("text", ""))})  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
-        return parts
-    raise Uncarried(f"message content {content!r} is not text")
+    parts = sequence(content)
+    if parts is None:
+        raise Uncarried(f"message content {content!r} is not text")
+    out: list[Part] = []
+    for given in parts:
+        found = mapping(given)
+        if found is None:
+            raise Uncarried(f"message part {given!r}: expected a mapping")
+        converted = part(found)
+        if role != "user" and not (isinstance(converted, dict) and converted["type"] == "text"):
+            raise Uncarried(f"a media part in a {role} message: media go in user turns only")
+        out.append(converted)
+    return out

@@ -3,13 +3,16 @@ expanded into their cross product as promptfoo expands them (docs/importing.md#t
 
 from __future__ import annotations
 
+import base64
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from evalwright.errors import ConfigError
 from evalwright.files.project import display_path
+from evalwright.importers.promptfoo.media import MediaText
 from evalwright.importers.promptfoo.notes import Notes, Uncarried
 from evalwright.importers.promptfoo.sources import (
     FILE_PREFIX,
@@ -150,36 +153,31 @@ def _load_var(source: Source, value: Any) -> Any:
     suffix = path.suffix.lower()
     if suffix in (".py", ".js", ".ts", ".mjs", ".cjs") or "*" in value:
         raise Uncarried(f"variable {value!r}: scripts and globs as variables are not imported")
-    if suffix in _MEDIA:
-        # promptfoo sends these as base64 data, which a text message cannot carry
-        raise Uncarried(f"variable {value!r}: image, audio, video and PDF files are not imported")
+    if suffix == ".pdf":
+        raise Uncarried(
+            f"variable {value!r}: promptfoo sends the text its PDF reader extracts, which the "
+            "import cannot extract alike"
+        )
+    if suffix in _BASE64:
+        return _base64(path, value)
+    if suffix in (".tif", ".tiff"):
+        raise Uncarried(f"variable {value!r}: promptfoo reads a TIFF file as text")
     if suffix in (".json", ".yaml", ".yml"):
         return load_yaml(path).data
     return read_plain(path).strip()  # promptfoo trims a text file's value
 
 
-_MEDIA = frozenset(
-    [
-        ".jpg",
-        ".jpeg",
-        ".png",
-        ".gif",
-        ".bmp",
-        ".webp",
-        ".svg",
-        ".tif",
-        ".tiff",
-        ".mp3",
-        ".wav",
-        ".ogg",
-        ".flac",
-        ".m4a",
-        ".aac",
-        ".mp4",
-        ".mov",
-        ".webm",
-        ".mkv",
-        ".avi",
-        ".pdf",
-    ]
-)
+def _base64(path: Path, value: str) -> MediaText:
+    """An image, audio or video variable: its base64, as promptfoo puts it in the prompt
+    (docs/importing.md#media)."""
+    if not path.is_file():
+        raise Uncarried(f"variable {value!r}: no such file")
+    return MediaText(base64.b64encode(path.read_bytes()).decode("ascii"), value)
+
+
+# promptfoo's image, video and audio extensions: it reads each such file as base64.
+_BASE64 = frozenset({
+    ".jpg", ".jpeg", ".png", ".gif", ".bmp", ".webp", ".svg",
+    ".mp4", ".webm", ".ogg", ".mov", ".avi", ".wmv", ".mkv", ".m4v",
+    ".wav", ".mp3", ".aac", ".m4a", ".flac", ".wma", ".aiff", ".opus",
+})  # fmt: skip
