@@ -79,8 +79,8 @@ def _content(content: str | list[Item]) -> str | list[Item]:
     and joined by a line break, as evalwright sends them (docs/delivery.md#media)."""
     items = [normalize_newlines(content)] if isinstance(content, str) else content
     out: list[Item] = []
-    for item in items:
-        item = normalize_newlines(item) if isinstance(item, str) else item
+    for given in items:
+        item = normalize_newlines(given) if isinstance(given, str) else given
         if isinstance(item, str) and out and isinstance(out[-1], str):
             out[-1] = f"{out[-1]}\n{tidy(item)}"
         else:
