@@ -47,14 +47,10 @@ def build_cases(
             try:
                 if test.unread:
                     raise Uncarried(test.unread)
-<<<<<<< HEAD
-                with undefined_variables() as gaps:
-                    case = single_case(f"{prefix}test-{t + 1}", prompt, test, tools, scripts, notes)
-                _note_gaps(gaps, prompt, [test], notes)
-=======
                 case_id = f"{prefix}test-{t + 1}"
-                case = single_case(case_id, prompt, test, tools, scripts, notes, rules)
->>>>>>> wt-pfmedia
+                with undefined_variables() as gaps:
+                    case = single_case(case_id, prompt, test, tools, scripts, notes, rules)
+                _note_gaps(gaps, prompt, [test], notes)
             except Uncarried as exc:
                 notes.add(test.file, test.where, f"{prompt.where}: {exc}")
                 built.uncarried += 1

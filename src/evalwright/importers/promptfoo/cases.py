@@ -34,20 +34,15 @@ def single_case(
     rules: MediaRules = _NO_RULES,
 ) -> dict[str, Any]:
     """The case of ``prompt`` rendered with ``test``'s variables, its assertions as
-<<<<<<< HEAD
-    evaluators."""
-    messages = render_messages(prompt, test.variables)
+    evaluators; ``rules``: what the targets make of its media (docs/importing.md#media)."""
+    messages = image_lines(render_messages(prompt, test.variables), test.variables, rules.lines)
     for n, message in enumerate(messages):
         if not _shows(message["content"]):
             # promptfoo sends the empty turn; evalwright sends none (docs/delivery.md)
             raise Uncarried(f"message {n + 1} ({message['role']}) renders empty: not sent alike")
-=======
-    evaluators; ``rules``: what the targets make of its media (docs/importing.md#media)."""
-    messages = image_lines(render_messages(prompt, test.variables), test.variables, rules.lines)
     check_refused(messages, rules)
     for reference in sent_as_text(messages, test.variables):
         notes.add(test.file, test.where, f"{prompt.where}: {_AS_TEXT.format(reference)}")
->>>>>>> wt-pfmedia
     case: dict[str, Any] = {"id": case_id, "expected_outcome": outcome(test)}
     case["input_messages"] = messages
     found = evaluators(test, tools, scripts, notes)
@@ -57,19 +52,18 @@ def single_case(
     return case
 
 
-<<<<<<< HEAD
 def _shows(content: str | list[dict[str, Any]]) -> bool:
     """Whether a message's content has something to see: text beyond white space, or a part
     other than text."""
     if isinstance(content, str):
         return bool(content.strip())
     return any(part.get("type") != "text" or str(part.get("value", "")).strip() for part in content)
-=======
+
+
 _AS_TEXT = (
     "variable {!r}: its base64 is in the prompt's text and is sent as text, as promptfoo "
     "sends it to any provider but Gemini"
 )
->>>>>>> wt-pfmedia
 
 
 def outcome(test: Test) -> str:
