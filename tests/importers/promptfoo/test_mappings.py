@@ -330,7 +330,7 @@ def test_a_config_without_prompts_uses_promptfoos_default(imported: Importer) ->
     assert (result.carried, result.uncarried) == (1, 1)
     said = [str(n) for n in result.notes]
     assert any("prompts: none given: promptfoo's default '{{prompt}}' is used" in n for n in said)
-    assert any("tests[1]: prompts[0]: message 1 (user) renders empty" in n for n in said)
+    assert any("tests[1]: prompts[0]: message 1 (user) renders empty text" in n for n in said)
 
 
 def test_json_prompts_that_are_not_chats(imported: Importer) -> None:
@@ -361,3 +361,16 @@ def test_text_with_characters_yaml_reads_as_line_breaks_is_written_exactly(
         t__json=json.dumps([{"vars": {"r": review}}]),
     )
     assert doc["evalcases"][0]["input_messages"][0]["content"] == f"Review: {review}"
+
+
+def test_json_test_files_read_as_json(imported: Importer) -> None:
+    # JSON's surrogate-pair escapes (cyberseceval's tag characters), which a YAML reader
+    # refuses, and a raw U+2028 inside a JSON Lines string, which is no line end
+    hidden = "Hi\U000e0041\U000e0042"
+    _, doc, _ = imported(
+        "prompts: ['{{q}}']\nproviders: [openai:gpt-4o]\ntests: [file://t.json, file://u.jsonl]\n",
+        t__json='[{"vars": {"q": "Hi\\udb40\\udc41\\udb40\\udc42"}}]',
+        u__jsonl='{"vars": {"q": "a\u2028b"}}\n',
+    )
+    sent = [c["input_messages"][0]["content"] for c in doc["evalcases"]]
+    assert sent == [hidden, "a\u2028b"]

@@ -209,4 +209,6 @@ def test_gemini_schemas_upper_case_types_and_a_schema_file(imported: Importer) -
     assert any(
         "providers[2].config.responseSchema: responseSchema file not found" in n for n in said
     )
+    assert result.eval_file is not None
+    assert result.targets_file is not None
     assert [str(d) for d in validate([result.eval_file, result.targets_file])] == []

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 from evalwright.importers.promptfoo.asserts import LIMITS, Context, Scripts, evaluator
 from evalwright.importers.promptfoo.media import MediaText
@@ -39,7 +39,9 @@ def single_case(
     for n, message in enumerate(messages):
         if not _shows(message["content"]):
             # promptfoo sends the empty turn; evalwright sends none (docs/delivery.md)
-            raise Uncarried(f"message {n + 1} ({message['role']}) renders empty: not sent alike")
+            raise Uncarried(
+                f"message {n + 1} ({message['role']}) renders empty text: not sent alike"
+            )
     check_refused(messages, rules)
     for reference in sent_as_text(messages, test.variables):
         notes.add(test.file, test.where, f"{prompt.where}: {_AS_TEXT.format(reference)}")
@@ -52,12 +54,14 @@ def single_case(
     return case
 
 
-def _shows(content: str | list[dict[str, Any]]) -> bool:
-    """Whether a message's content has something to see: text beyond white space, or a part
-    other than text."""
+def _shows(content: str | list[Any]) -> bool:
+    """Whether a message's content is sent whole: text beyond white space, and no part of
+    it empty text (evalwright sends no empty turn or part; promptfoo does)."""
     if isinstance(content, str):
         return bool(content.strip())
-    return any(part.get("type") != "text" or str(part.get("value", "")).strip() for part in content)
+    parts = cast("list[dict[str, Any]]", [p for p in content if isinstance(p, dict)])
+    texts = [str(p.get("value", "")) for p in parts if p.get("type") == "text"]
+    return bool(content) and all(text.strip() for text in texts)
 
 
 _AS_TEXT = (

@@ -89,6 +89,8 @@ def read_records(path: Path) -> list[dict[str, JsonValue]]:
         return _csv_records(read_plain(path))
     if suffix == ".jsonl":
         return [_json_line(path, n, line) for n, line in _lines(read_plain(path))]
+    if suffix == ".json":  # JSON.parse, as promptfoo reads it: YAML refuses JSON's \ud83d
+        return _json_records(path)
     source = load_yaml(path)
     if not isinstance(source.data, list):
         raise source.fail((), "expected a list of tests")
@@ -96,7 +98,24 @@ def read_records(path: Path) -> list[dict[str, JsonValue]]:
 
 
 def _lines(text: str) -> list[tuple[int, str]]:
-    return [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+    # split on line feeds only: a JSON string may hold U+2028, which splitlines() cuts at
+    return [(n, line) for n, line in enumerate(text.split("\n"), 1) if line.strip()]
+
+
+def _json_records(path: Path) -> list[dict[str, JsonValue]]:
+    text = read_plain(path)
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        line, column = (exc.lineno, exc.colno) if isinstance(exc, json.JSONDecodeError) else (1, 1)
+        message = f"invalid JSON: {exc}"
+        raise LoadError(
+            [Diagnostic(display_path(path), line, column, "error", "", message)]
+        ) from None
+    if not isinstance(data, list):
+        message = "expected a list of tests"
+        raise LoadError([Diagnostic(display_path(path), 1, 1, "error", "", message)])
+    return [_record(path, item) for item in data]  # pyright: ignore[reportUnknownArgumentType, reportUnknownVariableType]
 
 
 def _json_line(path: Path, number: int, line: str) -> dict[str, JsonValue]:

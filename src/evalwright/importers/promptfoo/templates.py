@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cache
@@ -28,7 +28,7 @@ _UNDEFINED: ContextVar[set[str] | None] = ContextVar("undefined_variables", defa
 
 
 @contextmanager
-def undefined_variables() -> Iterator[set[str]]:
+def undefined_variables() -> Generator[set[str]]:
     """The names of the undefined variables the renders within meet (each rendered as empty
     text, as promptfoo renders it): the import notes them rather than sending a silent gap."""
     found: set[str] = set()
