@@ -23,12 +23,14 @@ class Notes:
     """The notes of one import, in the order they were found."""
 
     items: list[Note] = field(default_factory=list[Note])
+    _seen: set[Note] = field(default_factory=set[Note], repr=False)
 
     def add(self, file: str, where: str, message: str) -> None:
         """Record that ``where`` in ``file`` was not carried over, and why (once: a test's
         assertion is met again with each prompt)."""
         note = Note(file, where, message)
-        if note not in self.items:
+        if note not in self._seen:
+            self._seen.add(note)
             self.items.append(note)
 
 

@@ -9,7 +9,7 @@ import re
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, cast
 
 from evalwright.importers.promptfoo.notes import Uncarried
@@ -19,9 +19,15 @@ def render(text: str, variables: dict[str, Any]) -> str:
     """``text`` rendered with ``variables``; a template Jinja2 cannot render is
     :class:`Uncarried` saying why."""
     try:
-        return _environment().from_string(_PAIRS.sub(_pairs, text)).render(variables)
+        return _template(text).render(variables)
     except Exception as exc:  # a template's own failure (undefined, 1/0, bad JSON to load)
         raise Uncarried(f"the template does not render: {exc}") from None
+
+
+@lru_cache(maxsize=256)
+def _template(text: str) -> Any:
+    """``text`` compiled once: a prompt is rendered again for each test."""
+    return _environment().from_string(_PAIRS.sub(_pairs, text))
 
 
 _UNDEFINED: ContextVar[set[str] | None] = ContextVar("undefined_variables", default=None)
