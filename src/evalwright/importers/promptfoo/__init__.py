@@ -10,8 +10,10 @@ from typing import Any
 
 from evalwright.importers.promptfoo.asserts import ASSERT_SCRIPT
 from evalwright.importers.promptfoo.build import Built, build_cases
+from evalwright.importers.promptfoo.functions import Calls
 from evalwright.importers.promptfoo.notes import Note, Notes, Uncarried
 from evalwright.importers.promptfoo.prompts import read_prompts
+from evalwright.importers.promptfoo.scripts import provider_contexts
 from evalwright.importers.promptfoo.sources import Source, load_yaml, mapping
 from evalwright.importers.promptfoo.targets import Target, read_targets
 from evalwright.importers.promptfoo.tests import read_tests
@@ -99,7 +101,8 @@ def import_config(config: str | os.PathLike[str], out: str | os.PathLike[str]) -
         return relative.as_posix()
 
     tools = _tools(targets, source, notes)
-    built = build_cases(prompts, tests, tools, scripts, notes)
+    calls = Calls(provider_contexts(providers), source.path.parent, source.shown, bool(targets))
+    built = build_cases(prompts, tests, tools, scripts, notes, calls)
     return _write_all(layout, source, targets, tools, built, notes, copied)
 
 
