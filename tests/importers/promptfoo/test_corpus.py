@@ -5,6 +5,7 @@ stored beside each config by oracle.js, is the oracle)."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any, cast
 
@@ -33,6 +34,13 @@ NOT_CARRIED: dict[str, tuple[int, str]] = {
 }
 """Each config with pairs not carried: how many, and a note the import gives for them (why
 each is a miss is in the corpus README)."""
+
+
+@pytest.fixture(autouse=True)
+def _python(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The configs' Python code runs in this Python, as the renders were made
+    (PROMPTFOO_PYTHON, corpus README): its test dependencies include the generators' pandas."""
+    monkeypatch.setenv("PROMPTFOO_PYTHON", sys.executable)
 
 
 def _oracle(config: Path) -> list[list[dict[str, Any]] | None]:

@@ -10,7 +10,13 @@ from typing import Any
 from evalwright.importers.promptfoo.asserts import Scripts
 from evalwright.importers.promptfoo.cases import CONVERSATION, single_case
 from evalwright.importers.promptfoo.conversations import conversation_case, groups
-from evalwright.importers.promptfoo.functions import Calls, Rendered, prompt_settings, rendered
+from evalwright.importers.promptfoo.functions import (
+    Calls,
+    Rendered,
+    prompt_settings,
+    rendered,
+    with_script_variables,
+)
 from evalwright.importers.promptfoo.notes import Notes, Uncarried
 from evalwright.importers.promptfoo.prompts import Prompt
 from evalwright.importers.promptfoo.templates import undefined_variables
@@ -51,7 +57,7 @@ def build_cases(
             settings = prompt_settings(prompt.config, prompt.where, calls, notes)
             each = [Rendered(prompt, settings)] * len(tests)
         for t, (test, found) in enumerate(zip(tests, each, strict=True)):
-            _single(built, f"{prefix}test-{t + 1}", found, test, (tools, scripts, notes))
+            _single(built, f"{prefix}test-{t + 1}", found, test, (tools, scripts, notes, calls))
     return built
 
 
@@ -60,16 +66,17 @@ def _single(
     case_id: str,
     found: Rendered | str,
     test: Test,
-    given: tuple[list[dict[str, Any]], Scripts, Notes],
+    given: tuple[list[dict[str, Any]], Scripts, Notes, Calls],
 ) -> None:
     """The case of one (prompt, test) pair, or the pair counted as not carried."""
-    tools, scripts, notes = given
+    tools, scripts, notes, calls = given
     where = found.prompt.where if isinstance(found, Rendered) else ""
     try:
         if isinstance(found, str):
             raise Uncarried(found)
         if test.unread:
             raise Uncarried(test.unread)
+        test = with_script_variables(found.prompt, test, calls)
         with undefined_variables() as gaps:
             case = single_case(case_id, found.prompt, test, tools, scripts, notes)
         _note_gaps(gaps, found.prompt, [test], notes)

@@ -5,7 +5,7 @@ config's providers, their prompts written out as static text
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +13,7 @@ from evalwright.importers.promptfoo.notes import Notes, Uncarried
 from evalwright.importers.promptfoo.prompts import Prompt
 from evalwright.importers.promptfoo.scripts import Failed, Script, run, run_file
 from evalwright.importers.promptfoo.targets import case_settings
-from evalwright.importers.promptfoo.tests import Test
+from evalwright.importers.promptfoo.tests import ScriptVariable, Test
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +66,43 @@ def rendered(prompt: Prompt, tests: list[Test], calls: Calls, notes: Notes) -> l
 
 
 def _context(prompt: Prompt, test: Test, provider: dict[str, Any]) -> dict[str, Any]:
-    return {"vars": test.variables, "provider": provider, "config": prompt.config}
+    return {"vars": _plain(test.variables), "provider": provider, "config": prompt.config}
+
+
+def _plain(variables: dict[str, Any]) -> dict[str, Any]:
+    """The variables as a script is handed them: a script variable not yet run is still its
+    ``file://`` reference, as in promptfoo."""
+    return {k: v.reference if isinstance(v, ScriptVariable) else v for k, v in variables.items()}
+
+
+def with_script_variables(prompt: Prompt, test: Test, calls: Calls) -> Test:
+    """``test`` with each script variable's value for ``prompt``: its script run now, called
+    as promptfoo calls it (name, prompt, variables; a JavaScript one with the provider)."""
+    if not any(isinstance(v, ScriptVariable) for v in test.variables.values()):
+        return test
+    variables = dict(test.variables)
+    provider = calls.providers[0] if calls.providers else None
+    for name, value in test.variables.items():
+        if not isinstance(value, ScriptVariable):
+            continue
+        script = value.script
+        args: list[Any] = [name, prompt.raw, _plain(variables)]
+        found = run(script, [args if script.python else [*args, provider]])[0]
+        variables[name] = _output(script, found)
+    return replace(test, variables=variables)
+
+
+def _output(script: Script, found: Any) -> str:
+    if isinstance(found, Failed):
+        raise Uncarried(f"variable script {script.shown} failed: {found.why}")
+    given = found if isinstance(found, dict) else {}
+    if given.get("error"):
+        raise Uncarried(f"variable script {script.shown} failed: {given['error']}")
+    output = given.get("output")
+    if not output:
+        raise Uncarried(f"variable script {script.shown} gave no output: {found!r}")
+    # promptfoo trims a Python script's output and keeps a JavaScript one's as given
+    return str(output).strip() if script.python else output  # pyright: ignore[reportUnknownVariableType]
 
 
 def _values(script: Script, contexts: list[dict[str, Any]]) -> list[Any]:

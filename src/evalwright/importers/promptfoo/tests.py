@@ -3,14 +3,18 @@ expanded into their cross product as promptfoo expands them (docs/importing.md#t
 
 from __future__ import annotations
 
+import glob
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, cast
 
 from evalwright.errors import ConfigError
+from evalwright.files.diagnostics import format_field
 from evalwright.files.project import display_path
 from evalwright.importers.promptfoo.notes import Notes, Uncarried
+from evalwright.importers.promptfoo.scripts import Failed, Script, run, script_of
 from evalwright.importers.promptfoo.sources import (
     FILE_PREFIX,
     Source,
@@ -52,7 +56,10 @@ def read_tests(source: Source, notes: Notes) -> list[Test]:
     if "scenarios" in data:
         notes.add(source.shown, "scenarios", "not carried: scenarios are not imported")
     tests: list[Test] = []
-    for file, where, raw in _raw_tests(source, data.get("tests")):
+    for file, where, raw in _raw_tests(source, data.get("tests"), notes):
+        if isinstance(raw, str):  # a generator that did not run: one test in the count
+            tests.append(Test(file, where, {}, [], None, {}, raw))
+            continue
         merged = _merge(default, raw, file, where, notes)  # pyright: ignore[reportUnknownArgumentType]
         try:
             tests.extend(_expand(source, merged, file, where))
@@ -62,13 +69,22 @@ def read_tests(source: Source, notes: Notes) -> list[Test]:
     return tests
 
 
-def _raw_tests(source: Source, value: Any) -> list[tuple[str, str, dict[str, Any]]]:
+_Raw = tuple[str, str, dict[str, Any] | str]
+"""A test as read: its file, its place and its fields (or why its generator did not run)."""
+
+
+def _raw_tests(source: Source, value: Any, notes: Notes) -> list[_Raw]:
     if value is None:
         return [(source.shown, "tests", {})]
-    out: list[tuple[str, str, dict[str, Any]]] = []
+    out: list[_Raw] = []
     for index, item in enumerate(as_list(value)):
         at: tuple[str | int, ...] = ("tests", index) if isinstance(value, list) else ("tests",)
-        if isinstance(item, str):
+        given = mapping(item)
+        reference = given.get("path") if given is not None else item
+        if isinstance(reference, str) and script_of(source.path.parent, reference):
+            config = given.get("config") if given is not None else None
+            out.extend(_generated(source, reference, config, format_field(at), notes))
+        elif isinstance(item, str):
             path = file_path(source.path.parent, item)
             if not path.is_file():
                 raise source.fail(at, f"test file not found: {item!r} (looked for {path})")
@@ -90,6 +106,34 @@ _SHAPES: dict[str, tuple[type, str]] = {
     "options": (dict, "a mapping"),
     "metadata": (dict, "a mapping"),
 }
+
+
+def _generated(
+    source: Source, reference: str, config: Any, where: str, notes: Notes
+) -> list[_Raw]:
+    """The tests a JavaScript or Python generator returns, run now as promptfoo runs it
+    (``config`` its argument); one that does not run is one test not carried."""
+    script = script_of(source.path.parent, reference)
+    assert script is not None
+    try:
+        found = run(script, [[config]] if config is not None or not script.python else [[]])
+        records = found[0]
+        if isinstance(records, Failed):
+            raise Uncarried(f"{script.shown} failed: {records.why}")
+        if not isinstance(records, list):
+            raise Uncarried(f"{script.shown} returned {type(records).__name__}, not a list of tests")
+    except Uncarried as exc:
+        notes.add(source.shown, where, f"test generator not run: {exc}")
+        return [(source.shown, where, str(exc))]
+    notes.add(source.shown, where, f"tests generated at import time by running {script.shown}")
+    out: list[_Raw] = []
+    for n, record in enumerate(cast("list[Any]", records)):
+        test = mapping(record)
+        if test is None:
+            raise ConfigError(f"{script.shown}: test {n} is not a mapping: {record!r}")
+        _check(test, f"{script.shown}: tests[{n}]", None)
+        out.append((display_path(script.path), f"tests[{n}]", test))
+    return out
 
 
 def _check(
@@ -141,21 +185,49 @@ def _expand(source: Source, test: dict[str, Any], file: str, where: str) -> list
 
 
 def _load_var(source: Source, value: Any) -> Any:
-    """A variable's value; a ``file://`` value is the file's text (parsed for JSON and YAML)."""
+    """A variable's value; a ``file://`` value is the file's text (parsed for JSON and YAML),
+    a glob the list of its files' values, a script a :class:`ScriptVariable` run per pair."""
     if isinstance(value, list):
         return [_load_var(source, item) for item in value]  # pyright: ignore[reportUnknownVariableType]
     if not isinstance(value, str) or not value.startswith(FILE_PREFIX):
         return value
+    if "*" in value:
+        return _globbed_var(source, value)
+    script = script_of(source.path.parent, value)
+    if script is not None:
+        return ScriptVariable(value, script)
     path = file_path(source.path.parent, value)
     suffix = path.suffix.lower()
-    if suffix in (".py", ".js", ".ts", ".mjs", ".cjs") or "*" in value:
-        raise Uncarried(f"variable {value!r}: scripts and globs as variables are not imported")
     if suffix in _MEDIA:
         # promptfoo sends these as base64 data, which a text message cannot carry
         raise Uncarried(f"variable {value!r}: image, audio, video and PDF files are not imported")
     if suffix in (".json", ".yaml", ".yml"):
         return load_yaml(path).data
     return read_plain(path).strip()  # promptfoo trims a text file's value
+
+
+def _globbed_var(source: Source, value: str) -> list[Any]:
+    """Each file a variable's glob matches, in the order promptfoo's glob lists them (names
+    descending): one combination of variables each, as promptfoo's evaluator expands it."""
+    base = source.path.parent
+    found = sorted(glob.glob(str(file_path(base, value)), recursive=True), reverse=True)
+    files = [Path(f).relative_to(base).as_posix() for f in found if Path(f).is_file()]
+    if not files:
+        raise Uncarried(f"variable {value!r}: no file matches")
+    return [_load_var(source, FILE_PREFIX + name) for name in files]
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptVariable:
+    """A variable whose value a script gives for each (prompt, test) pair, as promptfoo
+    runs it when it renders the prompt (``get_var`` in Python, the default export in
+    JavaScript)."""
+
+    reference: str
+    script: Script
+
+    def __str__(self) -> str:
+        raise Uncarried(f"variable {self.reference!r}: a script's value is read per pair")
 
 
 _MEDIA = frozenset(
