@@ -57,20 +57,21 @@ def build_cases(
             settings = prompt_settings(prompt.config, prompt.where, calls, notes)
             each = [Rendered(prompt, settings)] * len(tests)
         for t, (test, found) in enumerate(zip(tests, each, strict=True)):
-            _single(built, f"{prefix}test-{t + 1}", found, test, (tools, scripts, notes, calls))
+            case_id = f"{prefix}test-{t + 1}"
+            _single(built, (case_id, prompt.where), found, test, (tools, scripts, notes, calls))
     return built
 
 
 def _single(
     built: Built,
-    case_id: str,
+    names: tuple[str, str],
     found: Rendered | str,
     test: Test,
     given: tuple[list[dict[str, Any]], Scripts, Notes, Calls],
 ) -> None:
     """The case of one (prompt, test) pair, or the pair counted as not carried."""
     tools, scripts, notes, calls = given
-    where = found.prompt.where if isinstance(found, Rendered) else ""
+    case_id, where = names
     try:
         if isinstance(found, str):
             raise Uncarried(found)
@@ -81,7 +82,7 @@ def _single(
             case = single_case(case_id, found.prompt, test, tools, scripts, notes)
         _note_gaps(gaps, found.prompt, [test], notes)
     except Uncarried as exc:
-        notes.add(test.file, test.where, f"{where}: {exc}" if where else str(exc))
+        notes.add(test.file, test.where, f"{where}: {exc}")
         built.uncarried += 1
         return
     if found.settings:

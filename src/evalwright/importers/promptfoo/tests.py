@@ -85,19 +85,45 @@ def _raw_tests(source: Source, value: Any, notes: Notes) -> list[_Raw]:
             config = given.get("config") if given is not None else None
             out.extend(_generated(source, reference, config, format_field(at), notes))
         elif isinstance(item, str):
-            path = file_path(source.path.parent, item)
-            if not path.is_file():
+            paths = _test_files(source.path.parent, item)
+            if not paths:
+                path = file_path(source.path.parent, item)
                 raise source.fail(at, f"test file not found: {item!r} (looked for {path})")
-            records = read_records(path)
-            for n, record in enumerate(records):
-                _check(record, f"{display_path(path)}: tests[{n}]", None)
-            out.extend((display_path(path), f"tests[{n}]", r) for n, r in enumerate(records))
+            for path in paths:
+                records = [_var_files(r, path.parent) for r in read_records(path)]
+                for n, record in enumerate(records):
+                    _check(record, f"{display_path(path)}: tests[{n}]", None)
+                out.extend((display_path(path), f"tests[{n}]", r) for n, r in enumerate(records))
         elif (test := mapping(item)) is not None:
+            test = _var_files(test, source.path.parent)
             _check(test, "", lambda key, message, at=at: source.fail((*at, key), message))
             out.append((source.shown, f"tests[{index}]", test))
         else:
             raise source.fail(at, "expected a test mapping or a file:// path")
     return out
+
+
+def _test_files(base: Path, reference: str) -> list[Path]:
+    """The test files a reference names: a glob's matches in the order promptfoo's glob
+    lists them (names descending)."""
+    path = file_path(base, reference)
+    if "*" not in reference:
+        return [path] if path.is_file() else []
+    return [Path(f) for f in sorted(glob.glob(str(path), recursive=True), reverse=True)]
+
+
+def _var_files(test: dict[str, Any], base: Path) -> dict[str, Any]:
+    """A test whose ``vars`` names files (a path, a glob or a list of them) with the
+    variables of those YAML files merged, as promptfoo reads them beside the test's file."""
+    given = test.get("vars")
+    if not isinstance(given, str | list) or not all(isinstance(v, str) for v in as_list(given)):
+        return test
+    variables: dict[str, Any] = {}
+    for pattern in as_list(given):
+        found = sorted(glob.glob(str(base / str(pattern)), recursive=True), reverse=True)
+        for name in found:
+            variables.update(mapping(load_yaml(Path(name)).data) or {})
+    return {**test, "vars": variables}
 
 
 _SHAPES: dict[str, tuple[type, str]] = {
@@ -116,7 +142,8 @@ def _generated(
     script = script_of(source.path.parent, reference)
     assert script is not None
     try:
-        found = run(script, [[config]] if config is not None or not script.python else [[]])
+        args = [config] if config is not None or not script.python else []
+        found = run(script, [args], data=True)
         records = found[0]
         if isinstance(records, Failed):
             raise Uncarried(f"{script.shown} failed: {records.why}")
