@@ -23,7 +23,7 @@ CONFIGS = sorted(
     if p.suffix in (".yaml", ".yml") and p.with_suffix(".rendered.jsonl").exists()
 )
 
-CARRIED, TOTAL = 2774, 2858
+CARRIED, TOTAL = 3702, 3802
 """What the import carries of this corpus: any change shows here. The issue asks for 99%."""
 
 NOT_CARRIED: dict[str, tuple[int, str]] = {

@@ -35,7 +35,8 @@ def _import(root: Path, config: str, files: dict[str, str]) -> PromptfooImport:
 
 
 def _cases(result: PromptfooImport) -> list[dict[str, Any]]:
-    assert result.eval_file is not None and result.targets_file is not None
+    assert result.eval_file is not None
+    assert result.targets_file is not None
     assert [str(d) for d in validate([result.eval_file, result.targets_file])] == []
     return yaml.safe_load(result.eval_file.read_text(encoding="utf-8"))["evalcases"]
 

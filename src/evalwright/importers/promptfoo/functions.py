@@ -12,6 +12,7 @@ from typing import Any
 from evalwright.importers.promptfoo.notes import Notes, Uncarried
 from evalwright.importers.promptfoo.prompts import Prompt
 from evalwright.importers.promptfoo.scripts import Failed, Script, run, run_file
+from evalwright.importers.promptfoo.sources import mapping
 from evalwright.importers.promptfoo.targets import case_settings
 from evalwright.importers.promptfoo.tests import ScriptVariable, Test
 
@@ -95,14 +96,14 @@ def with_script_variables(prompt: Prompt, test: Test, calls: Calls) -> Test:
 def _output(script: Script, found: Any) -> str:
     if isinstance(found, Failed):
         raise Uncarried(f"variable script {script.shown} failed: {found.why}")
-    given = found if isinstance(found, dict) else {}
+    given = mapping(found) or {}
     if given.get("error"):
         raise Uncarried(f"variable script {script.shown} failed: {given['error']}")
     output = given.get("output")
     if not output:
         raise Uncarried(f"variable script {script.shown} gave no output: {found!r}")
     # promptfoo trims a Python script's output and keeps a JavaScript one's as given
-    return str(output).strip() if script.python else output  # pyright: ignore[reportUnknownVariableType]
+    return str(output).strip() if script.python else str(output)
 
 
 def _values(script: Script, contexts: list[dict[str, Any]]) -> list[Any]:

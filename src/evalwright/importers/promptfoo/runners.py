@@ -2,14 +2,15 @@
 process: a Node.js module for JavaScript, a Python module for Python
 (docs/importing.md#code-the-config-names)."""
 
-NODE_RUNNER = r"""// Calls a promptfoo config's JavaScript function (written by `evalwright import promptfoo`).
+NODE_RUNNER = r"""// Calls a promptfoo config's JavaScript function (`evalwright import promptfoo`).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 
 const [requestPath, outputPath] = process.argv.slice(2);
 const { file, name, calls, data } = JSON.parse(readFileSync(requestPath, 'utf8'));
-const said = (err) => String(err && err.message !== undefined ? `${err.name}: ${err.message}` : err);
+const said = (err) =>
+  String(err && err.message !== undefined ? `${err.name}: ${err.message}` : err);
 
 async function load() {
   try {
@@ -55,7 +56,8 @@ writeFileSync(outputPath, JSON.stringify(await main()));
 default export or the named one called once per entry of ``calls``; with ``data``, an
 export that is not a function is the value itself (a tests file)."""
 
-PYTHON_RUNNER = r'''"""Calls a promptfoo config's Python function (written by `evalwright import promptfoo`)."""
+PYTHON_RUNNER = r'''"""Calls a promptfoo config's Python function (`evalwright import promptfoo`
+wrote it)."""
 
 import asyncio
 import contextlib

@@ -121,7 +121,7 @@ def run_file(script: Script, argument: Any) -> str:
 
 def _spawn(script: Script, command: list[str]) -> subprocess.CompletedProcess[str]:
     try:
-        done = subprocess.run(  # noqa: S603 - the config's own code, run as promptfoo runs it
+        done = subprocess.run(  # the config's own code, run as promptfoo runs it
             command,
             cwd=script.path.parent,
             capture_output=True,
@@ -168,6 +168,6 @@ def _node(script: Script) -> list[str]:
 
 @functools.cache
 def _node_version(node: str) -> tuple[int, ...]:
-    done = subprocess.run([node, "--version"], capture_output=True, text=True, check=False)  # noqa: S603
+    done = subprocess.run([node, "--version"], capture_output=True, text=True, check=False)
     found = re.match(r"v(\d+)\.(\d+)", done.stdout.strip())
     return (int(found[1]), int(found[2])) if found else (0, 0)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import glob
 import itertools
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -115,11 +116,12 @@ def _test_files(base: Path, reference: str) -> list[Path]:
 def _var_files(test: dict[str, Any], base: Path) -> dict[str, Any]:
     """A test whose ``vars`` names files (a path, a glob or a list of them) with the
     variables of those YAML files merged, as promptfoo reads them beside the test's file."""
-    given = test.get("vars")
-    if not isinstance(given, str | list) or not all(isinstance(v, str) for v in as_list(given)):
+    given: Any = test.get("vars")
+    patterns = as_list(given)
+    if not isinstance(given, str | list) or not all(isinstance(v, str) for v in patterns):
         return test
     variables: dict[str, Any] = {}
-    for pattern in as_list(given):
+    for pattern in patterns:
         found = sorted(glob.glob(str(base / str(pattern)), recursive=True), reverse=True)
         for name in found:
             variables.update(mapping(load_yaml(Path(name)).data) or {})
@@ -134,9 +136,7 @@ _SHAPES: dict[str, tuple[type, str]] = {
 }
 
 
-def _generated(
-    source: Source, reference: str, config: Any, where: str, notes: Notes
-) -> list[_Raw]:
+def _generated(source: Source, reference: str, config: Any, where: str, notes: Notes) -> list[_Raw]:
     """The tests a JavaScript or Python generator returns, run now as promptfoo runs it
     (``config`` its argument); one that does not run is one test not carried."""
     script = script_of(source.path.parent, reference)
@@ -148,7 +148,9 @@ def _generated(
         if isinstance(records, Failed):
             raise Uncarried(f"{script.shown} failed: {records.why}")
         if not isinstance(records, list):
-            raise Uncarried(f"{script.shown} returned {type(records).__name__}, not a list of tests")
+            raise Uncarried(
+                f"{script.shown} returned {type(records).__name__}, not a list of tests"
+            )
     except Uncarried as exc:
         notes.add(source.shown, where, f"test generator not run: {exc}")
         return [(source.shown, where, str(exc))]
@@ -228,7 +230,9 @@ def _load_var(source: Source, value: Any) -> Any:
     if suffix in _MEDIA:
         # promptfoo sends these as base64 data, which a text message cannot carry
         raise Uncarried(f"variable {value!r}: image, audio, video and PDF files are not imported")
-    if suffix in (".json", ".yaml", ".yml"):
+    if suffix in (".yaml", ".yml"):  # promptfoo sends a YAML file's data as JSON text
+        return json.dumps(load_yaml(path).data, ensure_ascii=False, separators=(",", ":"))
+    if suffix == ".json":
         return load_yaml(path).data
     return read_plain(path).strip()  # promptfoo trims a text file's value
 
