@@ -12,6 +12,8 @@ const { renderPrompt } = require(`${dist}/evaluatorHelpers.js`);
 const { readPrompts } = require(`${dist}/prompts/index.js`);
 const { readTests } = require(`${dist}/util/testCaseReader.js`);
 const { parseChatPrompt } = require(`${dist}/providers/shared.js`);
+const { transform, TransformInputType } = require(`${dist}/util/transform.js`);
+const { randomUUID } = require('crypto');
 const cliState = require(`${dist}/cliState.js`).default;
 const { globSync } = require(path.resolve('node_modules/glob'));
 
@@ -87,9 +89,22 @@ async function readEachPrompt(prompts, base) {
   const tests = await readEach(config.tests, base);
   const provider = firstProvider(config.providers);
   const defaults = config.defaultTest || {};
+  // each test's transformVars (else defaultTest's) over its variables, as the evaluator runs it
+  for (const test of tests) {
+    const code = test.options?.transformVars || defaults.options?.transformVars;
+    test.vars = { ...(defaults.vars || {}), ...(test.vars || {}) };
+    if (!code || test.error) continue;
+    try {
+      const context = { prompt: {}, uuid: randomUUID() };
+      const found = await transform(code, test.vars, context, true, TransformInputType.VARS);
+      test.vars = { ...test.vars, ...found };
+    } catch (err) {
+      test.error = String(err).split('\n')[0];
+    }
+  }
   prompts.forEach((prompt, p) => {
     tests.forEach((test, t) => {
-      const combos = expand({ ...(defaults.vars || {}), ...(test.vars || {}) }, base);
+      const combos = expand(test.vars, base);
       combos.forEach(async (vars, n) => {
         try {
           if (prompt.error || test.error) throw new Error(prompt.error || test.error);

@@ -289,3 +289,49 @@ tests:
         "Answer why with context for why (Answer) from two",
         "Answer why with context for why (Answer) from one",
     ]
+
+
+_TRANSFORM_PY = """
+def get_transform(vars, context):
+    return {"shout": vars["topic"].upper() + "!", "has_uuid": len(context["uuid"]) == 36}
+"""
+
+
+def test_transform_vars_runs_before_the_prompt_is_rendered(tmp_path: Path) -> None:
+    config = """
+prompts: ['{{topic}} / {{extra}} / {{shout}}']
+providers: [openai:chat:gpt-4o]
+defaultTest:
+  options: {transformVars: '{ ...vars, extra: vars.topic.length }'}
+tests:
+  - vars: {topic: tides}
+  - vars: {topic: owls}
+    options:
+      transformVars: |
+        const extra = vars.topic + ' twice';
+        return { extra, shout: 'none' };
+  - vars: {topic: moths, extra: 0}
+    options: {transformVars: 'file://t.py'}
+  - vars: {topic: bats}
+    options: {transformVars: 'vars.missing.field'}
+"""
+    result = _import(tmp_path, config, {"t.py": _TRANSFORM_PY})
+    contents = [case["input_messages"][0]["content"] for case in _cases(result)]
+    assert contents == ["tides / 5 / ", "owls / owls twice / none", "moths / 0 / MOTHS!"]
+    assert (result.carried, result.uncarried) == (3, 1)
+    notes = _notes(result)
+    assert "tests[0].options.transformVars: run at import time" in notes
+    assert "tests[3].options.transformVars: not run: transformVars failed: TypeError" in notes
+
+
+def test_test_files_by_glob_and_variables_from_yaml_files(tmp_path: Path) -> None:
+    files = {
+        "tests/a.yaml": "- vars: {topic: from a}\n",
+        "tests/b.yaml": "- vars: ../vars/*.yaml\n",
+        "vars/topic.yaml": "topic: {name: tides, kind: sea}\n",
+    }
+    config = "prompts: ['About {{topic}}']\nproviders: [openai:chat:gpt-4o]\n"
+    result = _import(tmp_path, config + "tests: file://tests/*\n", files)
+    contents = [case["input_messages"][0]["content"] for case in _cases(result)]
+    # b before a, as promptfoo's glob lists them; a mapping variable renders as promptfoo's JSON
+    assert contents == ['About {"name":"tides","kind":"sea"}', "About from a"]

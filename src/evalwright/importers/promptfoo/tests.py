@@ -26,6 +26,7 @@ from evalwright.importers.promptfoo.sources import (
     read_plain,
     read_records,
 )
+from evalwright.importers.promptfoo.transforms import transformed
 
 # Test keys the importer reads; any other key is noted as not carried.
 _READ = frozenset({"vars", "assert", "description", "metadata", "options"})
@@ -63,6 +64,7 @@ def read_tests(source: Source, notes: Notes) -> list[Test]:
             continue
         merged = _merge(default, raw, file, where, notes)  # pyright: ignore[reportUnknownArgumentType]
         try:
+            merged = _transform(source, merged, (file, where), notes)
             tests.extend(_expand(source, merged, file, where))
         except Uncarried as exc:
             # still one pair per prompt in promptfoo's count: the cases report it as not carried
@@ -188,13 +190,33 @@ def _merge(
         if key not in _READ:
             notes.add(file, f"{where}.{key}", "not carried: no evalwright equivalent")
     options: dict[str, Any] = {**(default.get("options") or {}), **(test.get("options") or {})}
-    for key in options:
+    for key in sorted(set(options) - {"transformVars"}):
         notes.add(file, f"{where}.options.{key}", "not carried: no evalwright equivalent")
     merged = {**default, **test}
     for key in ("vars", "options", "metadata"):
         merged[key] = {**(default.get(key) or {}), **(test.get(key) or {})}
     merged["assert"] = [*(default.get("assert") or []), *(test.get("assert") or [])]
     return merged
+
+
+def _transform(
+    source: Source, test: dict[str, Any], at: tuple[str, str], notes: Notes
+) -> dict[str, Any]:
+    """The test with its ``transformVars`` (its own, else ``defaultTest``'s) run now."""
+    code = test["options"].get("transformVars")
+    if code is None:
+        return test
+    file, where = at
+    if not isinstance(code, str):
+        raise Uncarried(f"options.transformVars {code!r} is not code")
+    try:
+        variables = transformed(code, test["vars"], source.path.parent)
+    except Uncarried as exc:
+        notes.add(file, f"{where}.options.transformVars", f"not run: {exc}")
+        raise
+    message = "run at import time: its values (context.uuid too) are fixed in the eval file"
+    notes.add(file, f"{where}.options.transformVars", message)
+    return {**test, "vars": variables}
 
 
 def _expand(source: Source, test: dict[str, Any], file: str, where: str) -> list[Test]:
