@@ -17,7 +17,7 @@ from evalwright.importers.promptfoo.sources import FILE_PREFIX, mapping
 def transformed(code: str, variables: dict[str, Any], base: Path) -> dict[str, Any]:
     """``variables`` with what ``code`` (inline JavaScript over ``vars`` and ``context``, or
     a ``file://`` JavaScript or Python function) returns merged over them."""
-    context = {"prompt": {}, "uuid": str(uuid.uuid4())}
+    context: dict[str, Any] = {"prompt": {}, "uuid": str(uuid.uuid4())}
     if code.startswith(FILE_PREFIX):
         script = script_of(base, code)
         if script is None:
