@@ -144,7 +144,7 @@ def _generated(source: Source, reference: str, config: Any, where: str, notes: N
     script = script_of(source.path.parent, reference)
     assert script is not None
     try:
-        args = [config] if config is not None or not script.python else []
+        args = [config] if config is not None else []  # promptfoo passes none when unset
         found = run(script, [args], data=True)
         records = found[0]
         if isinstance(records, Failed):
