@@ -8,6 +8,7 @@ import base64
 import hashlib
 import json
 import re
+import sys
 from pathlib import Path
 from typing import Any, cast
 
@@ -26,7 +27,7 @@ CONFIGS = sorted(
     if p.suffix in (".yaml", ".yml") and p.with_suffix(".rendered.jsonl").exists()
 )
 
-CARRIED, TOTAL = 3434, 3488
+CARRIED, TOTAL = 0, 0
 """What the import carries of this corpus: any change shows here. The issue asks for 99%."""
 
 NOT_CARRIED: dict[str, tuple[int, str]] = {
@@ -37,6 +38,13 @@ NOT_CARRIED: dict[str, tuple[int, str]] = {
 }
 """Each config with pairs not carried: how many, and a note the import gives for them (why
 each is a miss is in the corpus README)."""
+
+
+@pytest.fixture(autouse=True)
+def _python(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The configs' Python code runs in this Python, as the renders were made
+    (PROMPTFOO_PYTHON, corpus README): its test dependencies include the generators' pandas."""
+    monkeypatch.setenv("PROMPTFOO_PYTHON", sys.executable)
 
 
 def _oracle(config: Path) -> list[list[dict[str, Any]] | None]:

@@ -308,12 +308,14 @@ def test_anthropic_tools_and_keys_the_import_does_not_read_are_noted(imported: I
     ]
 
 
-def test_a_prompts_own_config_is_noted(imported: Importer) -> None:
-    result, _, _ = imported(
-        "prompts:\n  - {label: a, raw: hi, config: {temperature: 1}}\nproviders: [openai:gpt-4o]\n"
+def test_a_prompts_own_config_becomes_its_cases_settings(imported: Importer) -> None:
+    result, doc, _ = imported(
+        "prompts:\n  - {label: a, raw: hi, config: {temperature: 1, logprobs: true}}\n"
+        "providers: [openai:gpt-4o]\n"
     )
+    assert [c["settings"] for c in doc["evalcases"]] == [{"temperature": 1}]
     assert [(n.where, n.message) for n in result.notes] == [
-        ("prompts[0].config", "not carried: a prompt's own settings")
+        ("prompts[0].config.logprobs", "not carried: evalwright has no such setting")
     ]
 
 
@@ -343,7 +345,8 @@ def test_json_prompts_that_are_not_chats(imported: Importer) -> None:
     assert [c["input_messages"] for c in doc["evalcases"]] == [
         [{"role": "user", "content": "Draw a tree"}]
     ]
-    assert (result.carried, result.uncarried) == (1, 1)
+    # the prompt-service prompt's pair counts too, as not carried
+    assert (result.carried, result.uncarried) == (1, 2)
     said = [str(n) for n in result.notes]
     assert any("renders a JSON object (args, tool), a provider's own request" in n for n in said)
     assert any("prompts[2]: prompt 'langfuse://support@production' is fetched" in n for n in said)

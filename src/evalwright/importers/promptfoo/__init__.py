@@ -10,10 +10,12 @@ from typing import Any
 
 from evalwright.importers.promptfoo.asserts import ASSERT_SCRIPT
 from evalwright.importers.promptfoo.build import Built, build_cases
+from evalwright.importers.promptfoo.functions import Calls
 from evalwright.importers.promptfoo.media import save_media
 from evalwright.importers.promptfoo.media_rules import media_rules
 from evalwright.importers.promptfoo.notes import Note, Notes, Uncarried
 from evalwright.importers.promptfoo.prompts import read_prompts
+from evalwright.importers.promptfoo.scripts import provider_contexts
 from evalwright.importers.promptfoo.sources import Source, load_yaml, mapping
 from evalwright.importers.promptfoo.targets import Target, read_targets
 from evalwright.importers.promptfoo.tests import read_tests
@@ -101,7 +103,8 @@ def import_config(config: str | os.PathLike[str], out: str | os.PathLike[str]) -
         return relative.as_posix()
 
     tools = _tools(targets, source, notes)
-    built = build_cases(prompts, tests, tools, scripts, notes, media_rules(targets))
+    calls = Calls(provider_contexts(providers), source.path.parent, source.shown, bool(targets))
+    built = build_cases(prompts, tests, tools, scripts, notes, calls, media_rules(targets))
     return _write_all(layout, source, targets, tools, built, notes, copied)
 
 

@@ -3,8 +3,11 @@ renders them, in Jinja2's sandbox (docs/importing.md#templates)."""
 
 from __future__ import annotations
 
+import csv
+import glob
+import io
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +16,7 @@ import yaml
 from evalwright.errors import ConfigError, LoadError
 from evalwright.importers.promptfoo.media import Part, part, unread_keys
 from evalwright.importers.promptfoo.notes import Notes, Uncarried
+from evalwright.importers.promptfoo.scripts import Script, script_of
 from evalwright.importers.promptfoo.sources import (
     FILE_PREFIX,
     Source,
@@ -31,11 +35,17 @@ _SERVICES = ("langfuse://", "portkey://", "helicone://")
 
 @dataclass(frozen=True, slots=True)
 class Prompt:
-    """One promptfoo prompt: its label, its template text, and where the config gives it."""
+    """One promptfoo prompt: its label, its template text, and where the config gives it;
+    for a prompt function, the script that writes its text per test; for a prompt that could
+    not be read, why (its pairs are counted as not carried)."""
 
     label: str
     raw: str
     where: str
+    script: Script | None = None
+    config: dict[str, Any] = field(default_factory=dict[str, Any])
+    """The prompt's own ``config``: provider settings for its pairs."""
+    unread: str | None = None
 
 
 def read_prompts(source: Source, notes: Notes) -> list[Prompt]:
@@ -57,17 +67,25 @@ def read_prompts(source: Source, notes: Notes) -> list[Prompt]:
             found = _prompt(source, item, where)
         except Uncarried as exc:
             notes.add(source.shown, where, str(exc))
+            prompts.append(Prompt(str(item), "", where, unread=str(exc)))
             continue
         except LoadError:
             raise
         except ConfigError as exc:
             raise source.fail(("prompts", index), str(exc)) from None
-        for key in sorted(set(mapping(item) or {}) - {"id", "label", "raw"}):
+        config = mapping((mapping(item) or {}).get("config"))
+        if config:
+            found = [_with_config(prompt, config) for prompt in found]
+        for key in sorted(set(mapping(item) or {}) - {"id", "label", "raw", "config"}):
             notes.add(source.shown, f"{where}.{key}", "not carried: a prompt's own settings")
         for prompt in found:
             _note_part_keys(prompt, source.shown, notes)
         prompts.extend(found)
     return prompts
+
+
+def _with_config(prompt: Prompt, config: dict[str, Any]) -> Prompt:
+    return Prompt(prompt.label, prompt.raw, prompt.where, prompt.script, config, prompt.unread)
 
 
 def _note_part_keys(prompt: Prompt, shown: str, notes: Notes) -> None:
@@ -93,8 +111,8 @@ def _prompt(source: Source, item: JsonValue, where: str) -> list[Prompt]:
         label = item.get("label")
         raw = item.get("raw")
         ident = item.get("id")
-        if isinstance(raw, str):
-            return [Prompt(str(label or ident or raw), raw, where)]
+        if isinstance(raw, str):  # promptfoo reads raw, when it names a file, as that file
+            return _from_text(source.path.parent, raw, label or ident or raw, where)
         if isinstance(ident, str):
             return _from_text(source.path.parent, ident, label, where)
     raise source.fail(tuple(_path(where)), "expected a prompt: a string or {id, label, raw}")
@@ -106,19 +124,26 @@ def _path(where: str) -> list[str | int]:
 
 
 def _from_text(base: Path, text: str, label: JsonValue, where: str) -> list[Prompt]:
-    if not text.startswith(FILE_PREFIX) and "\n" not in text and (base / text).is_file():
-        # promptfoo reads a prompt that names an existing file as that file
+    if not text.startswith(FILE_PREFIX) and "\n" not in text and _names_file(base, text):
+        # promptfoo reads a prompt that names an existing file (or a glob) as that file
         text = FILE_PREFIX + text
     if text.startswith(_SERVICES):
         raise Uncarried(f"prompt {text!r} is fetched from a prompt service when promptfoo runs")
     if not text.startswith(FILE_PREFIX):
         return [Prompt(str(label or text), text, where)]
+    if "*" in text:
+        return _globbed(base, text, label, where)
+    script = script_of(base, text)
+    if script is not None:
+        return [Prompt(str(label or text), text, where, script)]
     path = file_path(base, text)
     suffix = path.suffix.lower()
-    if suffix in (".py", ".js", ".ts", ".mjs", ".cjs") or ":" in path.name or "*" in text:
-        raise Uncarried(f"prompt {text!r}: prompt functions and globs are not imported")
+    if ":" in path.name:
+        raise Uncarried(f"prompt {text!r}: a function name is read only in a script's path")
     if suffix == ".json":
         return [Prompt(str(label or text), read_plain(path), where)]
+    if suffix == ".csv":
+        return _csv_prompts(read_plain(path), label, text, where)
     if suffix in (".yaml", ".yml"):
         data = load_yaml(path).data
         return [Prompt(str(label or text), json.dumps(data), where)]
@@ -126,6 +151,44 @@ def _from_text(base: Path, text: str, label: JsonValue, where: str) -> list[Prom
     if len(parts) == 1:
         return [Prompt(str(label or text), parts[0], where)]
     return [Prompt(f"{label or text}: {i + 1}", p, f"{where}[{i}]") for i, p in enumerate(parts)]
+
+
+def _csv_prompts(content: str, label: JsonValue, text: str, where: str) -> list[Prompt]:
+    """A CSV file of prompts as promptfoo reads it: the ``prompt`` column of each row (its
+    ``label`` column the label), or each line when the file has no comma."""
+    if "," not in content:
+        lines = [line for line in content.splitlines() if line.strip()]
+        rows = [{"prompt": line} for line in lines[1 if lines[:1] == ["prompt"] else 0 :]]
+    else:
+        rows = list(csv.DictReader(io.StringIO(content)))
+    found = [{k.strip(): (v or "").strip() for k, v in r.items() if k} for r in rows]
+    texts = [(r["prompt"], r.get("label")) for r in found if r.get("prompt")]
+    return [
+        Prompt(str(row_label or label or text), raw, f"{where}[{n}]")
+        for n, (raw, row_label) in enumerate(texts)
+    ]
+
+
+def _names_file(base: Path, text: str) -> bool:
+    script = script_of(base, text)
+    return (base / text).is_file() or "*" in text or (script is not None and script.path.is_file())
+
+
+def _globbed(base: Path, text: str, label: JsonValue, where: str) -> list[Prompt]:
+    """The prompts of each file a glob matches, in the order promptfoo's glob lists them
+    (names descending); none matched: the text itself is the prompt, as in promptfoo."""
+    pattern, colon, function = text.removeprefix(FILE_PREFIX).rpartition(":")
+    if not colon or "*" in function:
+        pattern, function = text.removeprefix(FILE_PREFIX), ""
+    found = sorted(glob.glob(str(base / pattern), recursive=True), reverse=True)
+    files = [Path(f).relative_to(base).as_posix() for f in found if Path(f).is_file()]
+    if not files:
+        return [Prompt(str(label or text), text, where)]
+    prompts: list[Prompt] = []
+    for n, name in enumerate(files):
+        reference = FILE_PREFIX + name + (f":{function}" if function else "")
+        prompts.extend(_from_text(base, reference, None, f"{where}[{n}]"))
+    return prompts
 
 
 def render_messages(prompt: Prompt, variables: dict[str, Any]) -> list[dict[str, Any]]:

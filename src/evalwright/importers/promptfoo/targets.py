@@ -178,6 +178,17 @@ def _http(config: dict[str, Any]) -> dict[str, Any]:
     return {"provider": "openai", "model": model, "base_url": url.removesuffix("/chat/completions")}
 
 
+def case_settings(
+    config: dict[str, Any], where: str, base: Path, shown: str, notes: Notes
+) -> dict[str, Any]:
+    """A prompt's provider ``config`` (its own, or one its function returns) as a case's
+    ``settings``; a key evalwright has no setting for is noted (docs/importing.md#providers)."""
+    settings, tools = _settings(config, where, _Place(base, shown), notes)
+    if tools:
+        notes.add(shown, f"{where}.tools", "not carried: a prompt's own tools")
+    return settings
+
+
 def _settings(
     config: dict[str, Any], where: str, place: _Place, notes: Notes
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
