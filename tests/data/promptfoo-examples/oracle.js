@@ -12,6 +12,7 @@ const { renderPrompt } = require(`${dist}/evaluatorHelpers.js`);
 const { readPrompts } = require(`${dist}/prompts/index.js`);
 const { readTests } = require(`${dist}/util/testCaseReader.js`);
 const { parseChatPrompt } = require(`${dist}/providers/shared.js`);
+const { readFilters } = require(`${dist}/util/index.js`);
 const { transform, TransformInputType } = require(`${dist}/util/transform.js`);
 const { randomUUID } = require('crypto');
 const cliState = require(`${dist}/cliState.js`).default;
@@ -102,13 +103,15 @@ async function readEachPrompt(prompts, base) {
       test.error = String(err).split('\n')[0];
     }
   }
+  // the config's own Nunjucks filters, read as `promptfoo eval` reads them
+  const filters = config.nunjucksFilters ? await readFilters(config.nunjucksFilters, base) : {};
   prompts.forEach((prompt, p) => {
     tests.forEach((test, t) => {
       const combos = expand(test.vars, base);
       combos.forEach(async (vars, n) => {
         try {
           if (prompt.error || test.error) throw new Error(prompt.error || test.error);
-          const rendered = await renderPrompt(prompt, vars, {}, provider);
+          const rendered = await renderPrompt(prompt, vars, filters, provider);
           const messages = parseChatPrompt(rendered, [{ role: 'user', content: rendered }]);
           console.log(JSON.stringify({ prompt: p, test: t, expansion: n, messages }));
         } catch (err) {

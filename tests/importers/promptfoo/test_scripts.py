@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from evalwright import PromptfooImport, import_promptfoo, validate
+from tests.importers.promptfoo.node_packages import node_path
 
 NODE = shutil.which("node")
 """The real node: these tests run the configs' JavaScript in it, as the import does."""
@@ -181,11 +182,40 @@ def test_typescript_without_a_typescript_runtime_is_not_carried(
 ) -> None:
     _fake_node(tmp_path / "bin", "v20.11.0")
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.delenv("NODE_PATH", raising=False)  # no tsx to be found either
     files = {"p.ts": "export default ({ vars }: { vars: any }) => `About ${vars.topic}`;"}
     config = "prompts: [file://p.ts]\nproviders: [openai:chat:gpt-4o]\n" + _TOPICS
     result = _import(tmp_path, config, files)
     assert (result.carried, result.uncarried) == (0, 2)
-    assert "TypeScript needs a TypeScript runtime; Node 20.11 has none" in _notes(result)
+    assert "TypeScript needs a TypeScript runtime: the npm package tsx" in _notes(result)
+    assert "or Node 22.6 or later, which strips types (this is Node 20.11)" in _notes(result)
+
+
+def test_typescript_runs_through_tsx_as_promptfoo_runs_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NODE_PATH", str(node_path()))  # the pinned tsx, as beside promptfoo
+    typed = "export default ({ vars }: { vars: Record<string, string> }) => `About ${vars.topic}`;"
+    config = "prompts: [file://p.ts]\nproviders: [openai:chat:gpt-4o]\n" + _TOPICS
+    result = _import(tmp_path, config, {"p.ts": typed})
+    sent = [case["input_messages"] for case in _cases(result)]
+    assert sent == [[{"role": "user", "content": f"About {t}"}] for t in ("tides", "owls")]
+
+
+def test_a_configs_nunjucks_filters_run_in_node(tmp_path: Path) -> None:
+    files = {"shout.js": "module.exports = (s, mark) => s.toUpperCase() + (mark || '!');"}
+    config = (
+        "prompts: ['{{ topic | shout }} {{ topic | shout(\"?\") }}', '{{ topic | gone }}']\n"
+        "nunjucksFilters: {shout: ./shout.js, gone: ./none.js}\n"
+        "providers: [openai:chat:gpt-4o]\n" + _TOPICS
+    )
+    result = _import(tmp_path, config, files)
+    sent = [case["input_messages"][0]["content"] for case in _cases(result)]
+    assert sent == ["TIDES! TIDES?", "OWLS! OWLS?"]
+    assert (result.carried, result.uncarried) == (2, 2)
+    notes = _notes(result)
+    assert "nunjucksFilters.gone: filter file not found: './none.js'" in notes
+    assert "prompts[1]: the template does not render: No filter named 'gone'" in notes
 
 
 def test_without_node_javascript_pairs_are_not_carried(

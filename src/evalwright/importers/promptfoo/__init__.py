@@ -10,6 +10,7 @@ from typing import Any
 
 from evalwright.importers.promptfoo.asserts import ASSERT_SCRIPT
 from evalwright.importers.promptfoo.build import Built, build_cases
+from evalwright.importers.promptfoo.filters import read_filters
 from evalwright.importers.promptfoo.functions import Calls
 from evalwright.importers.promptfoo.media import save_media
 from evalwright.importers.promptfoo.media_rules import media_rules
@@ -18,6 +19,7 @@ from evalwright.importers.promptfoo.prompts import read_prompts
 from evalwright.importers.promptfoo.scripts import provider_contexts
 from evalwright.importers.promptfoo.sources import Source, load_yaml, mapping
 from evalwright.importers.promptfoo.targets import Target, read_targets
+from evalwright.importers.promptfoo.templates import config_filters
 from evalwright.importers.promptfoo.tests import read_tests
 from evalwright.importers.promptfoo.wrapper import SCRIPT
 from evalwright.importers.promptfoo.write import (
@@ -49,7 +51,9 @@ class PromptfooImport:
 
 
 # The config keys the importer reads; any other is noted.
-_READ = frozenset({"description", "prompts", "providers", "tests", "defaultTest", "scenarios"})
+_READ = frozenset(
+    {"description", "prompts", "providers", "tests", "defaultTest", "scenarios", "nunjucksFilters"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +108,8 @@ def import_config(config: str | os.PathLike[str], out: str | os.PathLike[str]) -
 
     tools = _tools(targets, source, notes)
     calls = Calls(provider_contexts(providers), source.path.parent, source.shown, bool(targets))
-    built = build_cases(prompts, tests, tools, scripts, notes, calls, media_rules(targets))
+    with config_filters(read_filters(source, notes)):
+        built = build_cases(prompts, tests, tools, scripts, notes, calls, media_rules(targets))
     return _write_all(layout, source, targets, tools, built, notes, copied)
 
 

@@ -14,7 +14,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from evalwright.files.project import display_path
 from evalwright.importers.promptfoo.notes import Uncarried
@@ -156,14 +156,35 @@ def _node(script: Script) -> list[str]:
         raise Uncarried(f"{script.shown}: running it needs Node.js, and node is not installed")
     if not script.path.suffix.lower().endswith("ts"):
         return [found]
+    loader = _tsx_loader(script.path.parent)
+    if loader is not None:  # what promptfoo itself runs TypeScript with
+        return [found, "--import", loader.as_uri()]
     version = _node_version(found)
     if version < (22, 6):
         shown = ".".join(map(str, version))
         raise Uncarried(
-            f"{script.shown}: TypeScript needs a TypeScript runtime; Node {shown} has none "
-            "(Node 22.6 or later strips types)"
+            f"{script.shown}: TypeScript needs a TypeScript runtime: the npm package tsx "
+            f"(which promptfoo uses; none found from the file's folder or NODE_PATH), or Node "
+            f"22.6 or later, which strips types (this is Node {shown})"
         )
     return [found, "--experimental-strip-types", "--no-warnings"]
+
+
+def _tsx_loader(folder: Path) -> Path | None:
+    """The loader of the npm package ``tsx`` that Node would find from ``folder`` (a
+    ``node_modules`` above it) or in ``NODE_PATH``, else ``None``."""
+    places = [p / "node_modules" for p in (folder.resolve(), *folder.resolve().parents)]
+    places += [Path(p) for p in os.environ.get("NODE_PATH", "").split(os.pathsep) if p]
+    for place in places:
+        package = place / "tsx" / "package.json"
+        try:
+            exports: Any = json.loads(package.read_text(encoding="utf-8")).get("exports", {})
+        except (OSError, ValueError, AttributeError):
+            continue
+        entry: Any = cast("dict[str, Any]", exports).get(".") if isinstance(exports, dict) else None
+        if isinstance(entry, str) and (package.parent / entry).is_file():
+            return (package.parent / entry).resolve()
+    return None
 
 
 @functools.cache

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cache, lru_cache
@@ -19,7 +19,11 @@ def render(text: str, variables: dict[str, Any]) -> str:
     """``text`` rendered with ``variables``; a template Jinja2 cannot render is
     :class:`Uncarried` saying why."""
     try:
-        return _template(text).render(variables)
+        extra = _FILTERS.get()
+        template = (
+            _template(text) if not extra else _with_filters(extra).from_string(_nunjucks(text))
+        )
+        return template.render(variables)
     except Exception as exc:  # a template's own failure (undefined, 1/0, bad JSON to load)
         raise Uncarried(f"the template does not render: {exc}") from None
 
@@ -27,7 +31,31 @@ def render(text: str, variables: dict[str, Any]) -> str:
 @lru_cache(maxsize=256)
 def _template(text: str) -> Any:
     """``text`` compiled once: a prompt is rendered again for each test."""
-    return _environment().from_string(_PAIRS.sub(_pairs, text))
+    return _environment().from_string(_nunjucks(text))
+
+
+def _nunjucks(text: str) -> str:
+    return _PAIRS.sub(_pairs, text)
+
+
+_FILTERS: ContextVar[dict[str, Callable[..., Any]]] = ContextVar("nunjucks_filters", default={})  # noqa: B039 -- never mutated
+
+
+@contextmanager
+def config_filters(filters: dict[str, Callable[..., Any]]) -> Generator[None]:
+    """Templates rendered within can use ``filters`` too (a config's ``nunjucksFilters``)."""
+    token = _FILTERS.set(filters)
+    try:
+        yield
+    finally:
+        _FILTERS.reset(token)
+
+
+def _with_filters(filters: dict[str, Callable[..., Any]]) -> Any:
+    """The environment with ``filters`` beside promptfoo's own."""
+    env = _environment().overlay()
+    env.filters.update(filters)
+    return env
 
 
 _UNDEFINED: ContextVar[set[str] | None] = ContextVar("undefined_variables", default=None)
