@@ -37,7 +37,7 @@ def test_items_not_carried_are_listed_and_exit_1(tmp_path: Path) -> None:
     config = _config(
         tmp_path,
         "prompts: ['Hi {{n}}', '{{n | allcaps}}']\nproviders: [openai:gpt-4o]\n"
-        "tests: [{vars: {n: Ann}, assert: [{type: javascript, value: 'x'}]}]\n",
+        "tests: [{vars: {n: Ann}, assert: [{type: answer-relevance, value: 'x'}]}]\n",
     )
     done = run_cli("import", "promptfoo", config, "-o", tmp_path / "out")
     assert done.code == 1
@@ -45,13 +45,13 @@ def test_items_not_carried_are_listed_and_exit_1(tmp_path: Path) -> None:
     lines = [line.strip() for line in done.out.splitlines() if line.startswith("  ")]
     assert any(
         line.endswith(
-            "tests[0].assert[0]: assertion type 'javascript': evalwright runs no JavaScript"
+            "tests[0].assert[0]: assertion type 'answer-relevance' has no evalwright evaluator"
         )
         for line in lines
     )
     assert any("tests[0]: prompts[1]: the template does not render" in line for line in lines)
     notes = (tmp_path / "out" / "IMPORT-NOTES.md").read_text()
-    assert "assertion type 'javascript'" in notes
+    assert "assertion type 'answer-relevance'" in notes
     assert "prompts[1]" in notes
 
 

@@ -187,7 +187,7 @@ def test_provider_tools_become_the_files_tools_and_tool_assertions(imported: Imp
         "prompts: [go]\nproviders:\n  - id: openai:gpt-4o\n    config:\n      tools: "
         + json.dumps([tool])
         + "\ntests:\n  - assert:\n      - type: is-valid-openai-tools-call\n"
-        "      - {type: tool-call-f1, value: [weather]}\n      - {type: javascript, value: 'x'}\n"
+        "      - {type: tool-call-f1, value: [weather]}\n      - {type: answer-relevance}\n"
     )
     assert doc["tools"] == [tool["function"]]
     assert _evaluators(doc["evalcases"][0]) == [
@@ -258,6 +258,42 @@ def test_python_assertions_run_through_the_wrapper(imported: Importer, tmp_path:
         scores.append(json.loads(done.stdout)["score"])
     assert scores == [1, 0.25, 0]
     assert (evals / "scripts" / "check.py").is_file()
+
+
+def test_javascript_assertions_run_in_node_as_promptfoo_runs_them(imported: Importer) -> None:
+    result, doc, _ = imported(
+        "prompts: [go]\nproviders: [openai:gpt-4o]\ntests:\n  - vars: {w: cat}\n    assert:\n"
+        '      - {type: javascript, value: "output.includes(context.vars.w)"}\n'
+        '      - {type: not-javascript, value: "output.includes(context.vars.w)"}\n'
+        "      - type: javascript\n        value: |\n          console.log('noise');\n"
+        "          return {pass: true, score: 0.25, reason: 'r'};\n"
+        "      - {type: javascript, value: '0.3', threshold: 0.5}\n"
+        "      - {type: javascript, value: '0.3'}\n"
+        "      - {type: javascript, value: 'file://check.js', config: {want: dog}}\n"
+        "      - {type: javascript, value: 'file://check.js:strict'}\n"
+        "      - {type: javascript, value: 'output.nope.deeper'}\n",
+        check__js="module.exports = (output, context) => output.length > 3;\n"
+        "module.exports.strict = (output) => output === 'a cat!';\n",
+    )
+    evals = result.eval_file.parent  # type: ignore[union-attr]
+    assert (evals / "promptfoo_assert.mjs").is_file()
+    assert not (evals / "promptfoo_assert.py").exists()
+    stdin = json.dumps({"candidate_answer": "a cat", "question": "go"})
+    verdicts: list[tuple[float, str]] = []
+    for evaluator in _evaluators(doc["evalcases"][0]):
+        assert evaluator["script"][:2] == ["node", "promptfoo_assert.mjs"]
+        done = subprocess.run(
+            evaluator["script"], cwd=evals, input=stdin, capture_output=True, text=True, check=True
+        )
+        found = json.loads(done.stdout)
+        verdicts.append((found["score"], found["reasoning"]))
+    # promptfoo's verdicts: a boolean (not- inverts it), a number above 0 or at the
+    # threshold, its own {pass, score, reason}; a throw fails
+    assert [score for score, _ in verdicts] == [1, 0, 1, 0, 1, 1, 0, 0]
+    assert verdicts[2][1] == "score 0.25: r"
+    assert verdicts[7][1].startswith("the assertion threw: ")
+    assert (evals / "scripts" / "check.js").is_file()
+    assert [n.where for n in result.notes if "assert" in n.where] == ["tests[0].assert[5].config"]
 
 
 def test_conversation_chain_becomes_live_turns(imported: Importer) -> None:

@@ -96,7 +96,7 @@ def test_templates_read_members_as_nunjucks_does(imported: Importer) -> None:
     assert result.uncarried == 1  # the sandbox still refuses Python's internals
 
 
-def test_latency_cost_and_javascript_assertions(imported: Importer) -> None:
+def test_latency_and_cost_assertions(imported: Importer) -> None:
     result, doc, _ = imported(
         "prompts: [go]\nproviders: [openai:gpt-4o]\ntests:\n  - assert:\n"
         "      - {type: latency, threshold: 3000}\n"
@@ -104,7 +104,7 @@ def test_latency_cost_and_javascript_assertions(imported: Importer) -> None:
         "      - {type: latency, threshold: 0}\n"
         "      - {type: not-latency, threshold: 5}\n"
         "      - {type: latency}\n"
-        "      - {type: javascript, value: 'output.includes(\"{{ nothing }}\")'}\n"
+        "      - {type: not-cost, threshold: 5}\n"
     )
     assert doc["evalcases"][0]["execution"]["evaluators"] == [
         {"name": "latency-1", "type": "latency", "max_ms": 3000},
@@ -116,7 +116,7 @@ def test_latency_cost_and_javascript_assertions(imported: Importer) -> None:
         "tests[0].assert[3]": "assertion type 'not-latency': a judge, script or limit is not "
         "negated",
         "tests[0].assert[4]": "latency assertion: threshold None is not a number above 0",
-        "tests[0].assert[5]": "assertion type 'javascript': evalwright runs no JavaScript",
+        "tests[0].assert[5]": "assertion type 'not-cost': a judge, script or limit is not negated",
     }
 
 

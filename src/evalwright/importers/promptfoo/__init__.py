@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evalwright.importers.promptfoo.asserts import ASSERT_SCRIPT
+from evalwright.importers.promptfoo.asserts import ASSERT_SCRIPT, JS_ASSERT_SCRIPT
 from evalwright.importers.promptfoo.build import Built, build_cases
 from evalwright.importers.promptfoo.filters import read_filters
 from evalwright.importers.promptfoo.functions import Calls
@@ -21,7 +21,7 @@ from evalwright.importers.promptfoo.sources import Source, load_yaml, mapping
 from evalwright.importers.promptfoo.targets import Target, read_targets
 from evalwright.importers.promptfoo.templates import config_filters
 from evalwright.importers.promptfoo.tests import read_tests
-from evalwright.importers.promptfoo.wrapper import SCRIPT
+from evalwright.importers.promptfoo.wrapper import JS_SCRIPT, SCRIPT
 from evalwright.importers.promptfoo.write import (
     NOTES_FILE,
     check_free,
@@ -135,8 +135,9 @@ def _write_all(
     written = [write(layout.eval_file, dump(document)), *copied, *media]
     entries = _entries(targets, source, notes)
     written.append(write(layout.targets_file, dump({"targets": entries})))
-    if any(_uses_wrapper(case) for case in built.cases):
-        written.append(write(layout.evals / ASSERT_SCRIPT, SCRIPT))
+    for name, script in ((ASSERT_SCRIPT, SCRIPT), (JS_ASSERT_SCRIPT, JS_SCRIPT)):
+        if any(_uses_wrapper(case, name) for case in built.cases):
+            written.append(write(layout.evals / name, script))
     text = notes_text(source.shown, notes.items, built.carried, total)
     written.append(write(layout.notes_file, text))
     names = tuple(str(entry["name"]) for entry in entries)
@@ -185,8 +186,8 @@ def _document(
     return document
 
 
-def _uses_wrapper(case: dict[str, Any]) -> bool:
+def _uses_wrapper(case: dict[str, Any], name: str) -> bool:
     found = [*case.get("execution", {}).get("evaluators", [])]
     for turn in case.get("turns", []):
         found += turn.get("evaluators", [])
-    return any(e.get("type") == "code" for e in found)
+    return any(e.get("type") == "code" and name in e.get("script", [])[1:2] for e in found)

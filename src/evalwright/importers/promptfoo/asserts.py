@@ -24,6 +24,10 @@ RUBRIC_PROMPT = """Grade the output against the rubric: score 1 when it meets th
 ASSERT_SCRIPT = "promptfoo_assert.py"
 """The wrapper script, written beside the eval files, that runs a ``python`` assertion."""
 
+JS_ASSERT_SCRIPT = "promptfoo_assert.mjs"
+"""The wrapper script, written beside the eval files, that runs a ``javascript`` assertion
+in ``node``."""
+
 Scripts = Callable[[str], str]
 """Copies a ``file://`` assertion script into the output and returns its path there."""
 
@@ -48,7 +52,8 @@ def evaluator(spec: dict[str, Any], name: str, context: Context) -> dict[str, An
     if "type" not in spec:
         raise Uncarried(f"assertion {spec!r} has no type ($ref is not resolved)")
     if base == "javascript":
-        raise Uncarried("assertion type 'javascript': evalwright runs no JavaScript")
+        build = _javascript(negate, spec.get("threshold"))
+        negate = False  # promptfoo inverts only a boolean result: the wrapper does
     if base in LIMITS:
         build = _limit(base, spec.get("threshold"))
     if build is None:
@@ -144,6 +149,31 @@ def _python(value: Any, context: Context) -> dict[str, Any]:
     else:
         args += ["--inline", code]
     return {"type": "code", "script": args}
+
+
+def _javascript(inverse: bool, threshold: Any) -> Callable[[Any, Context], dict[str, Any]]:
+    """A ``javascript`` assertion as a ``code`` evaluator running it in ``node`` as promptfoo
+    does (docs/importing.md#python-and-javascript-assertions)."""
+    if threshold is not None and (
+        isinstance(threshold, bool) or not isinstance(threshold, (int, float))
+    ):
+        raise Uncarried(f"javascript assertion: threshold {threshold!r} is not a number")
+
+    def build(value: Any, context: Context) -> dict[str, Any]:
+        code = _text(value)
+        variables = json.dumps(context.variables, ensure_ascii=False)
+        args = ["node", JS_ASSERT_SCRIPT, "--vars", variables, "--inverse", str(inverse).lower()]
+        if threshold is not None:
+            args += ["--threshold", str(threshold)]
+        if code.startswith("file://"):
+            path, _, function = code.removeprefix("file://").partition(":")
+            args += ["--file", context.scripts(path)]
+            args += ["--function", function] if function else []
+        else:
+            args += ["--inline", code]
+        return {"type": "code", "script": args}
+
+    return build
 
 
 def _openai_tools(value: Any, context: Context) -> dict[str, Any]:

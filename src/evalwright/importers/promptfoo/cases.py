@@ -128,7 +128,7 @@ def _extra_keys(kind: str) -> tuple[str, ...]:
     """The keys beyond type, value and weight an assertion of ``kind`` carries."""
     if kind == "python":
         return ("config",)
-    return ("threshold",) if kind in LIMITS else ()
+    return ("threshold",) if kind in (*LIMITS, "javascript", "not-javascript") else ()
 
 
 def _name(spec: dict[str, Any], index: int) -> str:
