@@ -154,9 +154,8 @@ def _python(value: Any, context: Context) -> dict[str, Any]:
 def _javascript(inverse: bool, threshold: Any) -> Callable[[Any, Context], dict[str, Any]]:
     """A ``javascript`` assertion as a ``code`` evaluator running it in ``node`` as promptfoo
     does (docs/importing.md#python-and-javascript-assertions)."""
-    if threshold is not None and (
-        isinstance(threshold, bool) or not isinstance(threshold, (int, float))
-    ):
+    number = isinstance(threshold, (int, float)) and not isinstance(threshold, bool)
+    if threshold is not None and not number:
         raise Uncarried(f"javascript assertion: threshold {threshold!r} is not a number")
 
     def build(value: Any, context: Context) -> dict[str, Any]:

@@ -108,13 +108,9 @@ def _json_records(path: Path) -> list[dict[str, JsonValue]]:
         data = json.loads(text)
     except ValueError as exc:
         line, column = (exc.lineno, exc.colno) if isinstance(exc, json.JSONDecodeError) else (1, 1)
-        message = f"invalid JSON: {exc}"
-        raise LoadError(
-            [Diagnostic(display_path(path), line, column, "error", "", message)]
-        ) from None
+        raise _invalid(path, line, column, f"invalid JSON: {exc}") from None
     if not isinstance(data, list):
-        message = "expected a list of tests"
-        raise LoadError([Diagnostic(display_path(path), 1, 1, "error", "", message)])
+        raise _invalid(path, 1, 1, "expected a list of tests")
     return [_record(path, item) for item in data]  # pyright: ignore[reportUnknownArgumentType, reportUnknownVariableType]
 
 
@@ -122,9 +118,13 @@ def _json_line(path: Path, number: int, line: str) -> dict[str, JsonValue]:
     try:
         item = json.loads(line)
     except ValueError as exc:
-        message = f"invalid JSON: {exc}"
-        raise LoadError([Diagnostic(display_path(path), number, 1, "error", "", message)]) from None
+        raise _invalid(path, number, 1, f"invalid JSON: {exc}") from None
     return _record(path, item)
+
+
+def _invalid(path: Path, line: int, column: int, message: str) -> LoadError:
+    """A test file's content error, located."""
+    return LoadError([Diagnostic(display_path(path), line, column, "error", "", message)])
 
 
 def _record(path: Path, item: JsonValue) -> dict[str, JsonValue]:

@@ -19,43 +19,33 @@ def render(text: str, variables: dict[str, Any]) -> str:
     """``text`` rendered with ``variables``; a template Jinja2 cannot render is
     :class:`Uncarried` saying why."""
     try:
-        extra = _FILTERS.get()
-        template = (
-            _template(text) if not extra else _with_filters(extra).from_string(_nunjucks(text))
-        )
-        return template.render(variables)
+        return _template(text, _CONFIG_ENV.get()).render(variables)
     except Exception as exc:  # a template's own failure (undefined, 1/0, bad JSON to load)
         raise Uncarried(f"the template does not render: {exc}") from None
 
 
 @lru_cache(maxsize=256)
-def _template(text: str) -> Any:
-    """``text`` compiled once: a prompt is rendered again for each test."""
-    return _environment().from_string(_nunjucks(text))
+def _template(text: str, env: Any | None) -> Any:
+    """``text`` compiled once per environment (``None``: promptfoo's own filters only): a
+    prompt is rendered again for each test."""
+    return (env or _environment()).from_string(_PAIRS.sub(_pairs, text))
 
 
-def _nunjucks(text: str) -> str:
-    return _PAIRS.sub(_pairs, text)
-
-
-_FILTERS: ContextVar[dict[str, Callable[..., Any]]] = ContextVar("nunjucks_filters", default={})  # noqa: B039 -- never mutated
+_CONFIG_ENV: ContextVar[Any | None] = ContextVar("nunjucks_config_env", default=None)
 
 
 @contextmanager
 def config_filters(filters: dict[str, Callable[..., Any]]) -> Generator[None]:
     """Templates rendered within can use ``filters`` too (a config's ``nunjucksFilters``)."""
-    token = _FILTERS.set(filters)
+    env = None
+    if filters:  # one environment for the whole import, beside promptfoo's own filters
+        env = _environment().overlay()
+        env.filters.update(filters)
+    token = _CONFIG_ENV.set(env)
     try:
         yield
     finally:
-        _FILTERS.reset(token)
-
-
-def _with_filters(filters: dict[str, Callable[..., Any]]) -> Any:
-    """The environment with ``filters`` beside promptfoo's own."""
-    env = _environment().overlay()
-    env.filters.update(filters)
-    return env
+        _CONFIG_ENV.reset(token)
 
 
 _UNDEFINED: ContextVar[set[str] | None] = ContextVar("undefined_variables", default=None)
