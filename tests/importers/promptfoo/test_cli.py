@@ -3,6 +3,7 @@ located error (file, line, field) for a bad config, never a traceback."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -99,4 +100,13 @@ def test_bad_jsonl_test_file_is_located_at_its_line(tmp_path: Path) -> None:
     done = run_process("import", "promptfoo", config, "-o", tmp_path / "out", cwd=tmp_path)
     assert done.code == 2
     assert "t.jsonl:2:1: error: invalid JSON" in done.err
+    assert "Traceback" not in done.err
+
+
+def test_a_config_that_is_no_regular_file_says_what_it_is(tmp_path: Path) -> None:
+    fifo = tmp_path / "promptfooconfig.yaml"
+    os.mkfifo(fifo)  # read naively, it would block the import forever
+    done = run_process("import", "promptfoo", fifo, "-o", tmp_path / "out", cwd=tmp_path)
+    assert done.code == 2
+    assert "promptfooconfig.yaml:1:1: error: not a regular file: it is a FIFO" in done.err
     assert "Traceback" not in done.err

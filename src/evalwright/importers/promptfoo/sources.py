@@ -58,7 +58,7 @@ def load_yaml(path: Path) -> Source:
     """A YAML (or JSON) file as a :class:`Source`; a file that does not parse is a
     :class:`LoadError` at its line."""
     report = Report(display_path(path))
-    if not path.is_file():
+    if not path.exists():  # anything else the reader reports (a FIFO, a folder, too large)
         raise ConfigError(f"{display_path(path)}: no such file")
     parsed = read_yaml(path, report)
     report.raise_if_errors()
@@ -74,7 +74,7 @@ def file_path(base: Path, reference: str) -> Path:
 def read_plain(path: Path) -> str:
     """A referenced text file (UTF-8, LF line ends), or a :class:`ConfigError` naming it."""
     report = Report(display_path(path))
-    if not path.is_file():
+    if not path.exists():  # anything else the reader reports (a FIFO, a folder, too large)
         raise ConfigError(f"{display_path(path)}: no such file")
     text = read_text(path, report)
     report.raise_if_errors()
