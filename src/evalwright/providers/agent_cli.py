@@ -37,12 +37,30 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 class Transcript(Protocol):
     """What one run's event stream said, read line by line."""
 
-    answer: str | None
-    trace: list[TraceEntry]
-    tool_calls: list[AnswerToolCall]
-    usage: Usage | None
-    failure: str | None
-    """Why the run failed, as the stream said (``None``: it did not say so)."""
+    @property
+    def answer(self) -> str | None:
+        """The agent's final answer (``None``: the stream gave none)."""
+        ...
+
+    @property
+    def trace(self) -> list[TraceEntry]:
+        """The run's steps, in order."""
+        ...
+
+    @property
+    def tool_calls(self) -> list[AnswerToolCall]:
+        """The tools the agent called."""
+        ...
+
+    @property
+    def usage(self) -> Usage | None:
+        """The tokens the run used, as the stream said."""
+        ...
+
+    @property
+    def failure(self) -> str | None:
+        """Why the run failed, as the stream said (``None``: it did not say so)."""
+        ...
 
     def add(self, line: str) -> None:
         """Take in one line of the stream (a line that is no event is ignored)."""

@@ -11,7 +11,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from evalwright import jsontext
 from evalwright.jsontext import JsonValue
-from evalwright.providers.wire import AnswerToolCall, TraceEntry, Usage
+from evalwright.providers.transcript import AgentTranscript
+from evalwright.providers.wire import TraceEntry, Usage
 
 COMMAND_TOOL = "Bash"
 """The tool whose calls are shell commands (also scored as ``shell`` calls)."""
@@ -68,16 +69,10 @@ class Event(_Loose):
     permission_denials: list[Denial] = []
 
 
-class ClaudeTranscript:
+class ClaudeTranscript(AgentTranscript):
     """What a run of Claude Code produced: its answer, trace, tool calls, usage and failure."""
 
-    def __init__(self) -> None:
-        self.answer: str | None = None
-        self.trace: list[TraceEntry] = []
-        self.tool_calls: list[AnswerToolCall] = []
-        self.usage: Usage | None = None
-        self.failure: str | None = None
-        self._commands: dict[str, int] = {}  # a Bash call's id: its entry in the trace
+    command_tool = COMMAND_TOOL
 
     def add(self, line: str) -> None:
         """Take in one line (a line that is no event is ignored)."""
@@ -102,26 +97,11 @@ class ClaudeTranscript:
             self._tool_result(block)
 
     def _tool_use(self, block: Block) -> None:
-        name, arguments = block.name or "?", block.input
-        parsed = arguments if isinstance(arguments, dict) else None
-        call_id = block.id or f"call-{len(self.tool_calls) + 1}"
-        self.tool_calls.append(
-            AnswerToolCall(id=call_id, name=name, raw_arguments=arguments, arguments=parsed)
-        )
-        command = parsed.get("command") if parsed else None
-        if name == COMMAND_TOOL and isinstance(command, str):
-            self._commands[call_id] = len(self.trace)
-            self.trace.append(TraceEntry(type="command", command=command))
-        else:
-            self.trace.append(TraceEntry(type="tool_use", text=name))
+        self._call(block.id, block.name, block.input)
 
     def _tool_result(self, block: Block) -> None:
         output = _text(block.content)
-        index = self._commands.get(block.tool_use_id or "")
-        if index is not None:
-            entry = self.trace[index]
-            self.trace[index] = TraceEntry(type="command", command=entry.command, text=output)
-        elif block.is_error:
+        if not self._command_output(block.tool_use_id, output) and block.is_error:
             self.trace.append(TraceEntry(type="error", text=output))
 
     def _result(self, event: Event) -> None:

@@ -11,7 +11,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from evalwright import jsontext
 from evalwright.jsontext import JsonValue
-from evalwright.providers.wire import AnswerToolCall, TraceEntry, Usage
+from evalwright.providers.transcript import AgentTranscript
+from evalwright.providers.wire import TraceEntry, Usage
 
 COMMAND_TOOL = "run_shell_command"
 """The tool whose calls are shell commands (also scored as ``shell`` calls)."""
@@ -53,18 +54,15 @@ class Event(_Loose):
     stats: Stats | None = None
 
 
-class GeminiTranscript:
+class GeminiTranscript(AgentTranscript):
     """What a run of Gemini CLI produced: its answer, trace, tool calls, usage and failure."""
 
+    command_tool = COMMAND_TOOL
+
     def __init__(self) -> None:
-        self.answer: str | None = None
-        self.trace: list[TraceEntry] = []
-        self.tool_calls: list[AnswerToolCall] = []
-        self.usage: Usage | None = None
-        self.failure: str | None = None
+        super().__init__()
         self._said: list[str] = []  # the model's text since its last tool call
         self._last = ""
-        self._commands: dict[str, int] = {}  # a shell call's id: its entry in the trace
 
     def add(self, line: str) -> None:
         """Take in one line (a line that is no event is ignored)."""
@@ -93,24 +91,10 @@ class GeminiTranscript:
     def _tool_use(self, event: Event) -> None:
         self._flush()
         self._last = ""
-        name, arguments = event.tool_name or "?", event.parameters
-        parsed = arguments if isinstance(arguments, dict) else None
-        call_id = event.tool_id or f"call-{len(self.tool_calls) + 1}"
-        self.tool_calls.append(
-            AnswerToolCall(id=call_id, name=name, raw_arguments=arguments, arguments=parsed)
-        )
-        command = parsed.get("command") if parsed else None
-        if name == COMMAND_TOOL and isinstance(command, str):
-            self._commands[call_id] = len(self.trace)
-            self.trace.append(TraceEntry(type="command", command=command))
-        else:
-            self.trace.append(TraceEntry(type="tool_use", text=name))
+        self._call(event.tool_id, event.tool_name, event.parameters)
 
     def _tool_result(self, event: Event) -> None:
-        index = self._commands.get(event.tool_id or "")
-        if index is not None:
-            entry = self.trace[index]
-            self.trace[index] = TraceEntry(type="command", command=entry.command, text=event.output)
+        self._command_output(event.tool_id, event.output)
         if event.status == "error":
             problem = event.error.message if event.error else "the tool failed"
             self.trace.append(TraceEntry(type="error", text=problem))
