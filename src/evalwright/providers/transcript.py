@@ -1,6 +1,7 @@
 """What an agent CLI's event stream builds up, shared by the adapters that read one
 (Claude Code, Gemini CLI): the answer, the trace, the tool calls, usage and failure, with a
-shell tool's calls shown as commands whose output joins them (docs/agents.md#reporting-tool-calls)."""
+shell tool's calls shown as commands whose output joins them
+(docs/agents.md#reporting-tool-calls)."""
 
 from __future__ import annotations
 
